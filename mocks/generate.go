@@ -1,0 +1,8 @@
+// Package mocks contains generated gomock doubles for every interface in ports.
+// Do not edit the *_mock.go files; run `go generate ./mocks/` (make generate).
+package mocks
+
+//go:generate go tool mockgen -typed -destination=deployment_engine_mock.go -package=mocks github.com/nvidia/aicr-operator/ports DeploymentEngine
+//go:generate go tool mockgen -typed -destination=job_runner_mock.go -package=mocks github.com/nvidia/aicr-operator/ports JobRunner
+//go:generate go tool mockgen -typed -destination=registry_mock.go -package=mocks github.com/nvidia/aicr-operator/ports Registry
+//go:generate go tool mockgen -typed -destination=clock_mock.go -package=mocks github.com/nvidia/aicr-operator/ports Clock

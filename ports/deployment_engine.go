@@ -1,0 +1,125 @@
+package ports
+
+import (
+	"context"
+	"time"
+)
+
+// Health is the engine-neutral health of a release's workloads.
+type Health string
+
+const (
+	// HealthHealthy means every workload of the release is ready.
+	HealthHealthy Health = "Healthy"
+	// HealthProgressing means workloads are still rolling out.
+	HealthProgressing Health = "Progressing"
+	// HealthDegraded means a workload failed (crash loop, failed Job, ...).
+	HealthDegraded Health = "Degraded"
+	// HealthSuspended means the engine's automation is suspended for the release.
+	HealthSuspended Health = "Suspended"
+	// HealthMissing means the engine sees no live objects for the release.
+	HealthMissing Health = "Missing"
+	// HealthUnknown means the engine cannot tell; unknown engine strings map here.
+	HealthUnknown Health = "Unknown"
+)
+
+// OperationState is the state of the engine's last sync operation.
+type OperationState string
+
+const (
+	// OperationNone means the engine has not started a sync since the spec was written.
+	OperationNone OperationState = ""
+	// OperationRunning means a sync is in progress.
+	OperationRunning OperationState = "Running"
+	// OperationSucceeded means the last sync applied every object.
+	OperationSucceeded OperationState = "Succeeded"
+	// OperationFailed means the last sync failed; Message says why.
+	OperationFailed OperationState = "Failed"
+)
+
+// ReleaseStatus is the engine's observation of one release. It is read-only
+// data: nothing in it is a decision.
+type ReleaseStatus struct {
+	// Ref identifies the release.
+	Ref ReleaseRef
+	// Owner is what the engine object records (empty RuntimeUID: not written by the operator).
+	Owner ReleaseOwner
+	// DesiredRevision identifies the spec the engine object currently asks for
+	// (engine-specific, e.g. chart version + values hash); SyncedRevision is the
+	// revision the engine last applied. The release is synced when they are equal.
+	DesiredRevision string
+	// SyncedRevision is the revision of the last successful sync.
+	SyncedRevision string
+	// Health is the health of the release's workloads.
+	Health Health
+	// Operation is the state of the last sync operation.
+	Operation OperationState
+	// LastSyncAt is when the last sync operation started (zero: never).
+	LastSyncAt time.Time
+	// Suspended reports whether the engine's automation is suspended for the release.
+	Suspended bool
+	// Message is engine-provided detail, safe to show to users.
+	Message string
+}
+
+// Synced reports whether the engine applied the revision it currently asks for.
+func (s ReleaseStatus) Synced() bool {
+	return s.DesiredRevision != "" && s.DesiredRevision == s.SyncedRevision
+}
+
+// Ready reports whether the release is synced and healthy.
+func (s ReleaseStatus) Ready() bool { return s.Synced() && s.Health == HealthHealthy }
+
+// DeploymentEngine deploys releases (one engine object per release, e.g. an
+// Argo CD Application or a Flux HelmRelease) and reports their state.
+//
+// Contract for implementations:
+//   - No method blocks waiting for health or sync: a method returns as soon
+//     as the engine's API accepted or answered the request; the caller polls
+//     Status on a later reconcile.
+//   - Apply and Remove are idempotent: repeating a call with the same input
+//     has no further effect and returns nil.
+//   - An engine object is the operator's only when its recorded Owner.RuntimeUID
+//     equals the caller's; labels alone never authorise a mutation. Apply and
+//     Remove return ErrForeignObject for any other object in the way and never
+//     modify it. Adopt is the only way to take over an object of another runtime.
+//   - Values are passed through unchanged, including explicit nil values.
+//   - Every method returns ErrEngineUnsupported when the engine is compiled in
+//     but disabled, ErrEngineMissing when the engine API is absent and
+//     ErrUnauthorized when the operator's identity is denied, each wrapped with %w.
+//     Any other error is transient: the caller retries with backoff.
+//   - Implementations are safe for concurrent use.
+type DeploymentEngine interface {
+	// Check verifies the engine can be used: its API is installed
+	// (ErrEngineMissing), its project/tenant exists (ErrProjectMissing) and
+	// the operator may use it (ErrUnauthorized). It never mutates.
+	Check(ctx context.Context) error
+
+	// Apply creates or updates the engine object of spec.Ref so that the engine
+	// converges the release to spec (chart, values, policy) and records
+	// spec.Owner on it. It returns once the object is written; it does not
+	// wait for a sync. Writing an identical spec is a no-op.
+	Apply(ctx context.Context, spec ReleaseSpec) error
+
+	// Adopt rewrites the Owner of an existing engine object created for the
+	// runtime UID previousRuntimeUID to owner, without changing chart or values.
+	// It returns ErrTargetNotFound when the object is missing and
+	// ErrForeignObject when the object records another runtime UID.
+	Adopt(ctx context.Context, ref ReleaseRef, previousRuntimeUID string, owner ReleaseOwner) error
+
+	// Status returns the engine's view of one release. It returns
+	// ErrTargetNotFound when the engine object does not exist. It never mutates.
+	Status(ctx context.Context, ref ReleaseRef) (ReleaseStatus, error)
+
+	// List returns the status of every engine object carrying the operator's
+	// labels, whatever runtime UID they record, sorted by namespace and ID.
+	List(ctx context.Context) ([]ReleaseStatus, error)
+
+	// Remove deletes the engine object of ref and, with it, the release's live
+	// objects (the engine's cascading delete). Missing objects are success.
+	Remove(ctx context.Context, ref ReleaseRef, owner ReleaseOwner) error
+
+	// Suspend turns the engine's automated sync for ref off (suspend true) or
+	// back on. It returns ErrSuspensionRefused while a sync operation runs.
+	Suspend(ctx context.Context, ref ReleaseRef, suspend bool) error
+}

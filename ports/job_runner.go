@@ -1,0 +1,81 @@
+package ports
+
+import (
+	"context"
+	"io/fs"
+)
+
+// JobKind names the AICR command a job runs.
+type JobKind string
+
+const (
+	// JobSnapshot runs `aicr snapshot`.
+	JobSnapshot JobKind = "snapshot"
+	// JobRecipe runs `aicr recipe`.
+	JobRecipe JobKind = "recipe"
+	// JobBundle runs `aicr bundle --deployer helm`.
+	JobBundle JobKind = "bundle"
+	// JobUpgradeCheck runs `aicr upgrade-check`.
+	JobUpgradeCheck JobKind = "upgrade-check"
+	// JobValidate runs `aicr validate --phase deployment`.
+	JobValidate JobKind = "validate"
+)
+
+// JobSpec describes one run of the pinned AICR image. Name is the job's
+// identity: starting a job whose name exists returns the existing job.
+type JobSpec struct {
+	Name   string
+	Kind   JobKind
+	Image  string
+	Args   []string
+	Inputs map[string][]byte
+	// Owner records the runtime UID and plan or rollout the job works for.
+	Owner ReleaseOwner
+}
+
+// JobRef identifies a started job.
+type JobRef struct {
+	Name string
+}
+
+// JobState is the lifecycle state of a job.
+type JobState string
+
+const (
+	// JobRunning means the job has not finished.
+	JobRunning JobState = "Running"
+	// JobSucceeded means the job exited 0 and its output is readable.
+	JobSucceeded JobState = "Succeeded"
+	// JobFailed means the job exited non-zero or was killed.
+	JobFailed JobState = "Failed"
+)
+
+// JobStatus is the observation of a job.
+type JobStatus struct {
+	State JobState
+	// ExitCode is the container's exit code once finished (AICR-CLI.md section 4).
+	ExitCode int
+	// FailureLog is AICR's last JSON "command failed" log line, if any.
+	FailureLog string
+	// AICRVersion is the version the AICR binary reported.
+	AICRVersion string
+	// Message is a human-readable detail.
+	Message string
+}
+
+// JobRunner runs AICR commands as jobs.
+//
+// Contract: Start is idempotent by JobSpec.Name and returns without waiting
+// for the job; Status and Output never mutate and return ErrJobNotFound when
+// the job does not exist; Output returns the files the job wrote (for a bundle
+// job the bundle directory, readable by the same bundle reader as a directory
+// on disk) and an error wrapping ErrJobNotFound until the job succeeded. Any
+// other error is transient.
+type JobRunner interface {
+	// Start creates the job if it does not exist.
+	Start(ctx context.Context, spec JobSpec) (JobRef, error)
+	// Status reports the job's state.
+	Status(ctx context.Context, ref JobRef) (JobStatus, error)
+	// Output returns the job's output files.
+	Output(ctx context.Context, ref JobRef) (fs.FS, error)
+}
