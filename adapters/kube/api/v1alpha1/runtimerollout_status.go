@@ -1,0 +1,110 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Labels and annotations the operator sets on rollouts (RO-1, RO-6).
+const (
+	// LabelOutcome is set once, by the operator, when a rollout ends.
+	LabelOutcome = "operator.aicr.run/outcome"
+	// LabelTransition carries the 16-hex transition of the rollout's name.
+	LabelTransition = "operator.aicr.run/transition"
+	// LabelRuntimeUID carries the UID of the rollout's runtime.
+	LabelRuntimeUID = "operator.aicr.run/runtime-uid"
+	// AnnotationEvidence is set once, by the operator, to the digest of a validated rollout's evidence.
+	AnnotationEvidence = "operator.aicr.run/evidence"
+)
+
+// Phase is where a rollout is.
+// +kubebuilder:validation:Enum=Pending;AwaitingApproval;Progressing;AwaitingAcknowledgement;Validating;Succeeded;Failed;Expired;Revoked;Superseded;Orphaned
+type Phase string
+
+// Rollout phases; the last six are outcomes, mirrored in the outcome label.
+const (
+	// PhasePending is a rollout that has not started a step.
+	PhasePending Phase = "Pending"
+	// PhaseAwaitingApproval is a rollout that needs an approval before its next step.
+	PhaseAwaitingApproval Phase = "AwaitingApproval"
+	// PhaseProgressing is a rollout running its steps.
+	PhaseProgressing Phase = "Progressing"
+	// PhaseAwaitingAcknowledgement is a rollout paused after a manual step's apply (RO-9).
+	PhaseAwaitingAcknowledgement Phase = "AwaitingAcknowledgement"
+	// PhaseValidating is a rollout running deployment validation (RO-10).
+	PhaseValidating Phase = "Validating"
+	// PhaseSucceeded is a rollout that finished (and validated when required).
+	PhaseSucceeded Phase = "Succeeded"
+	// PhaseFailed is a rollout whose step or validation failed.
+	PhaseFailed Phase = "Failed"
+	// PhaseExpired is a rollout that reached its deadline or whose approval expired.
+	PhaseExpired Phase = "Expired"
+	// PhaseRevoked is a rollout whose approval was revoked.
+	PhaseRevoked Phase = "Revoked"
+	// PhaseSuperseded is a rollout whose target moved before it finished.
+	PhaseSuperseded Phase = "Superseded"
+	// PhaseOrphaned is a rollout whose runtime is gone.
+	PhaseOrphaned Phase = "Orphaned"
+)
+
+// ReleaseState is what the operator observed of one step's release.
+// +kubebuilder:validation:Enum=Pending;InFlight;Ready;Failed;Removed;Skipped;Unknown
+type ReleaseState string
+
+// RuntimeRolloutStatus holds observations rebuilt from the outcome label and engine objects.
+type RuntimeRolloutStatus struct {
+	// ObservedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Phase is where the rollout is.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+	// Message says what the rollout waits for or why it ended.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+	// Conditions describe the rollout in kstatus terms.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(c, size(c.message) <= 1024)",message="condition messages are at most 1024 characters"
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// CurrentStep is the 1-based index of the step in flight; 0 before the first step.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=256
+	CurrentStep int32 `json:"currentStep,omitempty"`
+	// Releases is the observed state of each step's release.
+	// +optional
+	// +listType=map
+	// +listMapKey=release
+	// +kubebuilder:validation:MaxItems=256
+	Releases []ReleaseStatus `json:"releases,omitempty"`
+	// StartedAt is when the first step started.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// CompletedAt is when the rollout reached its outcome.
+	// +optional
+	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+	// ValidationRun names the deployment-validation run of this rollout.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ValidationRun string `json:"validationRun,omitempty"`
+}
+
+// ReleaseStatus is the observed state of one release of the rollout.
+type ReleaseStatus struct {
+	// Release is the plan release ID.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=53
+	Release string `json:"release"`
+	// State is what the operator observed.
+	// +required
+	State ReleaseState `json:"state"`
+	// StartedAt is when the operator wrote the release's engine object for this rollout.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// Message is the engine's detail, safe to show to users.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+}

@@ -1,0 +1,49 @@
+package v1alpha1_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/test/env"
+)
+
+// k8s is an admin client of the package's one shared control plane, which has the chart's
+// CRDs installed: installing them is itself the CEL cost-budget test (PLAT-8), because the
+// API server refuses a CRD whose rules exceed the budget.
+var k8s client.Client
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	cp, err := env.Start(env.Options{
+		CRDDirectoryPaths: []string{filepath.Join("..", "..", "..", "..", "charts", "aicr-operator", "templates", "crds")},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() {
+		if err := cp.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}()
+	scheme := runtime.NewScheme()
+	if err := aicrv1alpha1.AddToScheme(scheme); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	k8s, err = client.New(cp.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
