@@ -1,0 +1,152 @@
+package domain
+
+// StallReason is a machine-readable, CamelCase reason why the runtime or a
+// rollout cannot make progress without a change to its spec or to the outside
+// world. Values are surfaced verbatim as the Reason of the Stalled condition
+// (and of Resolved or Ready where the requirement says so). This file is the
+// only place a reason is spelled; call sites use the constants.
+type StallReason string
+
+// Discovery reasons (RES-2).
+const (
+	// StallNodeGroupEmpty surfaces when no Node matches the system or the accelerated placement selector.
+	StallNodeGroupEmpty StallReason = "NodeGroupEmpty"
+	// StallPlacementOverlap surfaces when a Node matches both the system and the accelerated selector.
+	StallPlacementOverlap StallReason = "PlacementOverlap"
+	// StallAcceleratedGroupHeterogeneous surfaces when accelerated Nodes differ in accelerator or OS.
+	StallAcceleratedGroupHeterogeneous StallReason = "AcceleratedGroupHeterogeneous"
+	// StallSnapshotIncomplete surfaces when the AICR snapshot lacks a measurement the recipe needs.
+	StallSnapshotIncomplete StallReason = "SnapshotIncomplete"
+	// StallCriteriaConflict surfaces when the snapshot contradicts the criteria declared in spec.criteria.
+	StallCriteriaConflict StallReason = "CriteriaConflict"
+)
+
+// Render and content reasons (RES-3, PLAN-3, PLAN-5).
+const (
+	// StallOverridePathUnknown surfaces when an override names a component the recipe does not contain.
+	StallOverridePathUnknown StallReason = "OverridePathUnknown"
+	// StallInvalidOverride surfaces when an override path does not parse or its encoded value is too large.
+	StallInvalidOverride StallReason = "InvalidOverride"
+	// StallInvalidPlacement surfaces when a placement selector or toleration is not a valid Kubernetes label or toleration.
+	StallInvalidPlacement StallReason = "InvalidPlacement"
+	// StallNamespaceNotAllowed surfaces when a release targets a namespace not listed in the chart's namespaces.components.
+	StallNamespaceNotAllowed StallReason = "NamespaceNotAllowed"
+	// StallChartSourceUnsupported surfaces when a release's chart repository is neither https:// nor oci://.
+	StallChartSourceUnsupported StallReason = "ChartSourceUnsupported"
+	// StallContentTooLarge surfaces when a plan exceeds 128 releases, a release ID exceeds 53 characters or the encoded plan exceeds 1 MiB.
+	StallContentTooLarge StallReason = "ContentTooLarge"
+	// StallConflict surfaces when a plan ConfigMap of the same name exists with another plan digest.
+	StallConflict StallReason = "Conflict"
+)
+
+// AICR Job reasons (RES-4, RES-5).
+const (
+	// StallAICRInvalidRequest surfaces when an AICR Job fails with exit code 2 (or root cause INVALID_REQUEST).
+	StallAICRInvalidRequest StallReason = "AICRInvalidRequest"
+	// StallAICRNotFound surfaces when an AICR Job fails with exit code 3 (NOT_FOUND).
+	StallAICRNotFound StallReason = "AICRNotFound"
+	// StallAICRUnauthorized surfaces when an AICR Job fails with exit code 4 (UNAUTHORIZED).
+	StallAICRUnauthorized StallReason = "AICRUnauthorized"
+	// StallAICRInternal surfaces when an AICR Job fails with exit code 8 (INTERNAL) or an unknown code.
+	StallAICRInternal StallReason = "AICRInternal"
+	// StallAICRTimeout surfaces when an AICR Job fails with exit code 5 (TIMEOUT).
+	StallAICRTimeout StallReason = "AICRTimeout"
+	// StallAICRVersionMismatch surfaces when a Job reports an AICR version other than the pinned one.
+	StallAICRVersionMismatch StallReason = "AICRVersionMismatch"
+	// StallAICRArtifactUnsupported surfaces when an artifact's AICR version is outside >=1.0.0 <2.0.0 or its layout is legacy.
+	StallAICRArtifactUnsupported StallReason = "AICRArtifactUnsupported"
+)
+
+// Registry and credential reasons (RES-6).
+const (
+	// StallRegistryCredentialsUnavailable surfaces when no registry credentials can be obtained.
+	StallRegistryCredentialsUnavailable StallReason = "RegistryCredentialsUnavailable"
+	// StallRegistryCredentialsStale surfaces when the registry credentials expired and were not refreshed.
+	StallRegistryCredentialsStale StallReason = "RegistryCredentialsStale"
+	// StallUnauthorized surfaces when the registry or the deployment engine denies the operator's identity.
+	StallUnauthorized StallReason = "Unauthorized"
+)
+
+// Engine reasons (ENG-4, CR-8).
+const (
+	// StallEngineMissing surfaces when the deployment engine's API (Argo CD CRDs) is not installed.
+	StallEngineMissing StallReason = "EngineMissing"
+	// StallProjectMissing surfaces when the engine project (AppProject aicr) does not exist.
+	StallProjectMissing StallReason = "ProjectMissing"
+)
+
+// Rollout and plan reasons (RO-11, PLAN-5, PLAN-6, RO-10, RO-13).
+const (
+	// StallAwaitingApproval surfaces when a rollout that needs approval has none yet.
+	StallAwaitingApproval StallReason = "AwaitingApproval"
+	// StallAwaitingAcknowledgement surfaces when a manual step's release is applied and its post-apply steps await acknowledgement.
+	StallAwaitingAcknowledgement StallReason = "AwaitingAcknowledgement"
+	// StallTransitionBlocked surfaces when AICR's upgrade-check assessed a step as blocked.
+	StallTransitionBlocked StallReason = "TransitionBlocked"
+	// StallInventoryDrift surfaces when the live engine inventory no longer matches the rollout's startingInventoryDigest before its first step.
+	StallInventoryDrift StallReason = "InventoryDrift"
+	// StallStepUnknown surfaces when a step names an operation or release the operator cannot execute.
+	StallStepUnknown StallReason = "StepUnknown"
+	// StallMovedReleaseMissing surfaces when a release the rollout upgrades, verifies or adopts has no engine object.
+	StallMovedReleaseMissing StallReason = "MovedReleaseMissing"
+	// StallEngineSuspensionRefused surfaces when the engine refuses to suspend or resume automation of a release.
+	StallEngineSuspensionRefused StallReason = "EngineSuspensionRefused"
+	// StallRolloutFailed surfaces when a step's sync failed, a step exceeded its action timeout or validation failed.
+	StallRolloutFailed StallReason = "RolloutFailed"
+	// StallRolloutExpired surfaces when the rollout's deadline or its approval's expiry passed before a step it had not started.
+	StallRolloutExpired StallReason = "RolloutExpired"
+	// StallRolloutRevoked surfaces when an approver revoked the approval before a step the rollout had not started.
+	StallRolloutRevoked StallReason = "RolloutRevoked"
+	// StallForeignObject surfaces when an engine object in the way was not created by the operator.
+	StallForeignObject StallReason = "ForeignObject"
+	// StallPlanOfAnotherRuntime surfaces when the target plan records another runtime UID.
+	StallPlanOfAnotherRuntime StallReason = "PlanOfAnotherRuntime"
+	// StallPlanWithoutRecipe surfaces when the target plan has no recipe while deployment validation is Required.
+	StallPlanWithoutRecipe StallReason = "PlanWithoutRecipe"
+	// StallPlanUnreadable surfaces when a plan's schema-version label, payload schemaVersion or digest annotation disagree.
+	StallPlanUnreadable StallReason = "PlanUnreadable"
+	// StallValidationUnavailable surfaces when validation is Required on the runtime but disabled in the chart.
+	StallValidationUnavailable StallReason = "ValidationUnavailable"
+)
+
+// StallReasons returns every defined reason; tests use it to prove coverage.
+func StallReasons() []StallReason {
+	return []StallReason{
+		StallNodeGroupEmpty, StallPlacementOverlap, StallAcceleratedGroupHeterogeneous,
+		StallSnapshotIncomplete, StallCriteriaConflict,
+		StallOverridePathUnknown, StallInvalidOverride, StallInvalidPlacement, StallNamespaceNotAllowed,
+		StallChartSourceUnsupported, StallContentTooLarge, StallConflict,
+		StallAICRInvalidRequest, StallAICRNotFound, StallAICRUnauthorized, StallAICRInternal,
+		StallAICRTimeout, StallAICRVersionMismatch, StallAICRArtifactUnsupported,
+		StallRegistryCredentialsUnavailable, StallRegistryCredentialsStale, StallUnauthorized,
+		StallEngineMissing, StallProjectMissing,
+		StallAwaitingApproval, StallAwaitingAcknowledgement, StallTransitionBlocked, StallInventoryDrift,
+		StallStepUnknown, StallMovedReleaseMissing, StallEngineSuspensionRefused, StallRolloutFailed,
+		StallRolloutExpired, StallRolloutRevoked, StallForeignObject, StallPlanOfAnotherRuntime,
+		StallPlanWithoutRecipe, StallPlanUnreadable, StallValidationUnavailable,
+	}
+}
+
+// Stall describes why progress stopped. Message is human-readable, stable
+// across reconciles (no timestamps) and has no trailing punctuation.
+type Stall struct {
+	Reason  StallReason
+	Message string
+}
+
+// StallError carries a Stall through an error return of a pure function
+// (plan building, plan validation); errors.As extracts it.
+type StallError struct {
+	Stall Stall
+}
+
+// Error returns the stall message.
+func (e *StallError) Error() string { return string(e.Stall.Reason) + ": " + e.Stall.Message }
+
+func stallf(reason StallReason, msg string) *Stall {
+	return &Stall{Reason: reason, Message: msg}
+}
+
+func stallErr(reason StallReason, msg string) error {
+	return &StallError{Stall: Stall{Reason: reason, Message: msg}}
+}
