@@ -1,0 +1,67 @@
+package chart_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestADM5RestoreProcedure follows the documented restore of RuntimeRollouts under another
+// identity: delete the aicr-operator-approval binding, restore the rollouts with their
+// approval and outcome label, then render and apply the chart again with the same values,
+// as helm upgrade does, which recreates the binding. Not parallel: it relaxes admission for
+// the whole control plane while it runs, and the parallel tests start after it.
+func TestADM5RestoreProcedure(t *testing.T) {
+	needEnv(t)
+	ctx := context.Background()
+	adm := admin()
+	backup := rolloutObject("rollout-3f9a1c0d2b7e4a51-restored", func(o *unstructured.Unstructured) {
+		withApproval(o)
+		labels := o.GetLabels()
+		labels[outcome] = "Succeeded"
+		o.SetLabels(labels)
+		o.SetAnnotations(map[string]string{evidence: "oci://registry.example.com/aicr/evidence@" + digestA})
+	})
+
+	_, err := adm.dyn.Resource(rolloutGVR).Create(ctx, backup.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	require.Error(t, err, "with the binding in place a restore is refused")
+	assert.Contains(t, err.Error(), "RO-14:")
+
+	// Step 2: delete the binding. The policy itself stays (helm.sh/resource-policy: keep).
+	require.NoError(t, adm.dyn.Resource(bindingGVR).Delete(ctx, "aicr-operator-approval", metav1.DeleteOptions{}))
+
+	// Step 3: restore. The API server stops enforcing the deleted binding asynchronously, so
+	// retry the create (a refused create writes nothing) until it is accepted.
+	var restored *unstructured.Unstructured
+	require.NoError(t, eventually(ctx, 30*time.Second, func() bool {
+		restored, err = adm.dyn.Resource(rolloutGVR).Create(ctx, backup.DeepCopy(), metav1.CreateOptions{})
+		return err == nil
+	}), "the restored rollout is accepted once the binding is gone: last error %v", err)
+	assert.Equal(t, "Succeeded", restored.GetLabels()[outcome])
+	by, _, _ := unstructured.NestedString(restored.Object, "spec", "approval", "approvedBy")
+	assert.Equal(t, approverUser, by)
+
+	// Step 4: helm upgrade with the same values: render again and apply what is missing.
+	objs, err := render(suiteValues)
+	require.NoError(t, err)
+	require.NotNil(t, find(objs, "ValidatingAdmissionPolicyBinding", "", "aicr-operator-approval"),
+		"the chart renders the binding")
+	require.NoError(t, applyRendered(ctx, objs))
+	_, err = adm.dyn.Resource(bindingGVR).Get(ctx, "aicr-operator-approval", metav1.GetOptions{})
+	require.NoError(t, err, "re-applying the chart recreates the binding")
+
+	// The next bypass attempt is refused again, once the recreated binding is enforced.
+	require.NoError(t, eventually(ctx, 30*time.Second, func() bool {
+		err = createRollout(editor(), withApproval)
+		return err != nil && strings.Contains(err.Error(), "RO-14:")
+	}), "bypass refused again after the binding is recreated: last error %v", err)
+	err = approver().revoke(restored.GetName(), approverUser)
+	require.Error(t, err, "a restored rollout with an outcome cannot be revoked")
+	assert.Contains(t, err.Error(), "ADM-3:")
+}

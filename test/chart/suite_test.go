@@ -1,0 +1,331 @@
+// Package chart_test renders charts/aicr-operator with the Helm v3 SDK and proves what it
+// renders against a real API server: the CRDs, RBAC, namespaces and admission policies are
+// applied to one shared envtest control plane, and impersonated users try to get around them.
+package chart_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/nvidia/aicr-operator/test/env"
+)
+
+// Test identities. Approvers come from the chart values; the others get their grants from
+// fixtures the suite creates, so RBAC lets their requests reach admission.
+const (
+	approverUser  = "approver-alice"
+	approverGroup = "gpu-platform-approvers"
+	groupApprover = "approver-bob"
+	editorUser    = "editor-eve"
+	cmWriterUser  = "mallory"
+	scopedUser    = "scoped-sam"
+	engineNS      = "argocd"
+	jobsNS        = "aicr-jobs"
+)
+
+// Suite state, set once by TestMain and read by the tests.
+var (
+	testEnv  *env.Env
+	startErr error
+	// suiteValues are the values the suite renders and applies.
+	suiteValues map[string]any
+)
+
+var (
+	rolloutGVR = schema.GroupVersionResource{Group: "operator.aicr.run", Version: "v1alpha1", Resource: "runtimerollouts"}
+	runtimeGVR = schema.GroupVersionResource{Group: "operator.aicr.run", Version: "v1alpha1", Resource: "clusterruntimes"}
+	bindingGVR = schema.GroupVersionResource{
+		Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings",
+	}
+)
+
+// operatorGroups are the groups the API server gives the operator's ServiceAccount.
+var operatorGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + releaseNamespace}
+
+func TestMain(m *testing.M) {
+	code := 1
+	defer func() { os.Exit(code) }()
+	suiteValues = withValues(map[string]any{
+		"registry.auth.provider":             "aws",
+		"operator.serviceAccountAnnotations": map[string]any{"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/aicr-operator"},
+		"approvers.users":                    []any{approverUser},
+		"approvers.groups":                   []any{approverGroup},
+		"validation.enabled":                 true,
+	})
+	startErr = startSuite()
+	if testEnv != nil {
+		defer func() {
+			if err := testEnv.Stop(); err != nil {
+				fmt.Fprintln(os.Stderr, "stop control plane:", err)
+			}
+		}()
+	}
+	if startErr != nil {
+		fmt.Fprintln(os.Stderr, "envtest suite not started, admission tests fail:", startErr)
+	}
+	code = m.Run()
+}
+
+// needEnv fails the test when the control plane did not start.
+func needEnv(t *testing.T) {
+	t.Helper()
+	if startErr != nil {
+		t.Fatalf("control plane not available: %v", startErr)
+	}
+}
+
+func startSuite() error {
+	objs, err := render(suiteValues)
+	if err != nil {
+		return fmt.Errorf("render chart: %w", err)
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, o := range objs {
+		if o.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, crd); err != nil {
+			return fmt.Errorf("decode rendered CRD %s: %w", o.GetName(), err)
+		}
+		crds = append(crds, crd)
+	}
+	if len(crds) == 0 {
+		return errors.New("the chart renders no CRDs")
+	}
+	testEnv, err = env.Start(env.Options{CRDs: crds})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin := dynamicFor(testEnv.Config)
+	// The installer creates the release namespace; Argo CD brings the engine namespace and argocd-cm.
+	for _, ns := range []string{releaseNamespace, engineNS} {
+		if err := create(ctx, admin, object("v1", "Namespace", "", ns, nil)); err != nil {
+			return err
+		}
+	}
+	argocdCM := object("v1", "ConfigMap", engineNS, "argocd-cm", nil)
+	argocdCM.Object["data"] = map[string]any{"url": "https://argocd.example.com"}
+	if err := create(ctx, admin, argocdCM); err != nil {
+		return err
+	}
+	if err := applyRendered(ctx, objs); err != nil {
+		return err
+	}
+	for _, o := range fixtures() {
+		if err := create(ctx, admin, o); err != nil {
+			return err
+		}
+	}
+	if err := create(ctx, admin, clusterRuntime()); err != nil {
+		return err
+	}
+	return waitEnforced(ctx)
+}
+
+// applyRendered creates every rendered object the control plane can hold, as helm install
+// does; an object that already exists is left as it is. The AppProject is skipped: the
+// Argo CD CRDs are not installed here (TestAppProject checks what is rendered).
+func applyRendered(ctx context.Context, objs []*unstructured.Unstructured) error {
+	admin := dynamicFor(testEnv.Config)
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "CustomResourceDefinition", "AppProject":
+			continue
+		}
+		if err := create(ctx, admin, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitEnforced polls, with a bound, until each binding refuses a probe request: policies are
+// compiled asynchronously after they are created.
+func waitEnforced(ctx context.Context) error {
+	admin := dynamicFor(testEnv.Config)
+	operator := dynamicFor(testEnv.Impersonate(operatorUser, operatorGroups...))
+	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	probes := map[string]func() error{
+		"RO-14": func() error {
+			_, err := admin.Resource(rolloutGVR).Create(ctx, rolloutObject("probe", nil), dryRun)
+			return err
+		},
+		"PLAN-8": func() error {
+			cm := planConfigMap("probe")
+			_, err := admin.Resource(cmGVR).Namespace(releaseNamespace).Create(ctx, cm, dryRun)
+			return err
+		},
+		"CR-12": func() error {
+			_, err := operator.Resource(runtimeGVR).Patch(ctx, "cluster", typeMerge,
+				[]byte(`{"spec":{"paused":true}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		},
+	}
+	for id, probe := range probes {
+		if err := eventually(ctx, 30*time.Second, func() bool {
+			err := probe()
+			return err != nil && strings.Contains(err.Error(), id+":")
+		}); err != nil {
+			return fmt.Errorf("policy for %s not enforced: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// eventually polls cond every 100ms until it holds or timeout passes.
+func eventually(ctx context.Context, timeout time.Duration, cond func() bool) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if cond() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("condition not met within %s", timeout)
+		case <-tick.C:
+		}
+	}
+}
+
+// mapper resolves kinds to resources through the control plane's discovery.
+var mapper meta.RESTMapper
+
+func restMapper() (meta.RESTMapper, error) {
+	if mapper != nil {
+		return mapper, nil
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(testEnv.Config)
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
+	mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	return mapper, nil
+}
+
+// create creates o through the dynamic client; AlreadyExists is success.
+func create(ctx context.Context, dc dynamic.Interface, o *unstructured.Unstructured) error {
+	m, err := restMapper()
+	if err != nil {
+		return err
+	}
+	gvk := o.GroupVersionKind()
+	mapping, err := m.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return fmt.Errorf("map %s: %w", gvk, err)
+	}
+	var ri dynamic.ResourceInterface = dc.Resource(mapping.Resource)
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		ri = dc.Resource(mapping.Resource).Namespace(o.GetNamespace())
+	}
+	if _, err := ri.Create(ctx, o, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create %s %s/%s: %w", gvk.Kind, o.GetNamespace(), o.GetName(), err)
+	}
+	return nil
+}
+
+// dynamicFor returns a dynamic client for cfg.
+func dynamicFor(cfg *rest.Config) *dynamic.DynamicClient {
+	return dynamic.NewForConfigOrDie(cfg)
+}
+
+// object builds an unstructured object.
+func object(apiVersion, kind, namespace, name string, labels map[string]string) *unstructured.Unstructured {
+	o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
+	o.SetName(name)
+	if namespace != "" {
+		o.SetNamespace(namespace)
+	}
+	if labels != nil {
+		o.SetLabels(labels)
+	}
+	return o
+}
+
+// rbacRule is one PolicyRule in unstructured form.
+func rbacRule(group, resource string, verbs []string, names ...string) map[string]any {
+	r := map[string]any{"apiGroups": []any{group}, "resources": []any{resource}, "verbs": toAny(verbs)}
+	if len(names) > 0 {
+		r["resourceNames"] = toAny(names)
+	}
+	return r
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// fixtures grant the non-chart test identities what lets their requests reach admission:
+// an editor of ClusterRuntime and RuntimeRollout without the approve subresource, a
+// ConfigMap writer in the operator namespace, and an approver scoped to another rollout.
+func fixtures() []*unstructured.Unstructured {
+	role := func(kind, namespace, name string, rules ...map[string]any) *unstructured.Unstructured {
+		o := object("rbac.authorization.k8s.io/v1", kind, namespace, name, nil)
+		rs := make([]any, len(rules))
+		for i, r := range rules {
+			rs[i] = r
+		}
+		o.Object["rules"] = rs
+		return o
+	}
+	binding := func(kind, namespace, name, roleKind, user string) *unstructured.Unstructured {
+		o := object("rbac.authorization.k8s.io/v1", kind, namespace, name, nil)
+		o.Object["roleRef"] = map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": roleKind, "name": name}
+		o.Object["subjects"] = []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}}
+		return o
+	}
+	all := []string{"get", "list", "watch", "create", "update", "patch"}
+	return []*unstructured.Unstructured{
+		role("ClusterRole", "", "test-runtime-editor",
+			rbacRule("operator.aicr.run", "clusterruntimes", all),
+			rbacRule("operator.aicr.run", "runtimerollouts", all)),
+		binding("ClusterRoleBinding", "", "test-runtime-editor", "ClusterRole", editorUser),
+		role("Role", releaseNamespace, "test-configmap-writer", rbacRule("", "configmaps", all)),
+		binding("RoleBinding", releaseNamespace, "test-configmap-writer", "Role", cmWriterUser),
+		role("ClusterRole", "", "test-scoped-approver",
+			rbacRule("operator.aicr.run", "runtimerollouts", []string{"get", "patch"}),
+			rbacRule("operator.aicr.run", "runtimerollouts/approve", []string{"update"}, "rollout-not-this-one")),
+		binding("ClusterRoleBinding", "", "test-scoped-approver", "ClusterRole", scopedUser),
+	}
+}
+
+// clusterRuntime is the one ClusterRuntime, created by an administrator.
+func clusterRuntime() *unstructured.Unstructured {
+	o := object("operator.aicr.run/v1alpha1", "ClusterRuntime", "", "cluster", nil)
+	o.SetFinalizers([]string{"example.com/backup"})
+	o.Object["spec"] = map[string]any{
+		"intent": "training",
+		"placement": map[string]any{
+			"system":      map[string]any{"nodeSelector": map[string]any{"example.com/pool": "system"}},
+			"accelerated": map[string]any{"nodeSelector": map[string]any{"example.com/pool": "gpu"}},
+		},
+	}
+	return o
+}

@@ -1,0 +1,326 @@
+package chart_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestRenderDefaults(t *testing.T) {
+	t.Parallel()
+	objs, err := render(requiredValues())
+	require.NoError(t, err, "CH-2: the required values alone render")
+	for _, crd := range []string{"clusterruntimes.operator.aicr.run", "runtimerollouts.operator.aicr.run"} {
+		o := find(objs, "CustomResourceDefinition", "", crd)
+		require.NotNil(t, o, "CH-3: CRD %s is a template", crd)
+		assert.Equal(t, "keep", o.GetAnnotations()["helm.sh/resource-policy"], "CH-3: CRD %s survives uninstall", crd)
+	}
+	kept := [][3]string{
+		{"Namespace", "", "gpu-operator"},
+		{"Namespace", "", "aicr-jobs"},
+		{"Namespace", "", "aicr-discovery"},
+		{"Namespace", "", "aicr-validation"},
+		{"AppProject", "argocd", "aicr"},
+		{"ValidatingAdmissionPolicy", "", "aicr-operator-approval"},
+	}
+	for _, k := range kept {
+		o := find(objs, k[0], k[1], k[2])
+		require.NotNil(t, o, "%v rendered", k)
+		assert.Equal(t, "keep", o.GetAnnotations()["helm.sh/resource-policy"], "CH-3: %v survives uninstall", k)
+	}
+	binding := find(objs, "ValidatingAdmissionPolicyBinding", "", "aicr-operator-approval")
+	require.NotNil(t, binding)
+	assert.NotContains(t, binding.GetAnnotations(), "helm.sh/resource-policy",
+		"ADM-5: the binding is not kept, helm upgrade recreates it after a restore")
+	assert.Nil(t, find(objs, "Namespace", "", releaseNamespace), "the installer creates the release namespace")
+	assert.Nil(t, find(objs, "Secret", "argocd", "aicr-registry"), "static: the administrator provides repo-creds")
+	assert.Nil(t, find(objs, "ClusterRoleBinding", "", "aicr-operator-approver"), "no approvers, no binding")
+	assert.Nil(t, find(objs, "ClusterRoleBinding", "", "aicr-validator"), "validation off: no cluster-admin binding")
+	ns := find(objs, "Namespace", "", "gpu-operator")
+	assert.Equal(t, "privileged", ns.GetLabels()["pod-security.kubernetes.io/enforce"])
+	assert.Equal(t, "restricted", find(objs, "Namespace", "", "aicr-jobs").GetLabels()["pod-security.kubernetes.io/enforce"])
+}
+
+func TestRenderRejectsInvalidValues(t *testing.T) {
+	t.Parallel()
+	unknown := func(path string) map[string]any { return withValues(map[string]any{path: "x"}) }
+	component := func(extra map[string]any) map[string]any {
+		c := map[string]any{"name": "gpu-operator", "podSecurity": "privileged"}
+		for k, v := range extra {
+			c[k] = v
+		}
+		return withValues(map[string]any{"namespaces.components": []any{c}})
+	}
+	cases := []struct {
+		name   string
+		values map[string]any
+		want   []string
+	}{
+		{"CH-1 unknown top-level key", unknown("extra"), []string{"additional properties 'extra' not allowed"}},
+		{"CH-1 unknown key under aicr", unknown("aicr.extra"), []string{"at '/aicr'", "'extra' not allowed"}},
+		{"CH-1 unknown key under aicr.image", unknown("aicr.image.tag"), []string{"at '/aicr/image'", "'tag' not allowed"}},
+		{"CH-1 unknown key under aicr.validatorImage", unknown("aicr.validatorImage.extra"), []string{"at '/aicr/validatorImage'", "'extra' not allowed"}},
+		{"CH-1 unknown key under operator", unknown("operator.extra"), []string{"at '/operator'", "'extra' not allowed"}},
+		{"CH-1 unknown key under operator.image", unknown("operator.image.extra"), []string{"at '/operator/image'", "'extra' not allowed"}},
+		{"CH-1 unknown key under operator.leaderElection", unknown("operator.leaderElection.extra"), []string{"at '/operator/leaderElection'", "'extra' not allowed"}},
+		{"CH-1 unknown key under operator.resources", unknown("operator.resources.extra"), []string{"at '/operator/resources'", "'extra' not allowed"}},
+		{"CH-1 unknown key under operator.resources.requests", unknown("operator.resources.requests.gpu"), []string{"at '/operator/resources/requests'", "'gpu' not allowed"}},
+		{"CH-1 unknown key under engine", unknown("engine.extra"), []string{"at '/engine'", "'extra' not allowed"}},
+		{"CH-1 unknown key under registry", unknown("registry.extra"), []string{"at '/registry'", "'extra' not allowed"}},
+		{"CH-1 unknown key under registry.auth", unknown("registry.auth.extra"), []string{"at '/registry/auth'", "'extra' not allowed"}},
+		{"CH-1 unknown key under namespaces", unknown("namespaces.extra"), []string{"at '/namespaces'", "'extra' not allowed"}},
+		{"CH-1 unknown key under namespaces.components[]", component(map[string]any{"extra": "x"}), []string{"at '/namespaces/components/0'", "'extra' not allowed"}},
+		{"CH-1 unknown key under namespaces.jobs", unknown("namespaces.jobs.extra"), []string{"at '/namespaces/jobs'", "'extra' not allowed"}},
+		{"CH-1 unknown key under namespaces.discovery", unknown("namespaces.discovery.extra"), []string{"at '/namespaces/discovery'", "'extra' not allowed"}},
+		{"CH-1 unknown key under namespaces.validation", unknown("namespaces.validation.extra"), []string{"at '/namespaces/validation'", "'extra' not allowed"}},
+		{"CH-1 unknown key under approvers", unknown("approvers.extra"), []string{"at '/approvers'", "'extra' not allowed"}},
+		{"CH-1 unknown key under validation", unknown("validation.extra"), []string{"at '/validation'", "'extra' not allowed"}},
+		{"CH-1 engine.type Flux", withValues(map[string]any{"engine.type": "Flux"}), []string{"at '/engine/type'", "'ArgoCD'"}},
+		{"CH-1 aicr.version 0.11.1", withValues(map[string]any{"aicr.version": "0.11.1"}),
+			[]string{"aicr.version 0.11.1 is not supported: this chart runs AICR >=1.0.0, <2.0.0"}},
+		{"CH-1 aicr.version 2.0.0", withValues(map[string]any{"aicr.version": "2.0.0"}),
+			[]string{"aicr.version 2.0.0 is not supported: this chart runs AICR >=1.0.0, <2.0.0"}},
+		{"CH-2 registry.repository missing", withValues(map[string]any{"registry.repository": nil}),
+			[]string{"at '/registry'", "missing property 'repository'"}},
+		{"CH-2 registry.repository not an OCI reference", withValues(map[string]any{"registry.repository": "registry.example.com/aicr"}),
+			[]string{"at '/registry/repository'", "does not match pattern"}},
+		{"CH-2 namespaces.components missing", withValues(map[string]any{"namespaces.components": nil}),
+			[]string{"at '/namespaces'", "missing property 'components'"}},
+		{"CH-2 namespaces.components empty", withValues(map[string]any{"namespaces.components": []any{}}),
+			[]string{"at '/namespaces/components'", "minItems"}},
+		{"CH-2 namespaces.components without podSecurity", withValues(map[string]any{
+			"namespaces.components": []any{map[string]any{"name": "gpu-operator"}}}),
+			[]string{"at '/namespaces/components/0'", "missing property 'podSecurity'"}},
+		{"CH-2 podSecurity outside the Pod Security levels", component(map[string]any{"podSecurity": "open"}),
+			[]string{"at '/namespaces/components/0/podSecurity'"}},
+		{"CH-2 component namespace is the release namespace", withValues(map[string]any{
+			"namespaces.components": []any{map[string]any{"name": releaseNamespace, "podSecurity": "privileged"}}}),
+			[]string{"namespaces.components lists aicr-system, the operator's own (release) namespace"}},
+		{"CH-2 aws provider without the operator's AWS identity", withValues(map[string]any{"registry.auth.provider": "aws"}),
+			[]string{"registry.auth.provider aws needs the operator's AWS identity"}},
+		{"CH-2 registry.auth.provider unknown", withValues(map[string]any{"registry.auth.provider": "gcp"}),
+			[]string{"at '/registry/auth/provider'"}},
+		{"CH-2 operator image not pinned by digest", withValues(map[string]any{"operator.image.digest": "latest"}),
+			[]string{"at '/operator/image/digest'", "does not match pattern"}},
+		{"CH-2 AICR image not pinned by digest", withValues(map[string]any{"aicr.image.digest": "v1.0.0"}),
+			[]string{"at '/aicr/image/digest'", "does not match pattern"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := render(c.values)
+			require.Error(t, err)
+			for _, w := range c.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestRenderAWSIdentity(t *testing.T) {
+	t.Parallel()
+	for name, sets := range map[string]map[string]any{
+		"CH-2 IRSA role annotation": {
+			"registry.auth.provider":             "aws",
+			"operator.serviceAccountAnnotations": map[string]any{"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/aicr"},
+		},
+		"CH-2 EKS Pod Identity flag": {"registry.auth.provider": "aws", "operator.awsPodIdentity": true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			objs, err := render(withValues(sets))
+			require.NoError(t, err)
+			s := find(objs, "Secret", "argocd", "aicr-registry")
+			require.NotNil(t, s, "REG-1: aws gets a repo-creds Secret the operator refreshes")
+			assert.Equal(t, "repo-creds", s.GetLabels()["argocd.argoproj.io/secret-type"])
+			assert.Equal(t, "keep", s.GetAnnotations()["helm.sh/resource-policy"])
+			data, _, _ := unstructured.NestedStringMap(s.Object, "stringData")
+			assert.Equal(t, map[string]string{"type": "oci", "url": "oci://registry.example.com/aicr", "username": "AWS"}, data,
+				"the chart never sets the password, so helm upgrade keeps the operator's ECR token")
+		})
+	}
+}
+
+func TestRenderInClusterRegistry(t *testing.T) {
+	t.Parallel()
+	objs, err := render(withValues(map[string]any{"registry.auth.provider": "inCluster"}))
+	require.NoError(t, err)
+	s := find(objs, "Secret", "argocd", "aicr-registry")
+	require.NotNil(t, s)
+	data, _, _ := unstructured.NestedStringMap(s.Object, "stringData")
+	assert.Equal(t, "true", data["insecureOCIForceHttp"])
+	assert.Len(t, data["password"], 32)
+}
+
+func TestRenderDeployment(t *testing.T) {
+	t.Parallel()
+	objs, err := render(withValues(map[string]any{"validation.enabled": true}))
+	require.NoError(t, err)
+	d := find(objs, "Deployment", releaseNamespace, "aicr-operator")
+	require.NotNil(t, d)
+	containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	require.Len(t, containers, 1)
+	c := containers[0].(map[string]any)
+	zero := "@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+	assert.Equal(t, "ghcr.io/nvidia/aicr-operator:0.1.0"+zero, c["image"])
+	args, _, _ := unstructured.NestedStringSlice(c, "args")
+	assert.Equal(t, []string{
+		"--operator-namespace=$(POD_NAMESPACE)",
+		"--aicr-version=1.0.0",
+		"--aicr-image=ghcr.io/nvidia/aicr:v1.0.0" + zero,
+		"--validator-image=ghcr.io/nvidia/aicr-validator:v1.0.0" + zero,
+		"--engine=ArgoCD",
+		"--engine-namespace=argocd",
+		"--engine-project=aicr",
+		"--registry-repository=oci://registry.example.com/aicr",
+		"--registry-auth-provider=static",
+		"--registry-repo-creds-secret=aicr-registry",
+		"--registry-static-secret=aicr-registry-auth",
+		"--component-namespaces=gpu-operator",
+		"--jobs-namespace=aicr-jobs",
+		"--discovery-namespace=aicr-discovery",
+		"--validation-namespace=aicr-validation",
+		"--validation-enabled=true",
+		"--jobs-service-account=aicr-jobs",
+		"--validation-service-account=aicr-validator",
+		"--leader-elect=true",
+		"--leader-election-lease-duration=15s",
+		"--leader-election-renew-deadline=10s",
+		"--leader-election-retry-period=2s",
+		"--metrics-bind-address=:8080",
+		"--health-probe-bind-address=:8081",
+		"--log-level=info",
+	}, args, "the composition root reads exactly these flags (chart README)")
+	sc, _, _ := unstructured.NestedMap(c, "securityContext")
+	assert.Equal(t, false, sc["allowPrivilegeEscalation"])
+	assert.Equal(t, true, sc["readOnlyRootFilesystem"])
+	assert.Equal(t, true, sc["runAsNonRoot"])
+	assert.Equal(t, map[string]any{"drop": []any{"ALL"}}, sc["capabilities"])
+	podSC, _, _ := unstructured.NestedMap(d.Object, "spec", "template", "spec", "securityContext")
+	assert.Equal(t, map[string]any{"type": "RuntimeDefault"}, podSC["seccompProfile"])
+	for _, probe := range []string{"livenessProbe", "readinessProbe"} {
+		_, ok := c[probe]
+		assert.True(t, ok, "%s set", probe)
+	}
+	assert.NotNil(t, find(objs, "ClusterRoleBinding", "", "aicr-validator"), "validation on: validators run with cluster-admin")
+}
+
+func TestRenderAppProject(t *testing.T) {
+	t.Parallel()
+	objs, err := render(withValues(map[string]any{
+		"registry.repository": "oci://123456789012.dkr.ecr.us-west-2.amazonaws.com/aicr/",
+		"namespaces.components": []any{
+			map[string]any{"name": "gpu-operator", "podSecurity": "privileged"},
+			map[string]any{"name": "kai-scheduler", "podSecurity": "baseline"},
+		},
+		"engine.project": "gpu-stack",
+	}))
+	require.NoError(t, err)
+	p := find(objs, "AppProject", "argocd", "gpu-stack")
+	require.NotNil(t, p)
+	assert.Equal(t, "argoproj.io/v1alpha1", p.GetAPIVersion())
+	repos, _, _ := unstructured.NestedStringSlice(p.Object, "spec", "sourceRepos")
+	assert.Equal(t, []string{
+		"oci://123456789012.dkr.ecr.us-west-2.amazonaws.com/aicr/charts/*",
+		"oci://123456789012.dkr.ecr.us-west-2.amazonaws.com/aicr/wrappers/*",
+	}, repos)
+	dest, _, _ := unstructured.NestedSlice(p.Object, "spec", "destinations")
+	assert.Equal(t, []any{
+		map[string]any{"server": "https://kubernetes.default.svc", "namespace": "gpu-operator"},
+		map[string]any{"server": "https://kubernetes.default.svc", "namespace": "kai-scheduler"},
+	}, dest)
+	kinds, _, _ := unstructured.NestedSlice(p.Object, "spec", "clusterResourceWhitelist")
+	assert.Equal(t, []any{map[string]any{"group": "*", "kind": "*"}}, kinds)
+}
+
+func TestRenderApproverRoles(t *testing.T) {
+	t.Parallel()
+	objs, err := render(withValues(map[string]any{"approvers.users": []any{"alice"}, "approvers.groups": []any{"sre"}}))
+	require.NoError(t, err)
+	cr := find(objs, "ClusterRole", "", "aicr-operator-approver")
+	require.NotNil(t, cr)
+	rules, _, _ := unstructured.NestedSlice(cr.Object, "rules")
+	assert.Equal(t, []any{
+		rbacRule("operator.aicr.run", "runtimerollouts", []string{"get", "list", "watch", "patch"}),
+		rbacRule("operator.aicr.run", "runtimerollouts/approve", []string{"update"}),
+		rbacRule("operator.aicr.run", "clusterruntimes", []string{"get", "list", "watch"}),
+	}, rules, "CH-4: exactly the approver grants")
+	for _, kind := range []string{"ClusterRoleBinding", "RoleBinding"} {
+		ns := ""
+		if kind == "RoleBinding" {
+			ns = releaseNamespace
+		}
+		b := find(objs, kind, ns, "aicr-operator-approver")
+		require.NotNil(t, b, kind)
+		subjects, _, _ := unstructured.NestedSlice(b.Object, "subjects")
+		assert.Equal(t, []any{
+			map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"},
+			map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "sre"},
+		}, subjects)
+	}
+}
+
+// TestSchemaClosedEverywhere guards CH-1: every object in values.schema.json sets
+// additionalProperties, false for configuration and a value schema for free-form maps.
+func TestSchemaClosedEverywhere(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(chartDir(), "values.schema.json"))
+	require.NoError(t, err)
+	var schema map[string]any
+	require.NoError(t, json.Unmarshal(raw, &schema))
+	var walk func(path string, node any)
+	walk = func(path string, node any) {
+		switch n := node.(type) {
+		case map[string]any:
+			if n["type"] == "object" {
+				_, ok := n["additionalProperties"]
+				assert.True(t, ok, "%s: object without additionalProperties", path)
+			}
+			for k, v := range n {
+				walk(path+"/"+k, v)
+			}
+		case []any:
+			for _, v := range n {
+				walk(path+"/[]", v)
+			}
+		}
+	}
+	walk("", schema)
+}
+
+// TestApprovalPolicyCoversEverySpecField guards ADM-4 against CRD drift: the policy compares
+// every RuntimeRollout spec field other than approval.
+func TestApprovalPolicyCoversEverySpecField(t *testing.T) {
+	t.Parallel()
+	objs, err := render(requiredValues())
+	require.NoError(t, err)
+	crd := find(objs, "CustomResourceDefinition", "", "runtimerollouts.operator.aicr.run")
+	require.NotNil(t, crd)
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	require.NotEmpty(t, versions)
+	props, _, _ := unstructured.NestedMap(versions[0].(map[string]any), "schema", "openAPIV3Schema", "properties", "spec", "properties")
+	require.NotEmpty(t, props)
+	policy := find(objs, "ValidatingAdmissionPolicy", "", "aicr-operator-approval")
+	require.NotNil(t, policy)
+	validations, _, _ := unstructured.NestedSlice(policy.Object, "spec", "validations")
+	var onlyApproval string
+	for _, v := range validations {
+		m, _ := v.(map[string]any)
+		if msg, _ := m["message"].(string); strings.HasPrefix(msg, "ADM-4: a request that changes spec.approval") {
+			onlyApproval, _ = m["expression"].(string)
+		}
+	}
+	require.NotEmpty(t, onlyApproval)
+	for field := range props {
+		if field == "approval" {
+			continue
+		}
+		assert.Contains(t, onlyApproval, "object.spec."+field+" == oldObject.spec."+field, "spec.%s compared", field)
+	}
+}
