@@ -1,0 +1,135 @@
+package domain
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+const (
+	pollInterval     = 10 * time.Second
+	validationSuffix = "-validate"
+)
+
+// Advance moves the rollout forward by at most one decision (one mutation
+// through a port, or one phase change). It performs no I/O other than through
+// p, takes "now" only from p.Clock and is safe to call on every reconcile.
+// The error is only for transient failures (retry with backoff); business
+// states (waiting, stalled, ended) are values in the Outcome.
+func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcome, error) {
+	if r.status.Phase.Terminal() {
+		return Outcome{Status: r.status, Stall: terminalStall(r.status.Phase, r.spec.Name, r.status.Message)}, nil
+	}
+	if env.RuntimeUID != r.spec.RuntimeUID {
+		return r.end(PhaseOrphaned, "its ClusterRuntime is gone or has another UID"), nil
+	}
+	for _, check := range preChecks {
+		if s := check(r, env); s != nil {
+			return r.stalled(s), nil
+		}
+	}
+	now := p.Clock.Now()
+	switch r.status.Phase {
+	case PhasePending:
+		return r.pending(ctx, p, env, now)
+	case PhaseAwaitingApproval:
+		return r.awaitingApproval(env, now), nil
+	case PhaseProgressing:
+		return r.progress(ctx, p, env, now)
+	case PhaseAwaitingAcknowledgement:
+		return r.awaitingAcknowledgement(), nil
+	case PhaseValidating:
+		return r.validate(ctx, p, env)
+	case PhaseSucceeded, PhaseFailed, PhaseExpired, PhaseRevoked, PhaseSuperseded, PhaseOrphaned:
+	}
+	return Outcome{Status: r.status}, nil
+}
+
+// pending checks the engine and the starting inventory, then waits for
+// approval or starts the first step.
+func (r *Rollout) pending(ctx context.Context, p Ports, env Environment, now time.Time) (Outcome, error) {
+	if err := p.Engine.Check(ctx); err != nil {
+		return r.stallOrError("deployment engine", err)
+	}
+	if env.TargetPlanDigest != r.spec.ToPlanDigest {
+		return r.end(PhaseSuperseded, "the runtime's target is now plan "+env.TargetPlanDigest), nil
+	}
+	live, err := p.Engine.List(ctx)
+	if err != nil {
+		return r.stallOrError("list engine objects", err)
+	}
+	inv, err := InventoryDigest(live)
+	if err != nil {
+		return Outcome{Status: r.status}, err
+	}
+	if r.spec.StartingInventoryDigest != "" && inv != r.spec.StartingInventoryDigest {
+		return r.stalled(stallf(StallInventoryDrift, fmt.Sprintf(
+			"live inventory %s differs from the starting inventory %s", inv, r.spec.StartingInventoryDigest))), nil
+	}
+	if r.spec.ApprovalRequired {
+		r.status.Phase = PhaseAwaitingApproval
+		return r.awaitingApproval(env, now), nil
+	}
+	r.status.Phase, r.status.Message = PhaseProgressing, ""
+	return Outcome{Status: r.status, Event: "rollout " + r.spec.Name + " started"}, nil
+}
+
+// awaitingApproval waits for an approval until the deadline (RO-8).
+func (r *Rollout) awaitingApproval(env Environment, now time.Time) Outcome {
+	a := r.spec.Approval
+	switch {
+	case env.TargetPlanDigest != r.spec.ToPlanDigest:
+		return r.end(PhaseSuperseded, "the runtime's target is now plan "+env.TargetPlanDigest)
+	case a.Revoked():
+		return r.end(PhaseRevoked, fmt.Sprintf("approval revoked by %s: %s", a.RevokedBy, a.RevokeReason))
+	case a.Approved() && !a.ExpiresAt.IsZero() && !now.Before(a.ExpiresAt):
+		return r.end(PhaseExpired, "approval expired before the first step")
+	case a.Approved():
+		r.status.Phase, r.status.Message = PhaseProgressing, ""
+		return Outcome{Status: r.status, Event: fmt.Sprintf("rollout %s approved by %s", r.spec.Name, a.ApprovedBy)}
+	case !r.spec.Deadline.IsZero() && !now.Before(r.spec.Deadline):
+		return r.end(PhaseExpired, "no approval before the deadline")
+	}
+	r.status.Phase = PhaseAwaitingApproval
+	out := r.stalled(stallf(StallAwaitingApproval, AwaitingApprovalMessage(r.spec.Name)))
+	if !r.spec.Deadline.IsZero() {
+		out.RequeueAfter = r.spec.Deadline.Sub(now)
+	}
+	return out
+}
+
+// awaitingAcknowledgement waits until the applied manual step is acknowledged (RO-9).
+func (r *Rollout) awaitingAcknowledgement() Outcome {
+	s := r.spec.Steps[r.status.Step]
+	if !r.spec.Approval.Acknowledged(s.Release.ID) {
+		return r.stalled(stallf(StallAwaitingAcknowledgement, fmt.Sprintf(
+			"rollout %s awaiting acknowledgement of %s post-apply steps", r.spec.Name, s.Release.ID)))
+	}
+	r.status.Phase = PhaseProgressing
+	return r.nextStep(fmt.Sprintf("%s acknowledged", s.Release.ID))
+}
+
+// nextStep moves past the finished step.
+func (r *Rollout) nextStep(event string) Outcome {
+	r.status.Step++
+	r.status.StepStartedAt = time.Time{}
+	r.status.Message = ""
+	return Outcome{Status: r.status, Event: event}
+}
+
+// approvalGate ends the rollout before a step it has not started when its
+// approval expired or was revoked, or its target was superseded (RO-8).
+func (r *Rollout) approvalGate(env Environment, now time.Time) (Outcome, bool) {
+	a := r.spec.Approval
+	switch {
+	case env.TargetPlanDigest != r.spec.ToPlanDigest:
+		return r.end(PhaseSuperseded, "the runtime's target is now plan "+env.TargetPlanDigest), true
+	case !r.spec.ApprovalRequired:
+		return Outcome{}, false
+	case a.Revoked():
+		return r.end(PhaseRevoked, fmt.Sprintf("approval revoked by %s: %s", a.RevokedBy, a.RevokeReason)), true
+	case !a.ExpiresAt.IsZero() && !now.Before(a.ExpiresAt):
+		return r.end(PhaseExpired, "approval expired, the step in flight finished"), true
+	}
+	return Outcome{}, false
+}

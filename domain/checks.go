@@ -1,0 +1,71 @@
+package domain
+
+import (
+	"fmt"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// preCheck decides, without I/O, whether the rollout can proceed at all. The
+// chain runs on every Advance in order; the first non-nil stall wins (STYLE R6).
+type preCheck func(r *Rollout, env Environment) *Stall
+
+var preChecks = []preCheck{planOfAnotherRuntime, stepsKnown, planWithoutRecipe, validationUnavailable, transitionBlocked}
+
+func planOfAnotherRuntime(r *Rollout, env Environment) *Stall {
+	if env.Target != nil && env.Target.RuntimeUID != r.spec.RuntimeUID {
+		return stallf(StallPlanOfAnotherRuntime, fmt.Sprintf(
+			"plan %s records runtime %s, the rollout belongs to runtime %s", env.Target.Digest, env.Target.RuntimeUID, r.spec.RuntimeUID))
+	}
+	return nil
+}
+
+// stepsKnown rejects steps this operator cannot execute: an unknown
+// operation, a target release missing from the target plan or a Remove of a
+// release missing from the active plan.
+func stepsKnown(r *Rollout, env Environment) *Stall {
+	for i, s := range r.spec.Steps {
+		var ok bool
+		switch s.Operation {
+		case OpInstall, OpUpgrade, OpVerify, OpAdopt:
+			ok = env.Target == nil || hasRelease(env.Target, s.Release)
+		case OpRemove:
+			ok = env.Active == nil || hasRelease(env.Active, s.Release)
+		}
+		if !ok {
+			return stallf(StallStepUnknown, fmt.Sprintf("step %d/%d %s (%s) cannot be executed by this operator",
+				i+1, len(r.spec.Steps), s.Release.ID, s.Operation))
+		}
+	}
+	return nil
+}
+
+func hasRelease(p *Plan, ref ports.ReleaseRef) bool {
+	_, ok := p.Release(ref)
+	return ok
+}
+
+func planWithoutRecipe(_ *Rollout, env Environment) *Stall {
+	if env.ValidationRequired && env.Target != nil && !env.Target.HasRecipe {
+		return stallf(StallPlanWithoutRecipe, fmt.Sprintf(
+			"plan %s has no recipe and deployment validation is Required", env.Target.Digest))
+	}
+	return nil
+}
+
+func validationUnavailable(r *Rollout, env Environment) *Stall {
+	if env.ValidationRequired && !env.ValidationEnabled && r.status.Step == 0 && r.status.StepStartedAt.IsZero() {
+		return stallf(StallValidationUnavailable,
+			"deployment validation is Required but disabled in the operator chart (validation.enabled)")
+	}
+	return nil
+}
+
+func transitionBlocked(r *Rollout, _ Environment) *Stall {
+	for _, s := range r.spec.Steps {
+		if s.Assessment == ports.VerdictBlocked {
+			return stallf(StallTransitionBlocked, fmt.Sprintf("AICR upgrade-check blocks %s", s.Release.ID))
+		}
+	}
+	return nil
+}

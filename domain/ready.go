@@ -1,0 +1,155 @@
+package domain
+
+// ConditionStatus is a condition's status.
+type ConditionStatus string
+
+const (
+	// ConditionTrue means the condition holds.
+	ConditionTrue ConditionStatus = "True"
+	// ConditionFalse means the condition does not hold.
+	ConditionFalse ConditionStatus = "False"
+	// ConditionUnknown means the condition cannot be judged.
+	ConditionUnknown ConditionStatus = "Unknown"
+)
+
+// Ready reasons of the runtime (CR-8) that are not stall reasons.
+const (
+	// ReasonRolledOut surfaces when the target plan is rolled out, every release is ready and validation passed.
+	ReasonRolledOut = "RolledOut"
+	// ReasonValidationDisabled surfaces when the target is rolled out and deployment validation is Disabled.
+	ReasonValidationDisabled = "ValidationDisabled"
+	// ReasonRollingOut surfaces while a rollout toward the target exists or is about to be created.
+	ReasonRollingOut = "RollingOut"
+	// ReasonNotReady surfaces when the target is rolled out but a release is not ready.
+	ReasonNotReady = "NotReady"
+	// ReasonNoActivePlan surfaces when nothing is rolled out and there is no target yet.
+	ReasonNoActivePlan = "NoActivePlan"
+	// ReasonPaused surfaces when spec.paused is true.
+	ReasonPaused = "Paused"
+	// ReasonEngineSuspended surfaces when the engine-suspension switch is on.
+	ReasonEngineSuspended = "EngineSuspended"
+	// ReasonDeleting surfaces while the ClusterRuntime is being deleted.
+	ReasonDeleting = "Deleting"
+	// ReasonResolving is the Resolved reason while AICR Jobs run; it never stalls the runtime.
+	ReasonResolving = "Resolving"
+)
+
+// Condition is an engine-neutral status condition.
+type Condition struct {
+	Status  ConditionStatus
+	Reason  string
+	Message string
+}
+
+// RolloutView is what Ready needs to know about the rollout toward the target.
+type RolloutView struct {
+	Name   string
+	Phase  Phase
+	Step   int
+	Steps  []Step
+	Run    string
+	Stall  *Stall
+	Exists bool
+}
+
+// ReadyInput is the observation ReadyCondition derives Ready from.
+type ReadyInput struct {
+	Deleting           bool
+	Paused             bool
+	EngineSuspended    bool
+	EngineStall        *Stall
+	PlanStall          *Stall
+	ActivePlanDigest   string
+	TargetPlanDigest   string
+	Rollout            RolloutView
+	ReleasesReady      bool
+	ValidationDisabled bool
+}
+
+// ReadyCondition derives the runtime's Ready condition (CR-8). The checks
+// run in order; the first that applies decides.
+func ReadyCondition(in ReadyInput) Condition {
+	switch {
+	case in.Deleting:
+		return Condition{ConditionFalse, ReasonDeleting, "the ClusterRuntime is being deleted"}
+	case in.EngineStall != nil:
+		return Condition{ConditionFalse, string(in.EngineStall.Reason), in.EngineStall.Message}
+	case in.PlanStall != nil:
+		return Condition{ConditionFalse, string(in.PlanStall.Reason), in.PlanStall.Message}
+	case in.Paused:
+		return Condition{ConditionFalse, ReasonPaused, "the runtime is paused (spec.paused)"}
+	case in.EngineSuspended:
+		return Condition{ConditionFalse, ReasonEngineSuspended, "the deployment engine's automation is suspended"}
+	case in.TargetPlanDigest == "" && in.ActivePlanDigest == "":
+		return Condition{ConditionFalse, ReasonNoActivePlan, "no plan is rolled out yet"}
+	case in.TargetPlanDigest != "" && in.TargetPlanDigest != in.ActivePlanDigest:
+		return Condition{ConditionFalse, ReasonRollingOut, RolloutProgressMessage(in.Rollout, in.TargetPlanDigest)}
+	case !in.ReleasesReady:
+		return Condition{ConditionFalse, ReasonNotReady, "a release of plan " + in.ActivePlanDigest + " is not ready"}
+	case in.ValidationDisabled:
+		return Condition{ConditionTrue, ReasonValidationDisabled, "plan " + in.ActivePlanDigest + " rolled out, validation disabled"}
+	}
+	return Condition{ConditionTrue, ReasonRolledOut, "plan " + in.ActivePlanDigest + " rolled out and validated"}
+}
+
+// RolloutProgressMessage names the rollout and where it is (CR-8).
+func RolloutProgressMessage(v RolloutView, targetPlanDigest string) string {
+	switch {
+	case !v.Exists:
+		return NotRolledOutMessage(targetPlanDigest)
+	case v.Stall != nil && v.Stall.Reason != StallAwaitingApproval:
+		return StalledMessage(v.Name, v.Stall.Message)
+	case v.Phase == PhaseAwaitingApproval:
+		return AwaitingApprovalMessage(v.Name)
+	case v.Phase == PhaseValidating:
+		return ValidationMessage(v.Name, v.Run)
+	case v.Step < len(v.Steps):
+		return StepMessage(v.Name, v.Step, len(v.Steps), v.Steps[v.Step])
+	}
+	return "rollout " + v.Name + " " + string(v.Phase)
+}
+
+// StalledFromResolved applies CR-10: Resolved=False with any reason other than
+// Resolving makes the runtime Stalled with the same reason and message.
+func StalledFromResolved(resolved Condition) *Stall {
+	if resolved.Status != ConditionFalse || resolved.Reason == ReasonResolving || resolved.Reason == "" {
+		return nil
+	}
+	return &Stall{Reason: StallReason(resolved.Reason), Message: resolved.Message}
+}
+
+// ReleaseAvailability is one release's observation for Available (CR-9).
+type ReleaseAvailability struct {
+	ID      string
+	Healthy bool
+	// Counted: the release is in the active plan, or a rollout (in progress
+	// or failed) already moved it to another plan.
+	Counted bool
+	// Removing: its Remove step started.
+	Removing bool
+	// Installing: a rollout installs it and has not succeeded.
+	Installing bool
+	// InFlight: it is the release of the step in flight.
+	InFlight bool
+}
+
+// AvailableCondition derives Available (CR-9). The release of the step in
+// flight leaves Available as it was (previous) while it progresses, as a
+// rolling update leaves a Deployment available.
+func AvailableCondition(releases []ReleaseAvailability, previous ConditionStatus) Condition {
+	for _, r := range releases {
+		if !r.Counted || r.Removing || r.Installing {
+			continue
+		}
+		if r.InFlight {
+			if previous == ConditionFalse {
+				return Condition{ConditionFalse, "ReleaseUnavailable", "release " + r.ID + " is progressing"}
+			}
+			continue
+		}
+		if !r.Healthy {
+			return Condition{ConditionFalse, "ReleaseUnavailable", "release " + r.ID + " is not healthy"}
+		}
+	}
+	return Condition{ConditionTrue, "ReleasesHealthy", "every counted release is healthy at the plan it carries"}
+}

@@ -1,0 +1,123 @@
+package domain
+
+import (
+	"sort"
+	"time"
+)
+
+// Retention limits (RET-1, RET-2).
+const (
+	// KeepSupersededPlans is how many superseded plans are kept besides active, candidate and pinned ones.
+	KeepSupersededPlans = 5
+	// KeepTerminalRollouts is how many terminal rollouts are kept per runtime UID.
+	KeepTerminalRollouts = 10
+)
+
+// PlanRecord describes one stored plan for retention.
+type PlanRecord struct {
+	Name      string
+	Digest    string
+	CreatedAt time.Time
+	Active    bool
+	Candidate bool
+	Pinned    bool
+}
+
+// PlansToDelete applies RET-1: keep active, candidate and pinned plans plus
+// the KeepSupersededPlans most recent others; return the names of the rest
+// (their recipe and values ConfigMaps go with them).
+func PlansToDelete(plans []PlanRecord) []string {
+	var others []PlanRecord
+	for _, p := range plans {
+		if !p.Active && !p.Candidate && !p.Pinned {
+			others = append(others, p)
+		}
+	}
+	sort.SliceStable(others, func(i, j int) bool {
+		return newer(others[i].CreatedAt, others[i].Name, others[j].CreatedAt, others[j].Name)
+	})
+	var out []string
+	for i, p := range others {
+		if i >= KeepSupersededPlans {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// RolloutRecord describes one rollout for retention.
+type RolloutRecord struct {
+	Name       string
+	RuntimeUID string
+	CreatedAt  time.Time
+	// Outcome is the outcome label ("" while the rollout has none).
+	Outcome Phase
+}
+
+// RolloutsToDelete applies RET-2 per runtime UID: keep the newest Succeeded
+// rollout, every rollout without an outcome and the KeepTerminalRollouts most
+// recent terminal ones; return the names of the rest.
+func RolloutsToDelete(rollouts []RolloutRecord) []string {
+	byUID := map[string][]RolloutRecord{}
+	var uids []string
+	for _, r := range rollouts {
+		if _, ok := byUID[r.RuntimeUID]; !ok {
+			uids = append(uids, r.RuntimeUID)
+		}
+		byUID[r.RuntimeUID] = append(byUID[r.RuntimeUID], r)
+	}
+	var out []string
+	for _, uid := range uids {
+		rs := byUID[uid]
+		sort.SliceStable(rs, func(i, j int) bool { return newer(rs[i].CreatedAt, rs[i].Name, rs[j].CreatedAt, rs[j].Name) })
+		keptSucceeded, terminal := false, 0
+		for _, r := range rs {
+			if r.Outcome == "" {
+				continue
+			}
+			terminal++
+			if r.Outcome == PhaseSucceeded && !keptSucceeded {
+				keptSucceeded = true
+				continue
+			}
+			if terminal > KeepTerminalRollouts {
+				out = append(out, r.Name)
+			}
+		}
+	}
+	return out
+}
+
+// JobResult describes one kept AICR result copy (snapshot, recipe, assessment report).
+type JobResult struct {
+	Name      string
+	Snapshot  bool
+	Succeeded bool
+	CreatedAt time.Time
+}
+
+// JobResultsToDelete applies RET-3: keep result copies referenced by a
+// retained plan or rollout (referenced) plus the newest successful snapshot.
+func JobResultsToDelete(results []JobResult, referenced map[string]bool) []string {
+	newest := ""
+	var newestAt time.Time
+	for _, r := range results {
+		if r.Snapshot && r.Succeeded && (newest == "" || newer(r.CreatedAt, r.Name, newestAt, newest)) {
+			newest, newestAt = r.Name, r.CreatedAt
+		}
+	}
+	var out []string
+	for _, r := range results {
+		if !referenced[r.Name] && r.Name != newest {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
+func newer(a time.Time, an string, b time.Time, bn string) bool {
+	if !a.Equal(b) {
+		return a.After(b)
+	}
+	return an > bn
+}

@@ -1,0 +1,167 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// Rollout bounds (RO-5).
+const (
+	// MaxSteps is the largest number of steps a rollout may hold.
+	MaxSteps = 256
+	// DefaultActionTimeout bounds how long one step may take to become ready.
+	DefaultActionTimeout = 15 * time.Minute
+)
+
+// ErrInvalidRollout reports a rollout spec that breaks an invariant.
+var ErrInvalidRollout = errors.New("invalid rollout")
+
+// Acknowledgement records that an approver did a release's post-apply steps (RO-9).
+type Acknowledgement struct {
+	Release        string
+	AcknowledgedBy string
+	AcknowledgedAt time.Time
+}
+
+// Approval is the set-once approval of a rollout (RO-4).
+type Approval struct {
+	ApprovedBy       string
+	ExpiresAt        time.Time
+	Reason           string
+	RevokedBy        string
+	RevokedAt        time.Time
+	RevokeReason     string
+	Acknowledgements []Acknowledgement
+}
+
+// Approved reports whether an approval was given (whether or not still valid).
+func (a Approval) Approved() bool { return a.ApprovedBy != "" }
+
+// Revoked reports whether the approval was revoked.
+func (a Approval) Revoked() bool { return a.RevokedBy != "" }
+
+// Acknowledged reports whether release has an acknowledgement.
+func (a Approval) Acknowledged(release string) bool {
+	for _, ack := range a.Acknowledgements {
+		if ack.Release == release {
+			return true
+		}
+	}
+	return false
+}
+
+// RolloutSpec is the immutable part of a rollout (RO-2) plus its approval.
+type RolloutSpec struct {
+	Name                    string
+	RuntimeUID              string
+	FromPlanDigest          string
+	ToPlanDigest            string
+	StartingInventoryDigest string
+	CreatedAt               time.Time
+	Deadline                time.Time
+	ApprovalRequired        bool
+	Steps                   []Step
+	Approval                Approval
+}
+
+// RolloutStatus is the observed progress of a rollout; it can be rebuilt
+// from the outcome label and the engine objects (RO-13).
+type RolloutStatus struct {
+	Phase Phase
+	// Step is the index of the step in flight (len(Steps) once all finished).
+	Step int
+	// StepStartedAt is when the step in flight made its mutation (zero: not yet).
+	StepStartedAt time.Time
+	// ValidationRun names the validation job.
+	ValidationRun string
+	// Message explains the phase (for outcomes: why it ended).
+	Message string
+}
+
+// Rollout is one RuntimeRollout: a spec plus the status it has reached.
+type Rollout struct {
+	spec   RolloutSpec
+	status RolloutStatus
+}
+
+// NewRollout validates spec and returns a rollout in phase Pending.
+func NewRollout(spec RolloutSpec) (*Rollout, error) {
+	return RolloutFromStatus(spec, RolloutStatus{Phase: PhasePending})
+}
+
+// RolloutFromStatus rehydrates a rollout from persisted spec and status (for
+// a restored rollout without status pass the phase derived from its outcome
+// label, or Pending). It validates the spec's invariants.
+func RolloutFromStatus(spec RolloutSpec, status RolloutStatus) (*Rollout, error) {
+	switch {
+	case spec.Name == "" || spec.RuntimeUID == "" || spec.ToPlanDigest == "":
+		return nil, fmt.Errorf("name, runtime UID and target plan are required: %w", ErrInvalidRollout)
+	case len(spec.Steps) > MaxSteps:
+		return nil, fmt.Errorf("%d steps, at most %d: %w", len(spec.Steps), MaxSteps, ErrInvalidRollout)
+	case status.Step < 0 || status.Step > len(spec.Steps):
+		return nil, fmt.Errorf("step index %d out of range: %w", status.Step, ErrInvalidRollout)
+	}
+	if status.Phase == "" {
+		status.Phase = PhasePending
+	}
+	return &Rollout{spec: spec, status: status}, nil
+}
+
+// Spec returns the rollout's spec.
+func (r *Rollout) Spec() RolloutSpec { return r.spec }
+
+// Status returns the rollout's status.
+func (r *Rollout) Status() RolloutStatus { return r.status }
+
+// Ports bundles the driven ports the domain needs; app/ builds it.
+type Ports struct {
+	Engine   ports.DeploymentEngine
+	Jobs     ports.JobRunner
+	Registry ports.Registry
+	Clock    ports.Clock
+}
+
+// Environment is what the caller observed outside the rollout for this
+// decision: the runtime, its plans and the installation's configuration.
+type Environment struct {
+	// RuntimeUID is the UID of the ClusterRuntime now ("" when it is gone).
+	RuntimeUID string
+	// TargetPlanDigest is the runtime's current target plan.
+	TargetPlanDigest string
+	// Target is the plan named by the rollout's toPlanDigest.
+	Target *Plan
+	// Active is the plan named by fromPlanDigest (nil for an initial install).
+	Active *Plan
+	// AdoptionRuntimeUID is spec.adoption.runtimeUID ("" when not adopting).
+	AdoptionRuntimeUID string
+	// ValidationRequired is spec.validation.deployment == Required.
+	ValidationRequired bool
+	// ValidationEnabled is the chart's validation.enabled.
+	ValidationEnabled bool
+	// ValidationImage is the pinned validator image.
+	ValidationImage string
+	// SuspendEngine asks to suspend the engine's automation of the releases.
+	SuspendEngine bool
+	// ActionTimeout bounds one step (DefaultActionTimeout when zero).
+	ActionTimeout time.Duration
+}
+
+// Outcome is the result of one Advance: the new status to persist and, when
+// progress stopped, why. Waiting is expressed by RequeueAfter.
+type Outcome struct {
+	Status RolloutStatus
+	// Stall is set when the rollout cannot progress without an outside change.
+	Stall *Stall
+	// RequeueAfter asks the caller to advance again after this long (0: on the next event).
+	RequeueAfter time.Duration
+	// Event describes the decision taken ("" when nothing changed).
+	Event string
+	// EvidenceDigest is the registry digest of validation evidence (Succeeded after validation).
+	EvidenceDigest ports.Digest
+}
+
+// Phase returns the outcome's phase.
+func (o Outcome) Phase() Phase { return o.Status.Phase }

@@ -1,0 +1,156 @@
+package domain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// progress runs the step in flight: make its mutation once, then judge it
+// from the engine's state until it is ready, failed or timed out.
+func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now time.Time) (Outcome, error) {
+	if r.status.Step >= len(r.spec.Steps) {
+		return r.finishSteps(env, now), nil
+	}
+	s := r.spec.Steps[r.status.Step]
+	st, err := p.Engine.Status(ctx, s.Release)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ports.ErrTargetNotFound) {
+		return r.stallOrError("status of "+s.Release.String(), err)
+	}
+	if !r.mutationMade(s, st, exists) {
+		if out, ended := r.approvalGate(env, now); ended {
+			return out, nil
+		}
+		if env.SuspendEngine {
+			return r.suspend(ctx, p, s, exists)
+		}
+		return r.mutate(ctx, p, env, s, st, exists, now)
+	}
+	return r.judge(s, st, exists, env, now), nil
+}
+
+// mutationMade judges from the engine object whether this rollout already
+// made the step's mutation: the spec it wrote (owner and target plan) or a
+// sync since the rollout was created; for a Remove, the object is gone.
+func (r *Rollout) mutationMade(s Step, st ports.ReleaseStatus, exists bool) bool {
+	if s.Operation == OpRemove {
+		return !exists || !r.status.StepStartedAt.IsZero()
+	}
+	if !exists {
+		return false
+	}
+	written := st.Owner.RuntimeUID == r.spec.RuntimeUID && st.Owner.PlanDigest == r.spec.ToPlanDigest
+	return written && (st.Owner.Rollout == r.spec.Name || st.LastSyncAt.After(r.spec.CreatedAt) || !r.status.StepStartedAt.IsZero())
+}
+
+// mutate makes the step's single mutation through the engine.
+func (r *Rollout) mutate(ctx context.Context, p Ports, env Environment, s Step, st ports.ReleaseStatus,
+	exists bool, now time.Time) (Outcome, error) {
+	owner := ports.ReleaseOwner{RuntimeUID: r.spec.RuntimeUID, PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name}
+	var err error
+	switch s.Operation {
+	case OpRemove:
+		err = p.Engine.Remove(ctx, s.Release, owner)
+	case OpAdopt:
+		if !exists {
+			return r.stalled(r.missing(s)), nil
+		}
+		if st.Owner.RuntimeUID != r.spec.RuntimeUID {
+			err = p.Engine.Adopt(ctx, s.Release, env.AdoptionRuntimeUID, owner)
+			if err == nil {
+				return Outcome{Status: r.status, Event: "adopted " + s.Release.String()}, nil
+			}
+			break
+		}
+		err = r.apply(ctx, p, env, s, owner)
+	case OpInstall:
+		if exists && st.Owner.RuntimeUID != r.spec.RuntimeUID {
+			return r.stalled(stallf(StallForeignObject, fmt.Sprintf(
+				"an engine object for %s exists that the operator did not create", s.Release))), nil
+		}
+		err = r.apply(ctx, p, env, s, owner)
+	case OpUpgrade, OpVerify:
+		if !exists {
+			return r.stalled(r.missing(s)), nil
+		}
+		err = r.apply(ctx, p, env, s, owner)
+	}
+	if err != nil {
+		return r.stallOrError(fmt.Sprintf("%s %s", s.Operation, s.Release), err)
+	}
+	r.status.StepStartedAt = now
+	r.status.Message = StepMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s)
+	return Outcome{Status: r.status, RequeueAfter: pollInterval, Event: r.status.Message + " started"}, nil
+}
+
+func (r *Rollout) missing(s Step) *Stall {
+	return stallf(StallMovedReleaseMissing, fmt.Sprintf(
+		"%s step for %s finds no engine object; it is not repaired from the active plan", s.Operation, s.Release))
+}
+
+func (r *Rollout) apply(ctx context.Context, p Ports, env Environment, s Step, owner ports.ReleaseOwner) error {
+	rel, _ := env.Target.Release(s.Release)
+	return p.Engine.Apply(ctx, ports.ReleaseSpec{
+		Ref: s.Release, Chart: rel.Chart, ContentDigest: rel.ContentDigest, Values: rel.Values,
+		Policy: rel.Policy, DependsOn: rel.DependsOn, Owner: owner,
+	})
+}
+
+// suspend asks the engine to suspend automation before the next step.
+func (r *Rollout) suspend(ctx context.Context, p Ports, s Step, exists bool) (Outcome, error) {
+	if exists {
+		if err := p.Engine.Suspend(ctx, s.Release, true); err != nil {
+			return r.stallOrError("suspend "+s.Release.String(), err)
+		}
+	}
+	r.status.Message = "engine suspended before " + StepMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s)
+	return Outcome{Status: r.status, Event: r.status.Message}, nil
+}
+
+// judge decides whether the mutated step is done, failed or still running.
+func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environment, now time.Time) Outcome {
+	timeout := env.ActionTimeout
+	if timeout == 0 {
+		timeout = DefaultActionTimeout
+	}
+	done := !exists
+	if s.Operation != OpRemove {
+		if st.Operation == ports.OperationFailed {
+			return r.end(PhaseFailed, fmt.Sprintf("step %d/%d %s (%s) sync failed: %s",
+				r.status.Step+1, len(r.spec.Steps), s.Release.ID, s.Operation, st.Message))
+		}
+		done = exists && st.Ready()
+	}
+	if done {
+		if s.AcknowledgeAfterApply && !r.spec.Approval.Acknowledged(s.Release.ID) {
+			r.status.Phase = PhaseAwaitingAcknowledgement
+			return r.awaitingAcknowledgement()
+		}
+		return r.nextStep(fmt.Sprintf("%s (%s) ready", s.Release, s.Operation))
+	}
+	if !r.status.StepStartedAt.IsZero() && now.Sub(r.status.StepStartedAt) > timeout {
+		return r.end(PhaseFailed, fmt.Sprintf("step %d/%d %s (%s) not ready within %s",
+			r.status.Step+1, len(r.spec.Steps), s.Release.ID, s.Operation, timeout))
+	}
+	if r.status.StepStartedAt.IsZero() {
+		r.status.StepStartedAt = now // restored rollout: the action timeout starts now
+	}
+	r.status.Message = StepMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s)
+	return Outcome{Status: r.status, RequeueAfter: pollInterval}
+}
+
+// finishSteps moves to validation or success once every step finished.
+func (r *Rollout) finishSteps(env Environment, _ time.Time) Outcome {
+	if env.ValidationRequired {
+		r.status.Phase = PhaseValidating
+		r.status.ValidationRun = r.spec.Name + validationSuffix
+		r.status.Message = ValidationMessage(r.spec.Name, r.status.ValidationRun)
+		return Outcome{Status: r.status, Event: r.status.Message}
+	}
+	r.status.Phase, r.status.Message = PhaseSucceeded, "every step finished, validation disabled"
+	return Outcome{Status: r.status, Event: "rollout " + r.spec.Name + " succeeded"}
+}
