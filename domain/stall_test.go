@@ -1,0 +1,283 @@
+package domain_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
+
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// stallCase drives the domain into one stall. Cases that surface in the
+// rollout state machine go through Advance with mocked ports; the others call
+// the domain function that decides them (with the ports they need mocked).
+type stallCase struct {
+	name string
+	want domain.StallReason
+	run  func(t *testing.T, p domain.Ports, r recorders) *domain.Stall
+}
+
+func advanceStall(s domain.RolloutSpec, st domain.RolloutStatus, mutate func(*domain.Environment),
+	expect func(r recorders)) func(t *testing.T, p domain.Ports, r recorders) *domain.Stall {
+	return func(t *testing.T, p domain.Ports, r recorders) *domain.Stall {
+		t.Helper()
+		e := env(t)
+		if mutate != nil {
+			mutate(&e)
+		}
+		r.clock.Now().Return(t0.Add(time.Hour)).AnyTimes()
+		if expect != nil {
+			expect(r)
+		}
+		return advance(t, p, rollout(t, s, st), e).Stall
+	}
+}
+
+func stallErrorOf(t *testing.T, err error) *domain.Stall {
+	t.Helper()
+	var se *domain.StallError
+	require.ErrorAs(t, err, &se)
+	return &se.Stall
+}
+
+func pendingReady(r recorders) {
+	r.engine.Check(gomock.Any()).Return(nil)
+	r.engine.List(gomock.Any()).Return(nil, nil)
+}
+
+func TestStallReasons(t *testing.T) {
+	t.Parallel()
+	tests := rolloutStallCases(t)
+	tests = append(tests, resolverStallCases()...)
+
+	covered := map[domain.StallReason]bool{}
+	for _, tt := range tests {
+		covered[tt.want] = true
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			got := tt.run(t, p, r)
+			require.NotNil(t, got, "expected a stall")
+			assert.Equal(t, tt.want, got.Reason)
+			assert.NotEmpty(t, got.Message)
+			assert.NotRegexp(t, `\.$`, got.Message, "messages have no trailing period")
+		})
+	}
+
+	t.Run("every StallReason has a case", func(t *testing.T) {
+		t.Parallel()
+		for _, r := range domain.StallReasons() {
+			assert.Truef(t, covered[r], "no test case for stall reason %q", r)
+		}
+		assert.Len(t, covered, len(domain.StallReasons()), "a case names a reason outside StallReasons()")
+	})
+}
+
+func rolloutStallCases(t *testing.T) []stallCase {
+	t.Helper()
+	base := spec(t)
+	gpu := ref("gpu-operator")
+	cm := ref("cert-manager")
+	return []stallCase{
+		{"EngineMissing when the engine CRDs are absent", domain.StallEngineMissing,
+			advanceStall(base, domain.RolloutStatus{}, nil, func(r recorders) {
+				r.engine.Check(gomock.Any()).Return(fmt.Errorf("no kind Application: %w", ports.ErrEngineMissing))
+			})},
+		{"ProjectMissing when the AppProject is absent", domain.StallProjectMissing,
+			advanceStall(base, domain.RolloutStatus{}, nil, func(r recorders) {
+				r.engine.Check(gomock.Any()).Return(ports.ErrProjectMissing)
+			})},
+		{"Unauthorized when the engine denies the operator", domain.StallUnauthorized,
+			advanceStall(base, domain.RolloutStatus{}, nil, func(r recorders) {
+				r.engine.Check(gomock.Any()).Return(fmt.Errorf("forbidden: %w", ports.ErrUnauthorized))
+			})},
+		{"InventoryDrift when the live inventory changed before the first step", domain.StallInventoryDrift,
+			advanceStall(spec(t, func(s *domain.RolloutSpec) { s.StartingInventoryDigest = "sha256:00" }),
+				domain.RolloutStatus{}, nil, func(r recorders) {
+					r.engine.Check(gomock.Any()).Return(nil)
+					r.engine.List(gomock.Any()).Return([]ports.ReleaseStatus{written(cm, "sha256:old", true)}, nil)
+				})},
+		{"AwaitingApproval when approval is required and missing", domain.StallAwaitingApproval,
+			advanceStall(spec(t, needsApproval), domain.RolloutStatus{}, nil, pendingReady)},
+		{"RolloutExpired when the deadline passes without approval", domain.StallRolloutExpired,
+			advanceStall(spec(t, needsApproval, func(s *domain.RolloutSpec) { s.Deadline = t0.Add(time.Minute) }),
+				domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval}, nil, nil)},
+		{"RolloutRevoked when the approval is revoked before an unstarted step", domain.StallRolloutRevoked,
+			advanceStall(spec(t, revoked), progressing(1), nil, func(r recorders) {
+				r.engine.Status(gomock.Any(), gpu).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
+			})},
+		{"AwaitingAcknowledgement when a manual step is applied", domain.StallAwaitingAcknowledgement,
+			advanceStall(spec(t, approved, func(s *domain.RolloutSpec) { s.Steps[1].AcknowledgeAfterApply = true }),
+				inFlight(1, t0.Add(30*time.Minute)), nil, func(r recorders) {
+					r.engine.Status(gomock.Any(), gpu).Return(written(gpu, base.ToPlanDigest, true), nil)
+				})},
+		{"TransitionBlocked when upgrade-check blocks a step", domain.StallTransitionBlocked,
+			advanceStall(spec(t, func(s *domain.RolloutSpec) { s.Steps[1].Assessment = ports.VerdictBlocked }),
+				domain.RolloutStatus{}, nil, nil)},
+		{"StepUnknown when a step names an unknown operation", domain.StallStepUnknown,
+			advanceStall(spec(t, func(s *domain.RolloutSpec) { s.Steps[0].Operation = "Rollback" }),
+				progressing(0), nil, nil)},
+		{"MovedReleaseMissing when an upgraded release has no engine object", domain.StallMovedReleaseMissing,
+			advanceStall(spec(t, func(s *domain.RolloutSpec) { s.Steps[0].Operation = domain.OpUpgrade }),
+				progressing(0), nil, func(r recorders) {
+					r.engine.Status(gomock.Any(), cm).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
+				})},
+		{"ForeignObject when an object the operator did not create is in the way", domain.StallForeignObject,
+			advanceStall(base, progressing(0), nil, func(r recorders) {
+				r.engine.Status(gomock.Any(), cm).Return(ports.ReleaseStatus{Ref: cm}, nil)
+			})},
+		{"EngineSuspensionRefused when the engine cannot suspend a release", domain.StallEngineSuspensionRefused,
+			advanceStall(spec(t, func(s *domain.RolloutSpec) { s.Steps[0].Operation = domain.OpUpgrade }),
+				progressing(0), func(e *domain.Environment) { e.SuspendEngine = true }, func(r recorders) {
+					r.engine.Status(gomock.Any(), cm).Return(written(cm, "sha256:old", true), nil)
+					r.engine.Suspend(gomock.Any(), cm, true).Return(ports.ErrSuspensionRefused)
+				})},
+		{"RolloutFailed when a step's sync fails", domain.StallRolloutFailed,
+			advanceStall(base, inFlight(0, t0), nil, func(r recorders) {
+				st := written(cm, base.ToPlanDigest, false)
+				st.Operation, st.Message = ports.OperationFailed, "webhook denied"
+				r.engine.Status(gomock.Any(), cm).Return(st, nil)
+			})},
+		{"RegistryCredentialsStale when evidence cannot be pushed with expired credentials",
+			domain.StallRegistryCredentialsStale,
+			advanceStall(base, domain.RolloutStatus{Phase: domain.PhaseValidating, Step: 2, ValidationRun: "v"},
+				func(e *domain.Environment) { e.ValidationRequired = true }, func(r recorders) {
+					r.jobs.Status(gomock.Any(), ports.JobRef{Name: "v"}).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+					r.reg.PushEvidence(gomock.Any(), gomock.Any()).Return(ports.Digest(""), ports.ErrCredentialsStale)
+				})},
+		{"PlanOfAnotherRuntime when the target plan records another runtime", domain.StallPlanOfAnotherRuntime,
+			advanceStall(base, domain.RolloutStatus{}, func(e *domain.Environment) {
+				other := *e.Target
+				other.RuntimeUID = "another"
+				e.Target = &other
+			}, nil)},
+		{"PlanWithoutRecipe when validation is required and the plan was rebuilt", domain.StallPlanWithoutRecipe,
+			advanceStall(base, domain.RolloutStatus{}, func(e *domain.Environment) {
+				rebuilt := *e.Target
+				rebuilt.HasRecipe, rebuilt.Source = false, domain.SourceRebuilt
+				e.Target, e.ValidationRequired = &rebuilt, true
+			}, nil)},
+		{"ValidationUnavailable when validation is required but disabled in the chart",
+			domain.StallValidationUnavailable,
+			advanceStall(base, domain.RolloutStatus{}, func(e *domain.Environment) {
+				e.ValidationRequired, e.ValidationEnabled = true, false
+			}, nil)},
+	}
+}
+
+func resolverStallCases() []stallCase {
+	nodes := func(labels ...map[string]string) []domain.Node {
+		out := make([]domain.Node, len(labels))
+		for i, l := range labels {
+			out[i] = domain.Node{Name: fmt.Sprintf("n%d", i), Labels: l}
+		}
+		return out
+	}
+	pl := domain.Placement{System: domain.NodeSelector{"pool": "system"}, Accelerated: domain.NodeSelector{"pool": "gpu"}}
+	gpuNode := func(product string) map[string]string {
+		return map[string]string{"pool": "gpu", "nvidia.com/gpu.product": product}
+	}
+	pure := func(f func() *domain.Stall) func(*testing.T, domain.Ports, recorders) *domain.Stall {
+		return func(*testing.T, domain.Ports, recorders) *domain.Stall { return f() }
+	}
+	return []stallCase{
+		{"NodeGroupEmpty when no node is accelerated", domain.StallNodeGroupEmpty, pure(func() *domain.Stall {
+			return domain.CheckPlacement(nodes(map[string]string{"pool": "system"}), pl)
+		})},
+		{"PlacementOverlap when a node is in both groups", domain.StallPlacementOverlap, pure(func() *domain.Stall {
+			both := domain.Placement{System: domain.NodeSelector{"a": "1"}, Accelerated: domain.NodeSelector{"b": "1"}}
+			return domain.CheckPlacement(nodes(map[string]string{"a": "1", "b": "1"}), both)
+		})},
+		{"AcceleratedGroupHeterogeneous when GPU products differ", domain.StallAcceleratedGroupHeterogeneous,
+			pure(func() *domain.Stall {
+				return domain.CheckPlacement(nodes(map[string]string{"pool": "system"},
+					gpuNode("NVIDIA-H100-80GB-HBM3"), gpuNode("NVIDIA-A100-SXM4-80GB")), pl)
+			})},
+		{"InvalidPlacement when a selector key is not a label key", domain.StallInvalidPlacement,
+			pure(func() *domain.Stall {
+				return domain.CheckPlacement(nil, domain.Placement{System: domain.NodeSelector{"bad key!": "x"},
+					Accelerated: domain.NodeSelector{"pool": "gpu"}})
+			})},
+		{"SnapshotIncomplete when the snapshot lacks the OS", domain.StallSnapshotIncomplete,
+			pure(func() *domain.Stall {
+				return domain.CheckSnapshot(map[string]string{"os": "ubuntu"}, domain.SnapshotFacts{"accelerator": "h100"})
+			})},
+		{"CriteriaConflict when the snapshot measures another accelerator", domain.StallCriteriaConflict,
+			pure(func() *domain.Stall {
+				return domain.CheckSnapshot(map[string]string{"accelerator": "h100"}, domain.SnapshotFacts{"accelerator": "gb200"})
+			})},
+		{"OverridePathUnknown when an override names a missing component", domain.StallOverridePathUnknown,
+			pure(func() *domain.Stall {
+				return domain.CheckOverrides([]domain.Override{{Component: "nope", Path: "a.b", Value: 1.0}},
+					map[string]bool{"gpu-operator": true})
+			})},
+		{"InvalidOverride when an override path has an empty key", domain.StallInvalidOverride,
+			pure(func() *domain.Stall {
+				return domain.CheckOverrides([]domain.Override{{Component: "gpu-operator", Path: "driver..version"}},
+					map[string]bool{"gpu-operator": true})
+			})},
+		{"NamespaceNotAllowed when a release targets an unlisted namespace", domain.StallNamespaceNotAllowed,
+			func(t *testing.T, _ domain.Ports, _ recorders) *domain.Stall {
+				return domain.CheckNamespaces(targetPlan(t), []string{"cert-manager"})
+			}},
+		{"ChartSourceUnsupported when a chart comes from plain http", domain.StallChartSourceUnsupported,
+			func(t *testing.T, _ domain.Ports, _ recorders) *domain.Stall {
+				b := smallBundle()
+				b.Releases[0].Chart.Repository = "http://charts.example"
+				_, err := domain.BuildPlan(domain.PlanInput{Bundle: b})
+				return stallErrorOf(t, err)
+			}},
+		{"ContentTooLarge when a bundle has 129 releases", domain.StallContentTooLarge,
+			func(t *testing.T, _ domain.Ports, _ recorders) *domain.Stall {
+				b := smallBundle()
+				for i := len(b.Releases); i <= domain.MaxReleases; i++ {
+					b.Releases = append(b.Releases, release(fmt.Sprintf("r%d", i)))
+				}
+				_, err := domain.BuildPlan(domain.PlanInput{Bundle: b})
+				return stallErrorOf(t, err)
+			}},
+		{"Conflict when a plan ConfigMap exists with another digest", domain.StallConflict,
+			func(t *testing.T, _ domain.Ports, _ recorders) *domain.Stall {
+				_, s := domain.DecidePlanWrite(domain.StoredPlan{DigestAnnotation: "sha256:other"}, targetPlan(t))
+				return s
+			}},
+		{"PlanUnreadable when the schema label and payload disagree", domain.StallPlanUnreadable,
+			pure(func() *domain.Stall {
+				return domain.CheckPlanReadable(domain.StoredPlan{SchemaLabel: "2", PayloadSchema: 1}, uid)
+			})},
+		{"AICRInvalidRequest when the root cause hides behind INTERNAL", domain.StallAICRInvalidRequest,
+			pure(func() *domain.Stall {
+				line := `{"msg":"command failed","exitCode":8,"error":"[INTERNAL] error building recipe: [INVALID_REQUEST] invalid service type: foo"}`
+				return domain.ClassifyAICRExit(8, line).Stall
+			})},
+		{"AICRNotFound on exit code 3", domain.StallAICRNotFound,
+			pure(func() *domain.Stall { return domain.ClassifyAICRExit(3, "").Stall })},
+		{"AICRUnauthorized on exit code 4", domain.StallAICRUnauthorized,
+			pure(func() *domain.Stall { return domain.ClassifyAICRExit(4, "").Stall })},
+		{"AICRTimeout on exit code 5", domain.StallAICRTimeout,
+			pure(func() *domain.Stall { return domain.ClassifyAICRExit(5, "").Stall })},
+		{"AICRInternal on exit code 137", domain.StallAICRInternal,
+			pure(func() *domain.Stall { return domain.ClassifyAICRExit(137, "").Stall })},
+		{"AICRVersionMismatch when a job reports another version", domain.StallAICRVersionMismatch,
+			pure(func() *domain.Stall { return domain.CheckAICRVersion("1.1.0", "v1.2.0") })},
+		{"AICRArtifactUnsupported when the bundle is a v0.x render", domain.StallAICRArtifactUnsupported,
+			func(t *testing.T, _ domain.Ports, _ recorders) *domain.Stall {
+				_, err := domain.BuildPlan(domain.PlanInput{Bundle: ports.Bundle{Layout: ports.LayoutLegacyV0, AICRVersion: "0.11.1"}})
+				return stallErrorOf(t, err)
+			}},
+		{"RegistryCredentialsUnavailable when charts cannot be pinned", domain.StallRegistryCredentialsUnavailable,
+			func(t *testing.T, p domain.Ports, r recorders) *domain.Stall {
+				r.reg.Resolve(gomock.Any(), "oci://mirror/charts/cert-manager:v1.17.2").
+					Return(ports.Digest(""), fmt.Errorf("ecr token: %w", ports.ErrCredentialsUnavailable))
+				s, err := domain.PinCharts(context.Background(), p.Registry, "oci://mirror/charts", targetPlan(t))
+				require.NoError(t, err)
+				return s
+			}},
+	}
+}
