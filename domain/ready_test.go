@@ -1,0 +1,77 @@
+package domain_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+func TestReadyCondition_Messages(t *testing.T) {
+	t.Parallel()
+	steps := make([]domain.Step, 18)
+	steps[8] = domain.Step{Release: ports.ReleaseRef{ID: "gpu-operator"}, Operation: domain.OpUpgrade}
+	rolling := func(v domain.RolloutView) domain.ReadyInput {
+		v.Name, v.Exists, v.Steps = "r1", true, steps
+		return domain.ReadyInput{ActivePlanDigest: "sha256:a", TargetPlanDigest: "sha256:b", Rollout: v}
+	}
+	tests := []struct {
+		name       string
+		in         domain.ReadyInput
+		wantReason string
+		wantMsg    string
+	}{
+		{"step", rolling(domain.RolloutView{Phase: domain.PhaseProgressing, Step: 8}),
+			domain.ReasonRollingOut, "rollout r1: step 9/18 gpu-operator (Upgrade)"},
+		{"approval", rolling(domain.RolloutView{Phase: domain.PhaseAwaitingApproval,
+			Stall: &domain.Stall{Reason: domain.StallAwaitingApproval, Message: "x"}}),
+			domain.ReasonRollingOut, "rollout r1 awaiting approval"},
+		{"validation", rolling(domain.RolloutView{Phase: domain.PhaseValidating, Run: "run-7"}),
+			domain.ReasonRollingOut, "rollout r1: deployment validation run run-7"},
+		{"stalled", rolling(domain.RolloutView{Phase: domain.PhaseFailed,
+			Stall: &domain.Stall{Reason: domain.StallRolloutFailed, Message: "step 2/3 x (Install) sync failed"}}),
+			domain.ReasonRollingOut, "rollout r1 stalled: step 2/3 x (Install) sync failed"},
+		{"no rollout yet", domain.ReadyInput{TargetPlanDigest: "sha256:b"},
+			domain.ReasonRollingOut, "target plan sha256:b is not rolled out yet"},
+		{"rolled out", domain.ReadyInput{ActivePlanDigest: "sha256:a", TargetPlanDigest: "sha256:a", ReleasesReady: true},
+			domain.ReasonRolledOut, "plan sha256:a rolled out and validated"},
+		{"engine", domain.ReadyInput{EngineStall: &domain.Stall{Reason: domain.StallEngineMissing, Message: "m"}},
+			string(domain.StallEngineMissing), "m"},
+		{"paused", domain.ReadyInput{Paused: true}, domain.ReasonPaused, "the runtime is paused (spec.paused)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := domain.ReadyCondition(tt.in)
+			assert.Equal(t, tt.wantReason, c.Reason)
+			assert.Equal(t, tt.wantMsg, c.Message)
+		})
+	}
+}
+
+func TestStalledFromResolved(t *testing.T) {
+	t.Parallel()
+	assert.Nil(t, domain.StalledFromResolved(domain.Condition{Status: domain.ConditionFalse, Reason: domain.ReasonResolving}))
+	assert.Nil(t, domain.StalledFromResolved(domain.Condition{Status: domain.ConditionTrue, Reason: "Resolved"}))
+	s := domain.StalledFromResolved(domain.Condition{Status: domain.ConditionFalse, Reason: "AICRTimeout", Message: "m"})
+	assert.Equal(t, &domain.Stall{Reason: domain.StallAICRTimeout, Message: "m"}, s)
+}
+
+func TestAvailableCondition(t *testing.T) {
+	t.Parallel()
+	healthy := domain.ReleaseAvailability{ID: "a", Healthy: true, Counted: true}
+	sick := domain.ReleaseAvailability{ID: "b", Counted: true}
+	assert.Equal(t, domain.ConditionTrue, domain.AvailableCondition([]domain.ReleaseAvailability{healthy}, "").Status)
+	assert.Equal(t, domain.ConditionFalse, domain.AvailableCondition([]domain.ReleaseAvailability{healthy, sick}, "").Status)
+	removing, installing, inFlight := sick, sick, sick
+	removing.Removing, installing.Installing, inFlight.InFlight = true, true, true
+	for _, r := range []domain.ReleaseAvailability{removing, installing} {
+		assert.Equal(t, domain.ConditionTrue, domain.AvailableCondition([]domain.ReleaseAvailability{healthy, r}, "").Status)
+	}
+	assert.Equal(t, domain.ConditionTrue,
+		domain.AvailableCondition([]domain.ReleaseAvailability{inFlight}, domain.ConditionTrue).Status)
+	assert.Equal(t, domain.ConditionFalse,
+		domain.AvailableCondition([]domain.ReleaseAvailability{inFlight}, domain.ConditionFalse).Status)
+}

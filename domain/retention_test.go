@@ -1,0 +1,50 @@
+package domain_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+func TestPlansToDelete(t *testing.T) {
+	t.Parallel()
+	var plans []domain.PlanRecord
+	for i := range 9 {
+		plans = append(plans, domain.PlanRecord{Name: fmt.Sprintf("p%d", i), CreatedAt: t0.Add(time.Duration(i) * time.Hour)})
+	}
+	plans[0].Active, plans[1].Pinned, plans[8].Candidate = true, true, true
+	// Others: p2..p7 (6 plans); keep the 5 newest (p3..p7), delete p2.
+	assert.Equal(t, []string{"p2"}, domain.PlansToDelete(plans))
+}
+
+func TestRolloutsToDelete(t *testing.T) {
+	t.Parallel()
+	var rs []domain.RolloutRecord
+	rs = append(rs, domain.RolloutRecord{Name: "old-success", RuntimeUID: uid, CreatedAt: t0, Outcome: domain.PhaseSucceeded})
+	for i := 1; i <= 12; i++ {
+		rs = append(rs, domain.RolloutRecord{Name: fmt.Sprintf("f%02d", i), RuntimeUID: uid,
+			CreatedAt: t0.Add(time.Duration(i) * time.Hour), Outcome: domain.PhaseFailed})
+	}
+	rs = append(rs, domain.RolloutRecord{Name: "running", RuntimeUID: uid, CreatedAt: t0.Add(-time.Hour)})
+	rs = append(rs, domain.RolloutRecord{Name: "other-uid", RuntimeUID: "x", CreatedAt: t0, Outcome: domain.PhaseFailed})
+	// Terminal by age: f12..f01, old-success. The newest Succeeded is kept although it is the oldest;
+	// of the failed ones the ten most recent terminal (f12..f03) are kept.
+	assert.ElementsMatch(t, []string{"f01", "f02"}, domain.RolloutsToDelete(rs))
+}
+
+func TestJobResultsToDelete(t *testing.T) {
+	t.Parallel()
+	results := []domain.JobResult{
+		{Name: "snap-old", Snapshot: true, Succeeded: true, CreatedAt: t0},
+		{Name: "snap-new", Snapshot: true, Succeeded: true, CreatedAt: t0.Add(time.Hour)},
+		{Name: "snap-failed", Snapshot: true, CreatedAt: t0.Add(2 * time.Hour)},
+		{Name: "recipe-a", CreatedAt: t0},
+		{Name: "recipe-b", CreatedAt: t0},
+	}
+	got := domain.JobResultsToDelete(results, map[string]bool{"recipe-a": true})
+	assert.ElementsMatch(t, []string{"snap-old", "snap-failed", "recipe-b"}, got)
+}

@@ -1,0 +1,204 @@
+package domain_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
+
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+var errBoom = errors.New("boom")
+
+func TestAdvance_InitialInstallOneDecisionAtATime(t *testing.T) {
+	t.Parallel()
+	p, r := newPorts(t)
+	e := env(t)
+	s := spec(t)
+	cm, gpu := ref("cert-manager"), ref("gpu-operator")
+	now := t0.Add(time.Minute)
+	r.clock.Now().DoAndReturn(func() time.Time { return now }).AnyTimes()
+	ro, err := domain.NewRollout(s)
+	require.NoError(t, err)
+
+	// 1: Pending -> Progressing after the engine and inventory checks.
+	pendingReady(r)
+	out := advance(t, p, ro, e)
+	require.Equal(t, domain.PhaseProgressing, out.Phase())
+	assert.Nil(t, out.Stall)
+
+	// 2: the first step applies cert-manager exactly once.
+	r.engine.Status(gomock.Any(), cm).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
+	r.engine.Apply(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, spec ports.ReleaseSpec) error {
+		assert.Equal(t, cm, spec.Ref)
+		assert.Equal(t, s.ToPlanDigest, spec.Owner.PlanDigest)
+		assert.Equal(t, rolloutName, spec.Owner.Rollout)
+		assert.Contains(t, spec.Values, "gone", "explicit nulls reach the engine")
+		return nil
+	})
+	ro = rollout(t, s, advance(t, p, ro, e).Status)
+	assert.Equal(t, "rollout "+rolloutName+": step 1/2 cert-manager (Install)", ro.Status().Message)
+
+	// 3: not ready yet: wait, no second write (RO-12).
+	r.engine.Status(gomock.Any(), cm).Return(written(cm, s.ToPlanDigest, false), nil)
+	out = advance(t, p, ro, e)
+	assert.Positive(t, out.RequeueAfter)
+	assert.Equal(t, 0, out.Status.Step)
+
+	// 4: ready: next step.
+	r.engine.Status(gomock.Any(), cm).Return(written(cm, s.ToPlanDigest, true), nil)
+	ro = rollout(t, s, advance(t, p, ro, e).Status)
+	assert.Equal(t, 1, ro.Status().Step)
+
+	// 5, 6: gpu-operator applied and ready.
+	r.engine.Status(gomock.Any(), gpu).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
+	r.engine.Apply(gomock.Any(), gomock.Any()).Return(nil)
+	ro = rollout(t, s, advance(t, p, ro, e).Status)
+	r.engine.Status(gomock.Any(), gpu).Return(written(gpu, s.ToPlanDigest, true), nil)
+	ro = rollout(t, s, advance(t, p, ro, e).Status)
+
+	// 7: every step finished, validation disabled: Succeeded.
+	out = advance(t, p, ro, e)
+	assert.Equal(t, domain.PhaseSucceeded, out.Phase())
+	assert.Nil(t, out.Stall)
+}
+
+func TestAdvance_StepActionTimeout(t *testing.T) {
+	t.Parallel()
+	p, r := newPorts(t)
+	s := spec(t)
+	cm := ref("cert-manager")
+	r.clock.Now().Return(t0.Add(domain.DefaultActionTimeout + time.Second))
+	r.engine.Status(gomock.Any(), cm).Return(written(cm, s.ToPlanDigest, false), nil)
+	out := advance(t, p, rollout(t, s, inFlight(0, t0)), env(t))
+	assert.Equal(t, domain.PhaseFailed, out.Phase())
+	require.NotNil(t, out.Stall)
+	assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason)
+}
+
+func TestAdvance_ApprovalRules(t *testing.T) {
+	t.Parallel()
+	gpu := ref("gpu-operator")
+	tests := []struct {
+		name   string
+		spec   []specOpt
+		status domain.RolloutStatus
+		now    time.Time
+		engine func(r recorders, to string)
+		want   domain.Phase
+	}{
+		{"step in flight finishes after the approval expired", []specOpt{approved},
+			inFlight(1, t0.Add(115*time.Minute)), t0.Add(125 * time.Minute), func(r recorders, to string) {
+				r.engine.Status(gomock.Any(), gpu).Return(written(gpu, to, false), nil)
+			}, domain.PhaseProgressing},
+		{"expired approval ends the rollout before an unstarted step", []specOpt{approved}, progressing(1),
+			t0.Add(3 * time.Hour), func(r recorders, _ string) {
+				r.engine.Status(gomock.Any(), gpu).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
+			}, domain.PhaseExpired},
+		{"revoked approval lets the step in flight finish", []specOpt{revoked}, inFlight(1, t0),
+			t0.Add(90 * time.Minute), func(r recorders, to string) {
+				r.engine.Status(gomock.Any(), gpu).Return(written(gpu, to, true), nil)
+			}, domain.PhaseProgressing},
+		{"revocation after the last step is ignored", []specOpt{revoked}, progressing(2),
+			t0.Add(90 * time.Minute), nil, domain.PhaseSucceeded},
+		{"approval starts the steps", []specOpt{approved}, domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval},
+			t0.Add(time.Minute), nil, domain.PhaseProgressing},
+		{"acknowledgement continues", []specOpt{approved, func(s *domain.RolloutSpec) {
+			s.Steps[1].AcknowledgeAfterApply = true
+			s.Approval.Acknowledgements = []domain.Acknowledgement{{Release: "gpu-operator", AcknowledgedBy: "alice"}}
+		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingAcknowledgement, Step: 1}, t0.Add(time.Minute), nil,
+			domain.PhaseProgressing},
+		{"superseded before an unstarted step", nil, progressing(1), t0, func(r recorders, _ string) {
+			r.engine.Status(gomock.Any(), gpu).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
+		}, domain.PhaseSuperseded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			s := spec(t, tt.spec...)
+			e := env(t)
+			if tt.want == domain.PhaseSuperseded {
+				e.TargetPlanDigest = "sha256:newer"
+			}
+			r.clock.Now().Return(tt.now).AnyTimes()
+			if tt.engine != nil {
+				tt.engine(r, s.ToPlanDigest)
+			}
+			out := advance(t, p, rollout(t, s, tt.status), e)
+			assert.Equal(t, tt.want, out.Phase())
+		})
+	}
+}
+
+func TestAdvance_OrphanedAndTerminal(t *testing.T) {
+	t.Parallel()
+	p, _ := newPorts(t)
+	e := env(t)
+	e.RuntimeUID = "another-uid"
+	out := advance(t, p, rollout(t, spec(t), progressing(0)), e)
+	assert.Equal(t, domain.PhaseOrphaned, out.Phase())
+
+	failed := rollout(t, spec(t), domain.RolloutStatus{Phase: domain.PhaseFailed, Message: "x"})
+	out = advance(t, p, failed, env(t))
+	assert.Equal(t, domain.PhaseFailed, out.Phase())
+	require.NotNil(t, out.Stall)
+	assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason)
+}
+
+func TestAdvance_ValidationWritesEvidence(t *testing.T) {
+	t.Parallel()
+	p, r := newPorts(t)
+	e := env(t)
+	e.ValidationRequired = true
+	r.clock.Now().Return(t0).AnyTimes()
+	st := advance(t, p, rollout(t, spec(t), progressing(2)), e).Status
+	require.Equal(t, domain.PhaseValidating, st.Phase)
+	assert.Equal(t, "rollout "+rolloutName+": deployment validation run "+rolloutName+"-validate", st.Message)
+
+	job := ports.JobRef{Name: st.ValidationRun}
+	r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{}, ports.ErrJobNotFound)
+	r.jobs.Start(gomock.Any(), gomock.Any()).Return(job, nil)
+	st = advance(t, p, rollout(t, spec(t), st), e).Status
+
+	r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+	r.reg.PushEvidence(gomock.Any(), gomock.Any()).Return(ports.Digest("sha256:ev"), nil)
+	out := advance(t, p, rollout(t, spec(t), st), e)
+	assert.Equal(t, domain.PhaseSucceeded, out.Phase())
+	assert.Equal(t, ports.Digest("sha256:ev"), out.EvidenceDigest)
+}
+
+func TestAdvance_TransientErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		status domain.RolloutStatus
+		expect func(r recorders)
+	}{
+		{"engine check", domain.RolloutStatus{}, func(r recorders) { r.engine.Check(gomock.Any()).Return(errBoom) }},
+		{"engine status", progressing(0), func(r recorders) {
+			r.engine.Status(gomock.Any(), gomock.Any()).Return(ports.ReleaseStatus{}, errBoom)
+		}},
+		{"engine apply", progressing(0), func(r recorders) {
+			r.engine.Status(gomock.Any(), gomock.Any()).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
+			r.engine.Apply(gomock.Any(), gomock.Any()).Return(errBoom)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			r.clock.Now().Return(t0).AnyTimes()
+			tt.expect(r)
+			out, err := rollout(t, spec(t), tt.status).Advance(t.Context(), p, env(t))
+			require.ErrorIs(t, err, errBoom)
+			assert.Nil(t, out.Stall)
+		})
+	}
+}
