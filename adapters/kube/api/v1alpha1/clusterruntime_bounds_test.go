@@ -42,7 +42,9 @@ func TestClusterRuntimeBounds(t *testing.T) {
 		{"CR-4 nodeSelector value", func(cr *aicrv1alpha1.ClusterRuntime, n int) {
 			cr.Spec.Placement.System.NodeSelector = map[string]aicrv1alpha1.LabelValue{"pool": aicrv1alpha1.LabelValue(strings.Repeat("v", n))}
 		}, 63, "spec.placement.system.nodeSelector.pool: Too long: may not be more than 63 bytes"},
-		{"CR-4 tolerations", func(cr *aicrv1alpha1.ClusterRuntime, n int) { cr.Spec.Placement.Accelerated.Tolerations = tolerations(n) }, 16,
+		{"CR-4 tolerations", func(cr *aicrv1alpha1.ClusterRuntime, n int) {
+			cr.Spec.Placement.Accelerated.Tolerations = tolerations(n)
+		}, 16,
 			"spec.placement.accelerated.tolerations: Too many: 17: must have at most 16 items"},
 		{"CR-4 tcpxoInterfaces", func(cr *aicrv1alpha1.ClusterRuntime, n int) { cr.Spec.Configuration = withGKE(tcpxo(n)) }, 16,
 			"spec.configuration.gke.tcpxoInterfaces: Too many: 17: must have at most 16 items"},

@@ -20,8 +20,10 @@ func TestClusterRuntimeRules(t *testing.T) {
 			wantErr: "the ClusterRuntime must be named cluster",
 		},
 		{
-			name:    "CR-3 empty system nodeSelector is refused",
-			mutate:  func(cr *aicrv1alpha1.ClusterRuntime) { cr.Spec.Placement.System.NodeSelector = map[string]aicrv1alpha1.LabelValue{} },
+			name: "CR-3 empty system nodeSelector is refused",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				cr.Spec.Placement.System.NodeSelector = map[string]aicrv1alpha1.LabelValue{}
+			},
 			wantErr: "spec.placement.system: Invalid value: \"object\": nodeSelector must have at least one entry",
 		},
 		{
@@ -103,13 +105,17 @@ func TestClusterRuntimeRules(t *testing.T) {
 			mutate: func(cr *aicrv1alpha1.ClusterRuntime) { cr.Spec.Adoption = &aicrv1alpha1.Adoption{RuntimeUID: validUID} },
 		},
 		{
-			name:    "CR-3 a non-UUID runtimeUID is refused",
-			mutate:  func(cr *aicrv1alpha1.ClusterRuntime) { cr.Spec.Adoption = &aicrv1alpha1.Adoption{RuntimeUID: "not-a-uuid"} },
+			name: "CR-3 a non-UUID runtimeUID is refused",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				cr.Spec.Adoption = &aicrv1alpha1.Adoption{RuntimeUID: "not-a-uuid"}
+			},
 			wantErr: "runtimeUID must be a lowercase UUID",
 		},
 		{
-			name:    "CR-4 an invalid nodeSelector key is refused",
-			mutate:  func(cr *aicrv1alpha1.ClusterRuntime) { cr.Spec.Placement.System.NodeSelector = map[string]aicrv1alpha1.LabelValue{"-bad key": "x"} },
+			name: "CR-4 an invalid nodeSelector key is refused",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				cr.Spec.Placement.System.NodeSelector = map[string]aicrv1alpha1.LabelValue{"-bad key": "x"}
+			},
 			wantErr: "nodeSelector keys must be valid Kubernetes label keys",
 		},
 		{
@@ -120,8 +126,10 @@ func TestClusterRuntimeRules(t *testing.T) {
 			wantErr: "nodeSelector keys must be valid Kubernetes label keys",
 		},
 		{
-			name:    "CR-4 an invalid nodeSelector value is refused",
-			mutate:  func(cr *aicrv1alpha1.ClusterRuntime) { cr.Spec.Placement.System.NodeSelector = map[string]aicrv1alpha1.LabelValue{"pool": "a b"} },
+			name: "CR-4 an invalid nodeSelector value is refused",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				cr.Spec.Placement.System.NodeSelector = map[string]aicrv1alpha1.LabelValue{"pool": "a b"}
+			},
 			wantErr: "spec.placement.system.nodeSelector.pool: Invalid value",
 		},
 		{

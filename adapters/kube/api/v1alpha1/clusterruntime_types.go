@@ -1,8 +1,8 @@
 package v1alpha1
 
 import (
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -160,7 +160,7 @@ const (
 )
 
 // Selection decides which resolved plan becomes the rollout target.
-// +kubebuilder:validation:XValidation:rule="(self.policy == 'Pinned') == (has(self.pinnedPlanDigest) && self.pinnedPlanDigest != '')",message="pinnedPlanDigest must be set if and only if policy is Pinned"
+// +kubebuilder:validation:XValidation:rule="(self.policy == 'Pinned') == (has(self.pinnedPlanDigest) && size(self.pinnedPlanDigest) > 0)",message="pinnedPlanDigest must be set if and only if policy is Pinned"
 type Selection struct {
 	// Policy is Latest (default) or Pinned.
 	// +optional

@@ -35,10 +35,10 @@ type RuntimeRollout struct {
 // without copying them, because they cannot change (RO-3).
 //
 // +kubebuilder:validation:XValidation:rule="self.runtimeUID == oldSelf.runtimeUID",message="spec.runtimeUID is immutable"
-// +kubebuilder:validation:XValidation:rule="(has(self.fromPlanDigest) ? self.fromPlanDigest : '') == (has(oldSelf.fromPlanDigest) ? oldSelf.fromPlanDigest : '')",message="spec.fromPlanDigest is immutable"
+// +kubebuilder:validation:XValidation:rule="has(self.fromPlanDigest) == has(oldSelf.fromPlanDigest) && (!has(self.fromPlanDigest) || self.fromPlanDigest == oldSelf.fromPlanDigest)",message="spec.fromPlanDigest is immutable"
 // +kubebuilder:validation:XValidation:rule="self.toPlanDigest == oldSelf.toPlanDigest",message="spec.toPlanDigest is immutable"
-// +kubebuilder:validation:XValidation:rule="(has(self.startingInventoryDigest) ? self.startingInventoryDigest : '') == (has(oldSelf.startingInventoryDigest) ? oldSelf.startingInventoryDigest : '')",message="spec.startingInventoryDigest is immutable"
-// +kubebuilder:validation:XValidation:rule="(has(self.assessmentDigest) ? self.assessmentDigest : '') == (has(oldSelf.assessmentDigest) ? oldSelf.assessmentDigest : '')",message="spec.assessmentDigest is immutable"
+// +kubebuilder:validation:XValidation:rule="has(self.startingInventoryDigest) == has(oldSelf.startingInventoryDigest) && (!has(self.startingInventoryDigest) || self.startingInventoryDigest == oldSelf.startingInventoryDigest)",message="spec.startingInventoryDigest is immutable"
+// +kubebuilder:validation:XValidation:rule="has(self.assessmentDigest) == has(oldSelf.assessmentDigest) && (!has(self.assessmentDigest) || self.assessmentDigest == oldSelf.assessmentDigest)",message="spec.assessmentDigest is immutable"
 // +kubebuilder:validation:XValidation:rule="self.deadline == oldSelf.deadline",message="spec.deadline is immutable"
 // +kubebuilder:validation:XValidation:rule="(has(self.approvalRequired) && self.approvalRequired) == (has(oldSelf.approvalRequired) && oldSelf.approvalRequired)",message="spec.approvalRequired is immutable"
 // +kubebuilder:validation:XValidation:rule="(has(self.steps) ? self.steps : []) == (has(oldSelf.steps) ? oldSelf.steps : [])",message="spec.steps is immutable"

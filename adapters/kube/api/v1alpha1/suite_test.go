@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -17,6 +18,9 @@ import (
 // CRDs installed: installing them is itself the CEL cost-budget test (PLAT-8), because the
 // API server refuses a CRD whose rules exceed the budget.
 var k8s client.Client
+
+// restConfig is the admin configuration of the shared control plane.
+var restConfig *rest.Config
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -31,15 +35,16 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer func() {
-		if err := cp.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
+		if stopErr := cp.Stop(); stopErr != nil {
+			fmt.Fprintln(os.Stderr, stopErr)
 		}
 	}()
 	scheme := runtime.NewScheme()
-	if err := aicrv1alpha1.AddToScheme(scheme); err != nil {
+	if err = aicrv1alpha1.AddToScheme(scheme); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	restConfig = cp.Config
 	k8s, err = client.New(cp.Config, client.Options{Scheme: scheme})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
