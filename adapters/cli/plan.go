@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+const planExample = `  # The plan an AICR helm bundle produces
+  kubectl aicr plan --bundle ./bundle-helm
+
+  # The steps of the transition from the bundle rolled out today to a new one
+  kubectl aicr plan --bundle ./new/bundle-helm --from ./old/bundle-helm
+
+  # The same as JSON (releases in the shape of expected-releases.json)
+  kubectl aicr plan --bundle ./bundle-helm -o json`
+
+var (
+	errBundleRequired = errors.New("--bundle is required")
+	errOutputFormat   = errors.New(`--output must be "text" or "json"`)
+)
+
+// planOptions holds the flags of `kubectl aicr plan`.
+type planOptions struct {
+	*Options
+	bundle string
+	from   string
+	output string
+}
+
+func newPlanCommand(o *Options) *cobra.Command {
+	po := &planOptions{Options: o}
+	cmd := &cobra.Command{
+		Use:     "plan --bundle DIR [--from DIR] [-o json]",
+		Short:   "Print the plan an AICR helm bundle produces (offline)",
+		Long:    "Print the plan an AICR v1.x helm bundle produces: its desiredStateDigest and releases in deployment order, and with --from the steps of the transition from another bundle. Works offline.",
+		Example: planExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := po.validate(); err != nil {
+				return err
+			}
+			return po.run()
+		},
+	}
+	po.addFlags(cmd)
+	return cmd
+}
+
+func (po *planOptions) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&po.bundle, "bundle", "", "directory of the AICR helm bundle (aicr bundle --deployer helm)")
+	cmd.Flags().StringVar(&po.from, "from", "", "directory of the bundle rolled out now; prints the transition's steps")
+	cmd.Flags().StringVarP(&po.output, "output", "o", "text", `output format: "text" or "json"`)
+}
+
+func (po *planOptions) validate() error {
+	var errs []error
+	if po.bundle == "" {
+		errs = append(errs, errBundleRequired)
+	}
+	if po.output != "text" && po.output != "json" {
+		errs = append(errs, errOutputFormat)
+	}
+	return errors.Join(errs...)
+}
+
+func (po *planOptions) run() error {
+	target, err := readPlan(po.bundle)
+	if err != nil {
+		return err
+	}
+	var tr *domain.Transition
+	var active *domain.Plan
+	if po.from != "" {
+		if active, err = readPlan(po.from); err != nil {
+			return err
+		}
+		t, err := domain.PlanTransition(domain.TransitionInput{Active: active, Target: target})
+		if err != nil {
+			return fmt.Errorf("plan transition: %w", err)
+		}
+		tr = &t
+	}
+	view, err := newPlanView(target, active, tr)
+	if err != nil {
+		return err
+	}
+	if po.output == "json" {
+		return view.writeJSON(po.Out)
+	}
+	return view.writeText(po.Out)
+}
+
+// readPlan reads a bundle directory and builds its plan.
+func readPlan(dir string) (*domain.Plan, error) {
+	b, err := aicr.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read bundle %s: %w", dir, err)
+	}
+	p, err := domain.BuildPlan(domain.PlanInput{Bundle: b, Source: domain.SourceResolved})
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", dir, err)
+	}
+	return p, nil
+}

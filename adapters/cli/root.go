@@ -1,0 +1,32 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+// subcommands lists the constructors of every kubectl aicr command; adding a
+// command means adding its constructor here.
+var subcommands = []func(*Options) *cobra.Command{
+	newPlanCommand,
+}
+
+// NewRootCommand returns the `kubectl aicr` root command with every subcommand
+// and cobra's help command. Errors are printed once by the caller.
+func NewRootCommand(o *Options) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kubectl-aicr",
+		Short: "Inspect and approve AICR operator plans and rollouts",
+		Long: "kubectl aicr inspects the plans the AICR operator rolls out and lets approvers act on rollouts.\n" +
+			"It talks to the API server only, never to the operator; `plan` works offline on bundle directories.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl aicr",
+		},
+	}
+	root.SetIn(o.In)
+	root.SetOut(o.Out)
+	root.SetErr(o.ErrOut)
+	for _, newCmd := range subcommands {
+		root.AddCommand(newCmd(o))
+	}
+	return root
+}
