@@ -27,115 +27,115 @@ type bypass struct {
 	name string
 	by   string
 	want string
-	try  func(t *testing.T) error
+	try  func(f fx) error
 }
 
 func approvalBypasses() []bypass {
 	return []bypass{
 		{"ADM-1 editor of ClusterRuntime approves", byApproval,
 			"ADM-1: editor-eve may not update runtimerollouts/approve",
-			func(t *testing.T) error { return editor().approve(newRollout(t), editorUser) }},
+			func(f fx) error { return editor().approve(f.newRollout(), editorUser) }},
 		{"ADM-1 editor of ClusterRuntime revokes", byApproval,
 			"ADM-1: editor-eve may not update runtimerollouts/approve",
-			func(t *testing.T) error { return editor().revoke(approvedRollout(t), editorUser) }},
+			func(f fx) error { return editor().revoke(f.approvedRollout(), editorUser) }},
 		{"ADM-1 editor of ClusterRuntime acknowledges", byApproval,
 			"ADM-1: editor-eve may not update runtimerollouts/approve",
-			func(t *testing.T) error {
-				return editor().acknowledge(approvedRollout(t), [2]string{"gpu-operator", editorUser})
+			func(f fx) error {
+				return editor().acknowledge(f.approvedRollout(), [2]string{"gpu-operator", editorUser})
 			}},
 		{"ADM-1 approver of another rollout approves this one", byApproval,
 			"ADM-1: scoped-sam may not update runtimerollouts/approve",
-			func(t *testing.T) error { return as(scopedUser).approve(newRollout(t), scopedUser) }},
+			func(f fx) error { return as(scopedUser).approve(f.newRollout(), scopedUser) }},
 		{"ADM-2 approvedBy set to another user", byApproval,
 			"ADM-2: spec.approval.approvedBy must be the requesting user approver-alice, not approver-bob",
-			func(t *testing.T) error { return approver().approve(newRollout(t), groupApprover) }},
+			func(f fx) error { return approver().approve(f.newRollout(), groupApprover) }},
 		{"ADM-2 group approver approves in a colleague's name", byApproval,
 			"ADM-2: spec.approval.approvedBy must be the requesting user approver-bob, not approver-alice",
-			func(t *testing.T) error { return groupMember().approve(newRollout(t), approverUser) }},
+			func(f fx) error { return groupMember().approve(f.newRollout(), approverUser) }},
 		{"ADM-2 revokedBy spoofed", byApproval,
 			"ADM-2: spec.approval.revokedBy must be the requesting user approver-bob, not approver-alice",
-			func(t *testing.T) error { return groupMember().revoke(approvedRollout(t), approverUser) }},
+			func(f fx) error { return groupMember().revoke(f.approvedRollout(), approverUser) }},
 		{"ADM-2 acknowledgedBy spoofed", byApproval,
 			"ADM-2: a new acknowledgement must be acknowledgedBy the requesting user approver-alice",
-			func(t *testing.T) error {
-				return approver().acknowledge(approvedRollout(t), [2]string{"gpu-operator", groupApprover})
+			func(f fx) error {
+				return approver().acknowledge(f.approvedRollout(), [2]string{"gpu-operator", groupApprover})
 			}},
 		{"ADM-4 operator ServiceAccount writes an approval", byApproval,
 			"ADM-4: the operator's identity never writes spec.approval",
-			func(t *testing.T) error { return operatorClient().approve(newRollout(t), operatorUser) }},
+			func(f fx) error { return operatorClient().approve(f.newRollout(), operatorUser) }},
 		{"ADM-4 operator ServiceAccount revokes", byApproval,
 			"ADM-4: the operator's identity never writes spec.approval",
-			func(t *testing.T) error { return operatorClient().revoke(approvedRollout(t), operatorUser) }},
+			func(f fx) error { return operatorClient().revoke(f.approvedRollout(), operatorUser) }},
 		{"ADM-4 operator ServiceAccount acknowledges", byApproval,
 			"ADM-4: the operator's identity never writes spec.approval",
-			func(t *testing.T) error {
-				return operatorClient().acknowledge(approvedRollout(t), [2]string{"gpu-operator", operatorUser})
+			func(f fx) error {
+				return operatorClient().acknowledge(f.approvedRollout(), [2]string{"gpu-operator", operatorUser})
 			}},
 		{"ADM-4 operator creates a rollout with an approval", byApproval,
 			"ADM-4: a RuntimeRollout cannot be created with spec.approval",
-			func(*testing.T) error { return createRollout(operatorClient(), withApproval) }},
+			func(fx) error { return createRollout(operatorClient(), withApproval) }},
 		{"ADM-4 approval request also sets a label", byApproval,
 			"ADM-4: a request that changes spec.approval changes nothing else",
-			func(t *testing.T) error {
+			func(f fx) error {
 				body := approval(map[string]any{"approvedBy": approverUser, "expiresAt": expiresAt, "reason": "r"})
 				body["metadata"] = map[string]any{"labels": map[string]any{"example.com/approved": "true"}}
-				return approver().patch(newRollout(t), body)
+				return approver().patch(f.newRollout(), body)
 			}},
 		{"ADM-4 approval request also adds a finalizer", byApproval,
 			"ADM-4: a request that changes spec.approval changes nothing else",
-			func(t *testing.T) error {
+			func(f fx) error {
 				body := approval(map[string]any{"approvedBy": approverUser, "expiresAt": expiresAt, "reason": "r"})
 				body["metadata"] = map[string]any{"finalizers": []any{"example.com/hold"}}
-				return approver().patch(newRollout(t), body)
+				return approver().patch(f.newRollout(), body)
 			}},
 		{"ADM-4 RO-3 approval request also changes spec.deadline", byCRD,
 			"spec.deadline is immutable",
-			func(t *testing.T) error {
+			func(f fx) error {
 				body := approval(map[string]any{"approvedBy": approverUser, "expiresAt": expiresAt, "reason": "r"})
 				body["spec"].(map[string]any)["deadline"] = "2031-01-01T00:00:00Z"
-				return approver().patch(newRollout(t), body)
+				return approver().patch(f.newRollout(), body)
 			}},
 		{"RO-4 clearing an approval", byCRD,
 			"an approval is set once: it can be neither cleared, changed nor extended",
-			func(t *testing.T) error {
-				return approver().patch(approvedRollout(t), map[string]any{"spec": map[string]any{"approval": nil}})
+			func(f fx) error {
+				return approver().patch(f.approvedRollout(), map[string]any{"spec": map[string]any{"approval": nil}})
 			}},
 		{"RO-4 extending an approval", byCRD,
 			"an approval is set once: it can be neither cleared, changed nor extended",
-			func(t *testing.T) error {
-				return approver().patch(approvedRollout(t), approval(map[string]any{"expiresAt": "2030-06-01T00:00:00Z"}))
+			func(f fx) error {
+				return approver().patch(f.approvedRollout(), approval(map[string]any{"expiresAt": "2030-06-01T00:00:00Z"}))
 			}},
 		{"RO-4 second approver replaces an approval", byCRD,
 			"an approval is set once: it can be neither cleared, changed nor extended",
-			func(t *testing.T) error { return groupMember().approve(approvedRollout(t), groupApprover) }},
+			func(f fx) error { return groupMember().approve(f.approvedRollout(), groupApprover) }},
 		{"RO-4 revoking without an approval", byCRD,
 			"a revocation needs",
-			func(t *testing.T) error { return approver().revoke(newRollout(t), approverUser) }},
+			func(f fx) error { return approver().revoke(f.newRollout(), approverUser) }},
 		{"RO-4 acknowledging without an approval", byCRD,
 			"an acknowledgement needs",
-			func(t *testing.T) error {
-				return approver().acknowledge(newRollout(t), [2]string{"gpu-operator", approverUser})
+			func(f fx) error {
+				return approver().acknowledge(f.newRollout(), [2]string{"gpu-operator", approverUser})
 			}},
 		{"RO-4 acknowledging one release twice", byCRD,
 			"at most one acknowledgement per release",
-			func(t *testing.T) error {
-				name := approvedRollout(t)
+			func(f fx) error {
+				name := f.approvedRollout()
 				ack := [2]string{"gpu-operator", approverUser}
-				require.NoError(t, approver().acknowledge(name, ack))
+				require.NoError(f.t, approver().acknowledge(name, ack))
 				return approver().acknowledge(name, ack, ack)
 			}},
 		{"ADM-3 revoking a rollout with an outcome label", byApproval,
 			"ADM-3: a rollout that carries the operator.aicr.run/outcome label or is in phase Validating cannot be revoked",
-			func(t *testing.T) error {
-				name := approvedRollout(t)
-				require.NoError(t, operatorClient().label(name, outcome, "Succeeded"))
+			func(f fx) error {
+				name := f.approvedRollout()
+				require.NoError(f.t, operatorClient().label(name, outcome, "Succeeded"))
 				return approver().revoke(name, approverUser)
 			}},
 		{"ADM-3 revoking a rollout in phase Validating", byApproval,
 			"ADM-3: a rollout that carries the operator.aicr.run/outcome label or is in phase Validating cannot be revoked",
-			func(t *testing.T) error {
-				name := approvedRollout(t)
-				require.NoError(t, operatorClient().patchStatus(name, map[string]any{"phase": "Validating"}))
+			func(f fx) error {
+				name := f.approvedRollout()
+				require.NoError(f.t, operatorClient().patchStatus(name, map[string]any{"phase": "Validating"}))
 				return approver().revoke(name, approverUser)
 			}},
 	}
@@ -145,70 +145,73 @@ func rolloutOwnershipBypasses() []bypass {
 	onlyOperator := "RO-14: only the operator's ServiceAccount (" + operatorUser + ") creates RuntimeRollouts"
 	return []bypass{
 		{"RO-14 non-operator creates a rollout with approvalRequired false", byApproval, onlyOperator,
-			func(*testing.T) error {
+			func(fx) error {
 				return createRollout(editor(), func(o *unstructured.Unstructured) {
 					o.Object["spec"].(map[string]any)["approvalRequired"] = false
 				})
 			}},
 		{"RO-14 non-operator creates a rollout with an outcome label", byApproval, onlyOperator,
-			func(*testing.T) error {
+			func(fx) error {
 				return createRollout(editor(), func(o *unstructured.Unstructured) {
 					o.SetLabels(map[string]string{outcome: "Succeeded"})
 				})
 			}},
 		{"RO-14 non-operator creates a rollout with an approval", byApproval, onlyOperator,
-			func(*testing.T) error { return createRollout(editor(), withApproval) }},
+			func(fx) error { return createRollout(editor(), withApproval) }},
 		{"RO-14 cluster administrator creates a rollout", byApproval, onlyOperator,
-			func(*testing.T) error { return createRollout(admin(), nil) }},
+			func(fx) error { return createRollout(admin(), nil) }},
 		{"RO-6 approver sets the outcome label", byApproval,
 			"RO-6: the operator.aicr.run/outcome label is set once, only by the operator",
-			func(t *testing.T) error { return approver().label(newRollout(t), outcome, "Succeeded") }},
+			func(f fx) error { return approver().label(f.newRollout(), outcome, "Succeeded") }},
 		{"RO-6 editor removes the outcome label", byApproval,
 			"RO-6: the operator.aicr.run/outcome label is set once, only by the operator",
-			func(t *testing.T) error {
-				name := newRollout(t)
-				require.NoError(t, operatorClient().label(name, outcome, "Failed"))
+			func(f fx) error {
+				name := f.newRollout()
+				require.NoError(f.t, operatorClient().label(name, outcome, "Failed"))
 				return editor().label(name, outcome, "")
 			}},
 		{"RO-6 operator changes an outcome already set", byApproval,
 			"RO-6: the operator.aicr.run/outcome label is set once, only by the operator",
-			func(t *testing.T) error {
-				name := newRollout(t)
-				require.NoError(t, operatorClient().label(name, outcome, "Failed"))
+			func(f fx) error {
+				name := f.newRollout()
+				require.NoError(f.t, operatorClient().label(name, outcome, "Failed"))
 				return operatorClient().label(name, outcome, "Succeeded")
 			}},
 		{"RO-6 editor sets the evidence annotation", byApproval,
 			"RO-6: the operator.aicr.run/evidence annotation is set once, only by the operator",
-			func(t *testing.T) error {
-				return editor().patch(newRollout(t), map[string]any{"metadata": map[string]any{
+			func(f fx) error {
+				return editor().patch(f.newRollout(), map[string]any{"metadata": map[string]any{
 					"annotations": map[string]any{evidence: "oci://registry.example.com/aicr/evidence@" + digestA}}})
 			}},
 	}
 }
 
 func planBypasses() []bypass {
-	want := "PLAN-8: ConfigMaps labelled operator.aicr.run/role in aicr-system are written only by the operator's ServiceAccount"
+	want := "PLAN-8: ConfigMaps labelled operator.aicr.run/role in aicr-system are written only by " +
+		"the operator's ServiceAccount"
 	return []bypass{
 		{"PLAN-8 non-operator creates a plan ConfigMap", byPlans, want,
-			func(t *testing.T) error { return createCM(as(cmWriterUser), planConfigMap(cmName(t))) }},
+			func(fx) error { return createCM(as(cmWriterUser), planConfigMap(cmName())) }},
 		{"PLAN-8 non-operator updates a plan ConfigMap", byPlans, want,
-			func(t *testing.T) error {
-				name := operatorPlan(t)
-				return patchCM(as(cmWriterUser), name, `{"metadata":{"annotations":{"operator.aicr.run/plan-digest":"`+digestA+`"}}}`)
+			func(f fx) error {
+				name := f.operatorPlan()
+				body := `{"metadata":{"annotations":{"operator.aicr.run/plan-digest":"` + digestA + `"}}}`
+				return patchCM(as(cmWriterUser), name, body)
 			}},
 		{"PLAN-8 non-operator strips the role label", byPlans, want,
-			func(t *testing.T) error {
-				return patchCM(as(cmWriterUser), operatorPlan(t), `{"metadata":{"labels":{"operator.aicr.run/role":null}}}`)
+			func(f fx) error {
+				body := `{"metadata":{"labels":{"operator.aicr.run/role":null}}}`
+				return patchCM(as(cmWriterUser), f.operatorPlan(), body)
 			}},
 		{"PLAN-8 cluster administrator creates a values ConfigMap", byPlans, want,
-			func(t *testing.T) error {
-				cm := planConfigMap(cmName(t))
+			func(fx) error {
+				cm := planConfigMap(cmName())
 				cm.SetLabels(map[string]string{roleLabel: "values"})
 				return createCM(admin(), cm)
 			}},
 		{"CH-4 approver writes a ConfigMap in the operator namespace", byRBAC,
 			`User "approver-alice" cannot create resource "configmaps" in API group "" in the namespace "aicr-system"`,
-			func(t *testing.T) error { return createCM(approver(), planConfigMap(cmName(t))) }},
+			func(fx) error { return createCM(approver(), planConfigMap(cmName())) }},
 	}
 }
 
@@ -224,7 +227,7 @@ func TestBypassAttemptsRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			assertRefused(t, c, c.try(t))
+			assertRefused(t, c, c.try(fx{t}))
 		})
 	}
 }
@@ -256,7 +259,7 @@ func createRollout(c client, mutate func(*unstructured.Unstructured)) error {
 }
 
 // cmName returns a fresh plan ConfigMap name.
-func cmName(*testing.T) string {
+func cmName() string {
 	return fmt.Sprintf("aicr-plan-%016x", rolloutSeq.Add(1))
 }
 
@@ -274,7 +277,7 @@ func patchCM(c client, name, body string) error {
 // operatorPlan creates a plan ConfigMap as the operator and returns its name.
 func operatorPlan(t *testing.T) string {
 	t.Helper()
-	cm := planConfigMap(cmName(t))
+	cm := planConfigMap(cmName())
 	require.NoError(t, createCM(operatorClient(), cm), "the operator writes plan ConfigMaps (PLAN-8)")
 	return cm.GetName()
 }

@@ -74,7 +74,8 @@ func rolloutObject(name string, mutate func(*unstructured.Unstructured)) *unstru
 func newRollout(t *testing.T) string {
 	t.Helper()
 	name := fmt.Sprintf("rollout-3f9a1c0d2b7e4a51-%d", rolloutSeq.Add(1))
-	_, err := operatorClient().dyn.Resource(rolloutGVR).Create(context.Background(), rolloutObject(name, nil), metav1.CreateOptions{})
+	_, err := operatorClient().dyn.Resource(rolloutGVR).
+		Create(context.Background(), rolloutObject(name, nil), metav1.CreateOptions{})
 	require.NoError(t, err, "the operator creates rollouts (RO-14)")
 	return name
 }
@@ -113,12 +114,16 @@ func approval(fields map[string]any) map[string]any {
 
 // approve sets approvedBy to by, as kubectl aicr approve does.
 func (c client) approve(name, by string) error {
-	return c.patch(name, approval(map[string]any{"approvedBy": by, "expiresAt": expiresAt, "reason": "maintenance window"}))
+	return c.patch(name, approval(map[string]any{
+		"approvedBy": by, "expiresAt": expiresAt, "reason": "maintenance window",
+	}))
 }
 
 // revoke sets revokedBy to by, as kubectl aicr revoke does.
 func (c client) revoke(name, by string) error {
-	return c.patch(name, approval(map[string]any{"revokedBy": by, "revokedAt": ackedAt, "revokeReason": "job not checkpointed"}))
+	return c.patch(name, approval(map[string]any{
+		"revokedBy": by, "revokedAt": ackedAt, "revokeReason": "job not checkpointed",
+	}))
 }
 
 // acknowledge replaces the acknowledgements with acks (release -> acknowledgedBy), as the
@@ -158,6 +163,25 @@ func planConfigMap(name string) *unstructured.Unstructured {
 
 // patchRuntime sends a JSON merge patch to the ClusterRuntime as c.
 func (c client) patchRuntime(body string) error {
-	_, err := c.dyn.Resource(runtimeGVR).Patch(context.Background(), "cluster", typeMerge, []byte(body), metav1.PatchOptions{})
+	_, err := c.dyn.Resource(runtimeGVR).
+		Patch(context.Background(), "cluster", typeMerge, []byte(body), metav1.PatchOptions{})
 	return err
+}
+
+// fx hands a bypass attempt its test, so it can set up the objects it needs.
+type fx struct{ t *testing.T }
+
+func (f fx) newRollout() string {
+	f.t.Helper()
+	return newRollout(f.t)
+}
+
+func (f fx) approvedRollout() string {
+	f.t.Helper()
+	return approvedRollout(f.t)
+}
+
+func (f fx) operatorPlan() string {
+	f.t.Helper()
+	return operatorPlan(f.t)
 }

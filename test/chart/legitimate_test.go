@@ -18,7 +18,8 @@ func TestLegitimatePaths(t *testing.T) {
 	t.Run("RO-14 operator creates a rollout and writes its status", func(t *testing.T) {
 		t.Parallel()
 		name := newRollout(t)
-		require.NoError(t, operatorClient().patchStatus(name, map[string]any{"phase": "AwaitingApproval", "message": "awaiting approval"}))
+		status := map[string]any{"phase": "AwaitingApproval", "message": "awaiting approval"}
+		require.NoError(t, operatorClient().patchStatus(name, status))
 		phase, _, _ := unstructured.NestedString(getRollout(t, name).Object, "status", "phase")
 		assert.Equal(t, "AwaitingApproval", phase)
 	})
@@ -67,8 +68,10 @@ func TestLegitimatePaths(t *testing.T) {
 	t.Run("PLAN-8 operator writes plan ConfigMaps and approvers read them", func(t *testing.T) {
 		t.Parallel()
 		name := operatorPlan(t)
-		require.NoError(t, patchCM(operatorClient(), name, `{"metadata":{"labels":{"operator.aicr.run/schema-version":"1"}}}`))
-		_, err := approver().dyn.Resource(cmGVR).Namespace(releaseNamespace).Get(context.Background(), name, metav1.GetOptions{})
+		relabel := `{"metadata":{"labels":{"operator.aicr.run/schema-version":"1"}}}`
+		require.NoError(t, patchCM(operatorClient(), name, relabel))
+		_, err := approver().dyn.Resource(cmGVR).Namespace(releaseNamespace).
+			Get(context.Background(), name, metav1.GetOptions{})
 		require.NoError(t, err, "approvers read assessment reports and plans (CH-4)")
 		require.NoError(t, createCM(as(cmWriterUser), object("v1", "ConfigMap", releaseNamespace, "unlabelled-"+name, nil)),
 			"ConfigMaps without the role label are not the policy's business")
@@ -83,32 +86,32 @@ func TestClusterRuntimeFinalizerOnly(t *testing.T) {
 	op := operatorClient()
 	refusals := []bypass{
 		{"CR-12 operator patches ClusterRuntime spec", byRuntime, "CR-12: the operator never writes ClusterRuntime spec",
-			func(*testing.T) error { return op.patchRuntime(`{"spec":{"paused":true}}`) }},
+			func(fx) error { return op.patchRuntime(`{"spec":{"paused":true}}`) }},
 		{"CR-12 operator rewrites the placement", byRuntime, "CR-12: the operator never writes ClusterRuntime spec",
-			func(*testing.T) error {
+			func(fx) error {
 				return op.patchRuntime(`{"spec":{"placement":{"accelerated":{"nodeSelector":{"example.com/pool":"other"}}}}}`)
 			}},
 		{"CR-12 operator adds another finalizer", byRuntime,
 			"CR-12: the operator adds or removes only its own finalizer operator.aicr.run/cleanup",
-			func(*testing.T) error {
+			func(fx) error {
 				return op.patchRuntime(`{"metadata":{"finalizers":["example.com/backup","example.com/other"]}}`)
 			}},
 		{"CR-12 operator removes another finalizer", byRuntime,
 			"CR-12: the operator adds or removes only its own finalizer operator.aicr.run/cleanup",
-			func(*testing.T) error {
+			func(fx) error {
 				return op.patchRuntime(`{"metadata":{"finalizers":["operator.aicr.run/cleanup"]}}`)
 			}},
 		{"CR-12 operator sets a request annotation", byRuntime,
 			"CR-12: the operator changes no ClusterRuntime labels, annotations or owner references",
-			func(*testing.T) error {
+			func(fx) error {
 				return op.patchRuntime(`{"metadata":{"annotations":{"operator.aicr.run/retry-requested-at":"now"}}}`)
 			}},
 		{"CR-12 operator labels the ClusterRuntime", byRuntime,
 			"CR-12: the operator changes no ClusterRuntime labels, annotations or owner references",
-			func(*testing.T) error { return op.patchRuntime(`{"metadata":{"labels":{"example.com/x":"y"}}}`) }},
+			func(fx) error { return op.patchRuntime(`{"metadata":{"labels":{"example.com/x":"y"}}}`) }},
 	}
 	for _, c := range refusals {
-		t.Run(c.name, func(t *testing.T) { assertRefused(t, c, c.try(t)) })
+		t.Run(c.name, func(t *testing.T) { assertRefused(t, c, c.try(fx{t})) })
 	}
 	t.Run("CR-12 operator adds its finalizer, writes status and removes the finalizer", func(t *testing.T) {
 		require.NoError(t, op.patchRuntime(`{"metadata":{"finalizers":["example.com/backup","operator.aicr.run/cleanup"]}}`))

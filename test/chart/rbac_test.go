@@ -31,17 +31,17 @@ func operatorRBACBypasses() []bypass {
 	op := func() client { return operatorClient() }
 	return []bypass{
 		{"CH-4 operator lists Secrets in its namespace", byRBAC, forbidden("list", "secrets", "", releaseNamespace),
-			func(*testing.T) error {
+			func(fx) error {
 				_, err := op().dyn.Resource(secretGVR).Namespace(releaseNamespace).List(ctx, metav1.ListOptions{})
 				return err
 			}},
 		{"CH-4 operator lists Secrets in the Job namespace", byRBAC, forbidden("list", "secrets", "", jobsNS),
-			func(*testing.T) error {
+			func(fx) error {
 				_, err := op().dyn.Resource(secretGVR).Namespace(jobsNS).List(ctx, metav1.ListOptions{})
 				return err
 			}},
 		{"CH-4 operator watches Secrets in the engine namespace", byRBAC, forbidden("watch", "secrets", "", engineNS),
-			func(*testing.T) error {
+			func(fx) error {
 				w, err := op().dyn.Resource(secretGVR).Namespace(engineNS).Watch(ctx, metav1.ListOptions{})
 				if w != nil {
 					w.Stop()
@@ -49,30 +49,30 @@ func operatorRBACBypasses() []bypass {
 				return err
 			}},
 		{"CH-4 operator reads argocd-cm", byRBAC, forbidden("get", "configmaps", "", engineNS),
-			func(*testing.T) error {
+			func(fx) error {
 				_, err := op().dyn.Resource(cmGVR).Namespace(engineNS).Get(ctx, "argocd-cm", metav1.GetOptions{})
 				return err
 			}},
 		{"CH-4 operator patches argocd-cm", byRBAC, forbidden("patch", "configmaps", "", engineNS),
-			func(*testing.T) error {
+			func(fx) error {
 				_, err := op().dyn.Resource(cmGVR).Namespace(engineNS).Patch(ctx, "argocd-cm", typeMerge,
 					[]byte(`{"data":{"resource.exclusions":"[]"}}`), metav1.PatchOptions{})
 				return err
 			}},
 		{"CH-4 operator reads a Secret other than repo-creds in the engine namespace", byRBAC,
 			forbidden("get", "secrets", "", engineNS),
-			func(*testing.T) error {
+			func(fx) error {
 				_, err := op().dyn.Resource(secretGVR).Namespace(engineNS).Get(ctx, "argocd-secret", metav1.GetOptions{})
 				return err
 			}},
 		{"CH-4 operator creates a Namespace", byRBAC, forbidden("create", "namespaces", "", ""),
-			func(*testing.T) error {
+			func(fx) error {
 				_, err := op().dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).
 					Create(ctx, object("v1", "Namespace", "", "aicr-sneaky", nil), metav1.CreateOptions{})
 				return err
 			}},
 		{"CH-4 operator creates a Pod in the Job namespace", byRBAC, forbidden("create", "pods", "", jobsNS),
-			func(*testing.T) error {
+			func(fx) error {
 				pod := object("v1", "Pod", jobsNS, "sneaky", nil)
 				pod.Object["spec"] = map[string]any{"containers": []any{map[string]any{"name": "c", "image": "busybox"}}}
 				_, err := op().dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).
@@ -81,10 +81,14 @@ func operatorRBACBypasses() []bypass {
 			}},
 		{"CH-4 operator binds itself to cluster-admin", byRBAC,
 			forbidden("create", "clusterrolebindings", "rbac.authorization.k8s.io", ""),
-			func(*testing.T) error {
+			func(fx) error {
 				crb := object("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "", "sneaky", nil)
-				crb.Object["roleRef"] = map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"}
-				crb.Object["subjects"] = []any{map[string]any{"kind": "ServiceAccount", "name": "aicr-operator", "namespace": releaseNamespace}}
+				crb.Object["roleRef"] = map[string]any{
+					"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin",
+				}
+				crb.Object["subjects"] = []any{map[string]any{
+					"kind": "ServiceAccount", "name": "aicr-operator", "namespace": releaseNamespace,
+				}}
 				_, err := op().dyn.Resource(schema.GroupVersionResource{
 					Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings",
 				}).Create(ctx, crb, metav1.CreateOptions{})
@@ -92,7 +96,7 @@ func operatorRBACBypasses() []bypass {
 			}},
 		{"CH-4 CR-12 operator deletes the ClusterRuntime", byRBAC,
 			forbidden("delete", "clusterruntimes", "operator.aicr.run", ""),
-			func(*testing.T) error {
+			func(fx) error {
 				return op().dyn.Resource(runtimeGVR).Delete(ctx, "cluster", metav1.DeleteOptions{
 					DryRun: []string{metav1.DryRunAll},
 				})
@@ -167,7 +171,9 @@ func TestOperatorMay(t *testing.T) {
 		job.Object["spec"] = map[string]any{"template": map[string]any{"spec": map[string]any{
 			"restartPolicy":      "Never",
 			"serviceAccountName": "aicr-jobs",
-			"securityContext":    map[string]any{"runAsNonRoot": true, "seccompProfile": map[string]any{"type": "RuntimeDefault"}},
+			"securityContext": map[string]any{
+				"runAsNonRoot": true, "seccompProfile": map[string]any{"type": "RuntimeDefault"},
+			},
 			"containers": []any{map[string]any{
 				"name": "aicr", "image": "ghcr.io/nvidia/aicr:v1.0.0@" + digestA,
 				"securityContext": map[string]any{
@@ -181,11 +187,12 @@ func TestOperatorMay(t *testing.T) {
 	})
 	t.Run("CH-4 operator reads Nodes and holds its Lease", func(t *testing.T) {
 		t.Parallel()
-		_, err := op.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}).List(ctx, metav1.ListOptions{})
+		nodes := schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+		_, err := op.dyn.Resource(nodes).List(ctx, metav1.ListOptions{})
 		require.NoError(t, err)
 		lease := object("coordination.k8s.io/v1", "Lease", releaseNamespace, "aicr-operator", nil)
-		_, err = op.dyn.Resource(schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}).
-			Namespace(releaseNamespace).Create(ctx, lease, metav1.CreateOptions{})
+		leases := schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+		_, err = op.dyn.Resource(leases).Namespace(releaseNamespace).Create(ctx, lease, metav1.CreateOptions{})
 		require.NoError(t, err)
 	})
 }

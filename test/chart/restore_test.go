@@ -29,7 +29,8 @@ func TestADM5RestoreProcedure(t *testing.T) {
 		o.SetAnnotations(map[string]string{evidence: "oci://registry.example.com/aicr/evidence@" + digestA})
 	})
 
-	_, err := adm.dyn.Resource(rolloutGVR).Create(ctx, backup.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	_, err := adm.dyn.Resource(rolloutGVR).Create(ctx, backup.DeepCopy(), dryRun)
 	require.Error(t, err, "with the binding in place a restore is refused")
 	assert.Contains(t, err.Error(), "RO-14:")
 

@@ -39,6 +39,7 @@ const (
 	scopedUser    = "scoped-sam"
 	engineNS      = "argocd"
 	jobsNS        = "aicr-jobs"
+	roleARN       = "arn:aws:iam::123456789012:role/aicr-operator"
 )
 
 // Suite state, set once by TestMain and read by the tests.
@@ -65,7 +66,7 @@ func TestMain(m *testing.M) {
 	defer func() { os.Exit(code) }()
 	suiteValues = withValues(map[string]any{
 		"registry.auth.provider":             "aws",
-		"operator.serviceAccountAnnotations": map[string]any{"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/aicr-operator"},
+		"operator.serviceAccountAnnotations": map[string]any{"eks.amazonaws.com/role-arn": roleARN},
 		"approvers.users":                    []any{approverUser},
 		"approvers.groups":                   []any{approverGroup},
 		"validation.enabled":                 true,
@@ -103,8 +104,8 @@ func startSuite() error {
 			continue
 		}
 		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, crd); err != nil {
-			return fmt.Errorf("decode rendered CRD %s: %w", o.GetName(), err)
+		if convErr := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, crd); convErr != nil {
+			return fmt.Errorf("decode rendered CRD %s: %w", o.GetName(), convErr)
 		}
 		crds = append(crds, crd)
 	}

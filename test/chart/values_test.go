@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/lint/support"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -44,7 +47,13 @@ func TestRenderDefaults(t *testing.T) {
 	assert.Nil(t, find(objs, "ClusterRoleBinding", "", "aicr-validator"), "validation off: no cluster-admin binding")
 	ns := find(objs, "Namespace", "", "gpu-operator")
 	assert.Equal(t, "privileged", ns.GetLabels()["pod-security.kubernetes.io/enforce"])
-	assert.Equal(t, "restricted", find(objs, "Namespace", "", "aicr-jobs").GetLabels()["pod-security.kubernetes.io/enforce"])
+	jobs := find(objs, "Namespace", "", "aicr-jobs")
+	assert.Equal(t, "restricted", jobs.GetLabels()["pod-security.kubernetes.io/enforce"])
+}
+
+// notAllowed is the schema's refusal of key at path.
+func notAllowed(path, key string) []string {
+	return []string{"at '" + path + "'", "'" + key + "' not allowed"}
 }
 
 func TestRenderRejectsInvalidValues(t *testing.T) {
@@ -57,38 +66,38 @@ func TestRenderRejectsInvalidValues(t *testing.T) {
 		}
 		return withValues(map[string]any{"namespaces.components": []any{c}})
 	}
-	cases := []struct {
+	type invalid struct {
 		name   string
 		values map[string]any
 		want   []string
-	}{
+	}
+	var cases []invalid
+	for _, path := range []string{
+		"aicr.extra", "aicr.image.tag", "aicr.validatorImage.extra",
+		"operator.extra", "operator.image.extra", "operator.leaderElection.extra",
+		"operator.resources.extra", "operator.resources.requests.gpu",
+		"engine.extra", "registry.extra", "registry.auth.extra",
+		"namespaces.extra", "namespaces.jobs.extra", "namespaces.discovery.extra", "namespaces.validation.extra",
+		"approvers.extra", "validation.extra",
+	} {
+		parent, key := path[:strings.LastIndex(path, ".")], path[strings.LastIndex(path, ".")+1:]
+		cases = append(cases, invalid{"CH-1 unknown key under " + parent, unknown(path),
+			notAllowed("/"+strings.ReplaceAll(parent, ".", "/"), key)})
+	}
+	cases = append(cases, []invalid{
 		{"CH-1 unknown top-level key", unknown("extra"), []string{"additional properties 'extra' not allowed"}},
-		{"CH-1 unknown key under aicr", unknown("aicr.extra"), []string{"at '/aicr'", "'extra' not allowed"}},
-		{"CH-1 unknown key under aicr.image", unknown("aicr.image.tag"), []string{"at '/aicr/image'", "'tag' not allowed"}},
-		{"CH-1 unknown key under aicr.validatorImage", unknown("aicr.validatorImage.extra"), []string{"at '/aicr/validatorImage'", "'extra' not allowed"}},
-		{"CH-1 unknown key under operator", unknown("operator.extra"), []string{"at '/operator'", "'extra' not allowed"}},
-		{"CH-1 unknown key under operator.image", unknown("operator.image.extra"), []string{"at '/operator/image'", "'extra' not allowed"}},
-		{"CH-1 unknown key under operator.leaderElection", unknown("operator.leaderElection.extra"), []string{"at '/operator/leaderElection'", "'extra' not allowed"}},
-		{"CH-1 unknown key under operator.resources", unknown("operator.resources.extra"), []string{"at '/operator/resources'", "'extra' not allowed"}},
-		{"CH-1 unknown key under operator.resources.requests", unknown("operator.resources.requests.gpu"), []string{"at '/operator/resources/requests'", "'gpu' not allowed"}},
-		{"CH-1 unknown key under engine", unknown("engine.extra"), []string{"at '/engine'", "'extra' not allowed"}},
-		{"CH-1 unknown key under registry", unknown("registry.extra"), []string{"at '/registry'", "'extra' not allowed"}},
-		{"CH-1 unknown key under registry.auth", unknown("registry.auth.extra"), []string{"at '/registry/auth'", "'extra' not allowed"}},
-		{"CH-1 unknown key under namespaces", unknown("namespaces.extra"), []string{"at '/namespaces'", "'extra' not allowed"}},
-		{"CH-1 unknown key under namespaces.components[]", component(map[string]any{"extra": "x"}), []string{"at '/namespaces/components/0'", "'extra' not allowed"}},
-		{"CH-1 unknown key under namespaces.jobs", unknown("namespaces.jobs.extra"), []string{"at '/namespaces/jobs'", "'extra' not allowed"}},
-		{"CH-1 unknown key under namespaces.discovery", unknown("namespaces.discovery.extra"), []string{"at '/namespaces/discovery'", "'extra' not allowed"}},
-		{"CH-1 unknown key under namespaces.validation", unknown("namespaces.validation.extra"), []string{"at '/namespaces/validation'", "'extra' not allowed"}},
-		{"CH-1 unknown key under approvers", unknown("approvers.extra"), []string{"at '/approvers'", "'extra' not allowed"}},
-		{"CH-1 unknown key under validation", unknown("validation.extra"), []string{"at '/validation'", "'extra' not allowed"}},
-		{"CH-1 engine.type Flux", withValues(map[string]any{"engine.type": "Flux"}), []string{"at '/engine/type'", "'ArgoCD'"}},
+		{"CH-1 unknown key under namespaces.components[]", component(map[string]any{"extra": "x"}),
+			notAllowed("/namespaces/components/0", "extra")},
+		{"CH-1 engine.type Flux", withValues(map[string]any{"engine.type": "Flux"}),
+			[]string{"at '/engine/type'", "'ArgoCD'"}},
 		{"CH-1 aicr.version 0.11.1", withValues(map[string]any{"aicr.version": "0.11.1"}),
 			[]string{"aicr.version 0.11.1 is not supported: this chart runs AICR >=1.0.0, <2.0.0"}},
 		{"CH-1 aicr.version 2.0.0", withValues(map[string]any{"aicr.version": "2.0.0"}),
 			[]string{"aicr.version 2.0.0 is not supported: this chart runs AICR >=1.0.0, <2.0.0"}},
 		{"CH-2 registry.repository missing", withValues(map[string]any{"registry.repository": nil}),
 			[]string{"at '/registry'", "missing property 'repository'"}},
-		{"CH-2 registry.repository not an OCI reference", withValues(map[string]any{"registry.repository": "registry.example.com/aicr"}),
+		{"CH-2 registry.repository not an OCI reference",
+			withValues(map[string]any{"registry.repository": "registry.example.com/aicr"}),
 			[]string{"at '/registry/repository'", "does not match pattern"}},
 		{"CH-2 namespaces.components missing", withValues(map[string]any{"namespaces.components": nil}),
 			[]string{"at '/namespaces'", "missing property 'components'"}},
@@ -102,6 +111,19 @@ func TestRenderRejectsInvalidValues(t *testing.T) {
 		{"CH-2 component namespace is the release namespace", withValues(map[string]any{
 			"namespaces.components": []any{map[string]any{"name": releaseNamespace, "podSecurity": "privileged"}}}),
 			[]string{"namespaces.components lists aicr-system, the operator's own (release) namespace"}},
+		{"CH-2 component namespace listed twice", withValues(map[string]any{"namespaces.components": []any{
+			map[string]any{"name": "gpu-operator", "podSecurity": "privileged"},
+			map[string]any{"name": "gpu-operator", "podSecurity": "baseline"}}}),
+			[]string{"namespaces.components lists gpu-operator twice"}},
+		{"CH-2 component namespace is the engine namespace", withValues(map[string]any{
+			"namespaces.components": []any{map[string]any{"name": "argocd", "podSecurity": "privileged"}}}),
+			[]string{"namespaces.components lists argocd, the engine namespace"}},
+		{"CH-2 one namespace with two Pod Security levels", withValues(map[string]any{
+			"namespaces.jobs": map[string]any{"name": "gpu-operator", "podSecurity": "restricted"}}),
+			[]string{"namespace gpu-operator is listed with Pod Security levels"}},
+		{"OPS-2 two replicas without leader election", withValues(map[string]any{
+			"operator.replicas": 2, "operator.leaderElection.enabled": false}),
+			[]string{"operator.replicas above 1 needs operator.leaderElection.enabled"}},
 		{"CH-2 aws provider without the operator's AWS identity", withValues(map[string]any{"registry.auth.provider": "aws"}),
 			[]string{"registry.auth.provider aws needs the operator's AWS identity"}},
 		{"CH-2 registry.auth.provider unknown", withValues(map[string]any{"registry.auth.provider": "gcp"}),
@@ -110,7 +132,7 @@ func TestRenderRejectsInvalidValues(t *testing.T) {
 			[]string{"at '/operator/image/digest'", "does not match pattern"}},
 		{"CH-2 AICR image not pinned by digest", withValues(map[string]any{"aicr.image.digest": "v1.0.0"}),
 			[]string{"at '/aicr/image/digest'", "does not match pattern"}},
-	}
+	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -123,12 +145,28 @@ func TestRenderRejectsInvalidValues(t *testing.T) {
 	}
 }
 
+// TestHelmLint runs helm lint (the SDK's) with the required values, strict.
+func TestHelmLint(t *testing.T) {
+	t.Parallel()
+	lint := action.NewLint()
+	lint.Strict = true
+	lint.Namespace = releaseNamespace
+	lint.KubeVersion = &chartutil.KubeVersion{Version: "v1.34.4", Major: "1", Minor: "34"}
+	res := lint.Run([]string{chartDir()}, requiredValues())
+	for _, m := range res.Messages {
+		if m.Severity > support.InfoSev {
+			t.Errorf("helm lint: %s", m)
+		}
+	}
+	assert.Empty(t, res.Errors)
+}
+
 func TestRenderAWSIdentity(t *testing.T) {
 	t.Parallel()
 	for name, sets := range map[string]map[string]any{
 		"CH-2 IRSA role annotation": {
 			"registry.auth.provider":             "aws",
-			"operator.serviceAccountAnnotations": map[string]any{"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/aicr"},
+			"operator.serviceAccountAnnotations": map[string]any{"eks.amazonaws.com/role-arn": roleARN},
 		},
 		"CH-2 EKS Pod Identity flag": {"registry.auth.provider": "aws", "operator.awsPodIdentity": true},
 	} {
@@ -208,7 +246,8 @@ func TestRenderDeployment(t *testing.T) {
 		_, ok := c[probe]
 		assert.True(t, ok, "%s set", probe)
 	}
-	assert.NotNil(t, find(objs, "ClusterRoleBinding", "", "aicr-validator"), "validation on: validators run with cluster-admin")
+	assert.NotNil(t, find(objs, "ClusterRoleBinding", "", "aicr-validator"),
+		"validation on: validators run with cluster-admin")
 }
 
 func TestRenderAppProject(t *testing.T) {
@@ -304,7 +343,8 @@ func TestApprovalPolicyCoversEverySpecField(t *testing.T) {
 	require.NotNil(t, crd)
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
 	require.NotEmpty(t, versions)
-	props, _, _ := unstructured.NestedMap(versions[0].(map[string]any), "schema", "openAPIV3Schema", "properties", "spec", "properties")
+	version, _ := versions[0].(map[string]any)
+	props, _, _ := unstructured.NestedMap(version, "schema", "openAPIV3Schema", "properties", "spec", "properties")
 	require.NotEmpty(t, props)
 	policy := find(objs, "ValidatingAdmissionPolicy", "", "aicr-operator-approval")
 	require.NotNil(t, policy)

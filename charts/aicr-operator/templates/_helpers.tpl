@@ -93,6 +93,9 @@ Checks the schema cannot express. Each failure names the value to fix.
 {{- fail "registry.auth.provider aws needs the operator's AWS identity: set operator.serviceAccountAnnotations.\"eks.amazonaws.com/role-arn\" (IRSA) or operator.awsPodIdentity: true (EKS Pod Identity association)" -}}
 {{- end -}}
 {{- end -}}
+{{- if and (gt (int .Values.operator.replicas) 1) (not .Values.operator.leaderElection.enabled) -}}
+{{- fail "operator.replicas above 1 needs operator.leaderElection.enabled: two operators without a leader would both write" -}}
+{{- end -}}
 {{- if and (eq .Values.registry.auth.provider "static") (not .Values.registry.auth.staticSecret) -}}
 {{- fail "registry.auth.provider static needs registry.auth.staticSecret, the Secret the operator reads" -}}
 {{- end -}}
