@@ -2,18 +2,6 @@ package v1alpha1
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-// Labels and annotations the operator sets on rollouts (RO-1, RO-6).
-const (
-	// LabelOutcome is set once, by the operator, when a rollout ends.
-	LabelOutcome = "operator.aicr.run/outcome"
-	// LabelTransition carries the 16-hex transition of the rollout's name.
-	LabelTransition = "operator.aicr.run/transition"
-	// LabelRuntimeUID carries the UID of the rollout's runtime.
-	LabelRuntimeUID = "operator.aicr.run/runtime-uid"
-	// AnnotationEvidence is set once, by the operator, to the digest of a validated rollout's evidence.
-	AnnotationEvidence = "operator.aicr.run/evidence"
-)
-
 // Phase is where a rollout is.
 // +kubebuilder:validation:Enum=Pending;AwaitingApproval;Progressing;AwaitingAcknowledgement;Validating;Succeeded;Failed;Expired;Revoked;Superseded;Orphaned
 type Phase string

@@ -1,0 +1,59 @@
+package v1alpha1
+
+// Well-known labels, annotations and names of the operator (DESIGN.md section 5, ENG-2).
+// Labels select objects for watches; annotations plus the recorded runtime UID authorize
+// mutation, a label match alone never does.
+const (
+	// Prefix is the prefix of every operator label and annotation key.
+	Prefix = "operator.aicr.run/"
+
+	// LabelRole says what an operator-owned ConfigMap holds (Roleplan, Recipe, Values, ...).
+	// The chart's PLAN-8 admission policy covers every ConfigMap carrying it.
+	LabelRole = Prefix + "role"
+	// LabelSchemaVersion is the plan document's schemaVersion (PLAN-6).
+	LabelSchemaVersion = Prefix + "schema-version"
+	// LabelRuntimeUID carries the UID of the runtime an object belongs to.
+	LabelRuntimeUID = Prefix + "runtime-uid"
+	// LabelTransition carries the 16-hex transition of a rollout's name (RO-1).
+	LabelTransition = Prefix + "transition"
+	// LabelOutcome is set once, by the operator, when a rollout ends (RO-6).
+	LabelOutcome = Prefix + "outcome"
+	// LabelManagedBy marks engine objects and Jobs the operator watches.
+	LabelManagedBy = Prefix + "managed-by"
+
+	// AnnotationPlanDigest is the desiredStateDigest of the plan an object carries or is.
+	AnnotationPlanDigest = Prefix + "plan-digest"
+	// AnnotationRelease is the plan release ID of an engine object.
+	AnnotationRelease = Prefix + "release"
+	// AnnotationRuntimeUID is the UID of the runtime that created an object; with the plan
+	// digest it authorizes mutation.
+	AnnotationRuntimeUID = Prefix + "runtime-uid"
+	// AnnotationPlanGraph is the plan graph an engine object carries, so a plan can be rebuilt
+	// from live state (PLAN-7).
+	AnnotationPlanGraph = Prefix + "plan-graph"
+	// AnnotationEvidence is set once, by the operator, to a validated rollout's evidence digest.
+	AnnotationEvidence = Prefix + "evidence"
+	// AnnotationResolveRequestedAt asks for a new resolution with a new snapshot (CR-11).
+	AnnotationResolveRequestedAt = Prefix + "resolve-requested-at"
+	// AnnotationRetryRequestedAt asks to retry a failed, expired or revoked rollout (CR-11).
+	AnnotationRetryRequestedAt = Prefix + "retry-requested-at"
+
+	// ManagedByValue is the value of LabelManagedBy.
+	ManagedByValue = "aicr-operator"
+	// FinalizerCleanup is the operator's finalizer on the ClusterRuntime (CR-12).
+	FinalizerCleanup = Prefix + "cleanup"
+)
+
+// Values of LabelRole.
+const (
+	// RolePlan marks a plan ConfigMap (PLAN-1).
+	RolePlan = "plan"
+	// RoleRecipe marks a recipe ConfigMap (PLAN-3).
+	RoleRecipe = "recipe"
+	// RoleValues marks a values ConfigMap (PLAN-3).
+	RoleValues = "values"
+	// RoleSnapshot marks a kept snapshot copy (RES-7).
+	RoleSnapshot = "snapshot"
+	// RoleAssessment marks a kept upgrade-check report copy (RES-7).
+	RoleAssessment = "assessment"
+)
