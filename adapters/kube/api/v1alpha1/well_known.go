@@ -7,7 +7,7 @@ const (
 	// Prefix is the prefix of every operator label and annotation key.
 	Prefix = "operator.aicr.run/"
 
-	// LabelRole says what an operator-owned ConfigMap holds (Roleplan, Recipe, Values, ...).
+	// LabelRole says what an operator-owned ConfigMap holds (RolePlan, RoleRecipe, RoleValues, ...).
 	// The chart's PLAN-8 admission policy covers every ConfigMap carrying it.
 	LabelRole = Prefix + "role"
 	// LabelSchemaVersion is the plan document's schemaVersion (PLAN-6).
