@@ -1,0 +1,140 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// EngineKind names a deployment engine.
+type EngineKind string
+
+const (
+	// EngineArgoCD is the only engine enabled in this release.
+	EngineArgoCD EngineKind = "ArgoCD"
+	// EngineFlux is compiled in (adapters/flux) but not enabled in this release.
+	EngineFlux EngineKind = "Flux"
+)
+
+// RegistryAuthProvider names how the operator and Argo CD authenticate to the registry.
+type RegistryAuthProvider string
+
+const (
+	// RegistryAuthAWS uses ECR tokens from the operator's AWS identity, refreshed every 6 hours.
+	RegistryAuthAWS RegistryAuthProvider = "aws"
+	// RegistryAuthStatic uses an admin-provided docker config Secret read by name.
+	RegistryAuthStatic RegistryAuthProvider = "static"
+	// RegistryAuthInCluster uses an in-cluster registry over plain HTTP with a generated login.
+	RegistryAuthInCluster RegistryAuthProvider = "inCluster"
+)
+
+var (
+	// ErrEngineNotEnabled reports an engine that is compiled in but not enabled in this release.
+	ErrEngineNotEnabled = errors.New("the Flux adapter is compiled but not enabled in this release: set engine.type to ArgoCD")
+	// ErrEngineUnknown reports an engine the operator does not know.
+	ErrEngineUnknown = errors.New("unknown deployment engine: the only enabled engine is ArgoCD")
+	// ErrInvalidConfig wraps every configuration problem.
+	ErrInvalidConfig = errors.New("invalid configuration")
+)
+
+var pinnedImage = regexp.MustCompile(`^[^@\s]+@sha256:[a-f0-9]{64}$`)
+
+// Config is the operator's installation configuration, passed by the chart's Deployment as
+// flags (see BindFlags; the chart README lists them). ClusterRuntime holds only runtime intent
+// and policy (PLAT-9).
+type Config struct {
+	OperatorNamespace        string
+	AICRVersion              string
+	AICRImage                string
+	ValidatorImage           string
+	Engine                   EngineKind
+	EngineNamespace          string
+	EngineProject            string
+	RegistryRepository       string
+	RegistryAuthProvider     RegistryAuthProvider
+	RegistryRepoCredsSecret  string
+	RegistryStaticSecret     string
+	ComponentNamespaces      []string
+	JobsNamespace            string
+	DiscoveryNamespace       string
+	ValidationNamespace      string
+	ValidationEnabled        bool
+	JobsServiceAccount       string
+	ValidationServiceAccount string
+	LeaderElect              bool
+	LeaseDuration            time.Duration
+	RenewDeadline            time.Duration
+	RetryPeriod              time.Duration
+	MetricsBindAddress       string
+	HealthProbeBindAddress   string
+	LogLevel                 string
+}
+
+// Validate reports every configuration problem at once, each wrapped with ErrInvalidConfig
+// (and ErrEngineNotEnabled or ErrEngineUnknown for the engine).
+func (c Config) Validate() error {
+	var errs []error
+	add := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...))
+	}
+	switch c.Engine {
+	case EngineArgoCD:
+	case EngineFlux:
+		errs = append(errs, fmt.Errorf("%w: engine %q: %w", ErrInvalidConfig, c.Engine, ErrEngineNotEnabled))
+	default:
+		errs = append(errs, fmt.Errorf("%w: engine %q: %w", ErrInvalidConfig, c.Engine, ErrEngineUnknown))
+	}
+	for flag, v := range map[string]string{
+		"--operator-namespace": c.OperatorNamespace, "--engine-namespace": c.EngineNamespace,
+		"--engine-project": c.EngineProject, "--jobs-namespace": c.JobsNamespace,
+		"--discovery-namespace": c.DiscoveryNamespace, "--validation-namespace": c.ValidationNamespace,
+		"--jobs-service-account": c.JobsServiceAccount, "--registry-repo-creds-secret": c.RegistryRepoCredsSecret,
+	} {
+		if v == "" {
+			add("%s is required", flag)
+		}
+	}
+	if !domain.AICRVersionSupported(c.AICRVersion) {
+		add("--aicr-version %q is outside the supported range %s", c.AICRVersion, domain.SupportedAICRRange)
+	}
+	for flag, image := range map[string]string{"--aicr-image": c.AICRImage, "--validator-image": c.ValidatorImage} {
+		if !pinnedImage.MatchString(image) {
+			add("%s %q must be pinned by digest (<repository>@sha256:<64 hex>)", flag, image)
+		}
+	}
+	errs = append(errs, c.validateRegistry()...)
+	if len(c.ComponentNamespaces) == 0 {
+		add("--component-namespaces must list at least one namespace")
+	}
+	if c.ValidationEnabled && c.ValidationServiceAccount == "" {
+		add("--validation-service-account is required when validation is enabled")
+	}
+	if c.LeaderElect && (c.RetryPeriod <= 0 || c.RenewDeadline <= c.RetryPeriod || c.LeaseDuration <= c.RenewDeadline) {
+		add("leader election needs lease duration > renew deadline > retry period > 0, got %s, %s, %s",
+			c.LeaseDuration, c.RenewDeadline, c.RetryPeriod)
+	}
+	return errors.Join(sortedErrors(errs)...)
+}
+
+func (c Config) validateRegistry() []error {
+	var errs []error
+	if !strings.HasPrefix(c.RegistryRepository, "oci://") && !strings.HasPrefix(c.RegistryRepository, "http://") {
+		errs = append(errs, fmt.Errorf("%w: --registry-repository %q must start with oci:// (or http:// for an in-cluster registry)",
+			ErrInvalidConfig, c.RegistryRepository))
+	}
+	switch c.RegistryAuthProvider {
+	case RegistryAuthAWS, RegistryAuthInCluster:
+	case RegistryAuthStatic:
+		if c.RegistryStaticSecret == "" {
+			errs = append(errs, fmt.Errorf("%w: --registry-static-secret is required with the static provider", ErrInvalidConfig))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("%w: --registry-auth-provider %q must be aws, static or inCluster",
+			ErrInvalidConfig, c.RegistryAuthProvider))
+	}
+	return errs
+}

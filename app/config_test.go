@@ -1,0 +1,111 @@
+package app_test
+
+import (
+	"errors"
+	"flag"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nvidia/aicr-operator/app"
+)
+
+const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// chartArgs are the flags the chart's Deployment passes with default values.
+var chartArgs = []string{
+	"--operator-namespace=aicr-system", "--aicr-version=1.1.0",
+	"--aicr-image=ghcr.io/nvidia/aicr@" + digest, "--validator-image=ghcr.io/nvidia/aicr-validator@" + digest,
+	"--engine=ArgoCD", "--engine-namespace=argocd", "--engine-project=aicr",
+	"--registry-repository=oci://123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr",
+	"--registry-auth-provider=aws", "--registry-repo-creds-secret=aicr-registry",
+	"--component-namespaces=gpu-operator,monitoring", "--jobs-namespace=aicr-jobs",
+	"--discovery-namespace=aicr-discovery", "--validation-namespace=aicr-validation",
+	"--validation-enabled=true", "--jobs-service-account=aicr-jobs", "--validation-service-account=aicr-validator",
+	"--leader-elect=true", "--leader-election-lease-duration=15s", "--leader-election-renew-deadline=10s",
+	"--leader-election-retry-period=2s", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
+	"--log-level=info",
+}
+
+func parse(t *testing.T, args ...string) app.Config {
+	t.Helper()
+	var c app.Config
+	fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
+	c.BindFlags(fs)
+	require.NoError(t, fs.Parse(args))
+	return c
+}
+
+func TestConfigValidate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		extra   []string
+		wantIs  error
+		wantMsg string
+	}{
+		{name: "ENG-5 ArgoCD is accepted"},
+		{name: "ENG-5 Flux is refused as compiled but not enabled", extra: []string{"--engine=Flux"},
+			wantIs: app.ErrEngineNotEnabled, wantMsg: "the Flux adapter is compiled but not enabled in this release"},
+		{name: "ENG-5 an unknown engine is refused", extra: []string{"--engine=Sveltos"},
+			wantIs: app.ErrEngineUnknown, wantMsg: `engine "Sveltos": unknown deployment engine`},
+		{name: "ENG-5 an empty engine is refused", extra: []string{"--engine="}, wantIs: app.ErrEngineUnknown},
+		{name: "CH-1 an AICR version outside the range is refused", extra: []string{"--aicr-version=2.0.0"},
+			wantIs: app.ErrInvalidConfig, wantMsg: `--aicr-version "2.0.0" is outside the supported range >=1.0.0 <2.0.0`},
+		{name: "CH-2 an AICR image without digest is refused", extra: []string{"--aicr-image=ghcr.io/nvidia/aicr:v1.1.0"},
+			wantIs: app.ErrInvalidConfig, wantMsg: "--aicr-image \"ghcr.io/nvidia/aicr:v1.1.0\" must be pinned by digest"},
+		{name: "CH-2 a registry without oci:// is refused", extra: []string{"--registry-repository=ghcr.io/x"},
+			wantIs: app.ErrInvalidConfig, wantMsg: "must start with oci://"},
+		{name: "CH-2 the static provider needs its Secret", extra: []string{"--registry-auth-provider=static"},
+			wantIs: app.ErrInvalidConfig, wantMsg: "--registry-static-secret is required with the static provider"},
+		{name: "CH-2 an unknown provider is refused", extra: []string{"--registry-auth-provider=gcp"},
+			wantIs: app.ErrInvalidConfig, wantMsg: `--registry-auth-provider "gcp" must be aws, static or inCluster`},
+		{name: "CH-2 component namespaces are required", extra: []string{"--component-namespaces= , "},
+			wantIs: app.ErrInvalidConfig, wantMsg: "--component-namespaces must list at least one namespace"},
+		{name: "OPS-2 leader election timings must nest", extra: []string{"--leader-election-renew-deadline=20s"},
+			wantIs: app.ErrInvalidConfig, wantMsg: "leader election needs lease duration > renew deadline > retry period > 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := parse(t, append(append([]string{}, chartArgs...), tt.extra...)...).Validate()
+			if tt.wantIs == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tt.wantIs)
+			assert.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
+}
+
+func TestConfigValidateReportsEveryProblemAtOnce(t *testing.T) {
+	t.Parallel()
+	err := (app.Config{Engine: app.EngineFlux}).Validate()
+	require.Error(t, err)
+	assert.ErrorIs(t, err, app.ErrEngineNotEnabled)
+	var joined interface{ Unwrap() []error }
+	require.True(t, errors.As(err, &joined))
+	assert.GreaterOrEqual(t, len(joined.Unwrap()), 10, "every missing value is its own error")
+	for _, msg := range []string{"--operator-namespace is required", "--aicr-image", "--registry-repository", "--component-namespaces"} {
+		assert.Contains(t, err.Error(), msg)
+	}
+}
+
+func TestBindFlagsDefaultsMatchTheChart(t *testing.T) {
+	t.Parallel()
+	c := parse(t)
+	assert.Equal(t, "argocd", c.EngineNamespace)
+	assert.Equal(t, "aicr", c.EngineProject)
+	assert.Equal(t, "aicr-registry", c.RegistryRepoCredsSecret)
+	assert.Equal(t, "aicr-jobs", c.JobsServiceAccount)
+	assert.True(t, c.LeaderElect)
+}
+
+func TestComponentNamespacesAreTrimmedAndDeduplicated(t *testing.T) {
+	t.Parallel()
+	c := parse(t, "--component-namespaces=gpu-operator, monitoring,gpu-operator,")
+	assert.Equal(t, []string{"gpu-operator", "monitoring"}, c.ComponentNamespaces)
+}

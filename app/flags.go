@@ -1,0 +1,57 @@
+package app
+
+import (
+	"flag"
+	"slices"
+	"strings"
+	"time"
+)
+
+// BindFlags registers the operator's flags on fs, exactly as the chart's Deployment passes
+// them, with the chart's defaults.
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.OperatorNamespace, "operator-namespace", "", "namespace of the operator (plans, leases, events)")
+	fs.StringVar(&c.AICRVersion, "aicr-version", "", "pinned AICR release the AICR image runs")
+	fs.StringVar(&c.AICRImage, "aicr-image", "", "AICR image, pinned by digest")
+	fs.StringVar(&c.ValidatorImage, "validator-image", "", "AICR validator image, pinned by digest")
+	fs.Func("engine", "deployment engine (only ArgoCD is enabled)", func(s string) error {
+		c.Engine = EngineKind(s)
+		return nil
+	})
+	fs.StringVar(&c.EngineNamespace, "engine-namespace", "argocd", "namespace of the engine's objects")
+	fs.StringVar(&c.EngineProject, "engine-project", "aicr", "Argo CD AppProject of the operator's Applications")
+	fs.StringVar(&c.RegistryRepository, "registry-repository", "", "OCI registry repository for charts, bundles and evidence")
+	fs.Func("registry-auth-provider", "registry credentials provider: aws, static or inCluster", func(s string) error {
+		c.RegistryAuthProvider = RegistryAuthProvider(s)
+		return nil
+	})
+	fs.StringVar(&c.RegistryRepoCredsSecret, "registry-repo-creds-secret", "aicr-registry", "Argo CD repo-creds Secret the operator refreshes")
+	fs.StringVar(&c.RegistryStaticSecret, "registry-static-secret", "", "docker config Secret of the static provider")
+	fs.Func("component-namespaces", "comma-separated namespaces the recipe may deploy into", func(s string) error {
+		c.ComponentNamespaces = splitList(s)
+		return nil
+	})
+	fs.StringVar(&c.JobsNamespace, "jobs-namespace", "", "namespace of the AICR Jobs")
+	fs.StringVar(&c.DiscoveryNamespace, "discovery-namespace", "", "namespace of the snapshot Jobs")
+	fs.StringVar(&c.ValidationNamespace, "validation-namespace", "", "namespace of the validation Jobs")
+	fs.BoolVar(&c.ValidationEnabled, "validation-enabled", false, "whether AICR deployment validation is installed")
+	fs.StringVar(&c.JobsServiceAccount, "jobs-service-account", "aicr-jobs", "identity of the AICR Jobs")
+	fs.StringVar(&c.ValidationServiceAccount, "validation-service-account", "", "identity of the validation Jobs")
+	fs.BoolVar(&c.LeaderElect, "leader-elect", true, "elect a leader with a Lease in the operator namespace")
+	fs.DurationVar(&c.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "leader election lease duration")
+	fs.DurationVar(&c.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "leader election renew deadline")
+	fs.DurationVar(&c.RetryPeriod, "leader-election-retry-period", 2*time.Second, "leader election retry period")
+	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint")
+	fs.StringVar(&c.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address of the health probes")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info or error")
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" && !slices.Contains(out, part) {
+			out = append(out, part)
+		}
+	}
+	return out
+}
