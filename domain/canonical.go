@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -29,12 +30,18 @@ func CanonicalJSON(v any) ([]byte, error) {
 	return appendCanonical(buf, v)
 }
 
+// bufPool recycles encoding buffers between digests (plans are hashed often).
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
 // Digest returns "sha256:" + hex SHA-256 of v's canonical JSON.
 func Digest(v any) (string, error) {
-	b, err := CanonicalJSON(v)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	b, err := appendCanonical((*bp)[:0], v)
 	if err != nil {
 		return "", err
 	}
+	*bp = b
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
@@ -133,10 +140,16 @@ func appendString(buf []byte, s string) []byte {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f {
 			if c == '"' || c == '\\' {
-				buf = append(buf, '\\')
+				buf = append(buf, '\\', c)
+				i++
+				continue
 			}
-			buf = append(buf, c)
-			i++
+			j := i + 1
+			for j < len(s) && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\' {
+				j++
+			}
+			buf = append(buf, s[i:j]...)
+			i = j
 			continue
 		}
 		switch c {
