@@ -5,9 +5,12 @@ package chart_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +27,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/yaml"
 
 	"github.com/nvidia/aicr-operator/test/env"
 )
@@ -48,6 +52,8 @@ var (
 	startErr error
 	// suiteValues are the values the suite renders and applies.
 	suiteValues map[string]any
+	// appProjectErr says why Argo CD's AppProject CRD is not installed, when it is not.
+	appProjectErr error
 )
 
 var (
@@ -112,6 +118,10 @@ func startSuite() error {
 	if len(crds) == 0 {
 		return errors.New("the chart renders no CRDs")
 	}
+	var appProject *apiextensionsv1.CustomResourceDefinition
+	if appProject, appProjectErr = appProjectCRD(); appProjectErr == nil {
+		crds = append(crds, appProject)
+	}
 	testEnv, err = env.Start(env.Options{CRDs: crds})
 	if err != nil {
 		return err
@@ -144,9 +154,34 @@ func startSuite() error {
 	return waitEnforced(ctx)
 }
 
+// argoCDModule is the Argo CD release whose AppProject CRD the rendered AppProject must satisfy.
+const argoCDModule = "github.com/argoproj/argo-cd/v3@v3.2.12"
+
+// appProjectCRD reads Argo CD's AppProject CRD from the argo-cd module, fetched into the module
+// cache with go mod download (the module is not a dependency of this one).
+func appProjectCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
+	out, err := exec.Command("go", "mod", "download", "-json", argoCDModule).Output()
+	if err != nil {
+		return nil, fmt.Errorf("go mod download %s: %w", argoCDModule, err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		return nil, fmt.Errorf("go mod download %s: no module directory in %q", argoCDModule, out)
+	}
+	raw, err := os.ReadFile(filepath.Join(mod.Dir, "manifests", "crds", "appproject-crd.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("read AppProject CRD: %w", err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(raw, crd); err != nil {
+		return nil, fmt.Errorf("decode AppProject CRD: %w", err)
+	}
+	return crd, nil
+}
+
 // applyRendered creates every rendered object the control plane can hold, as helm install
-// does; an object that already exists is left as it is. The AppProject is skipped: the
-// Argo CD CRDs are not installed here (TestAppProject checks what is rendered).
+// does; an object that already exists is left as it is. The AppProject is left to
+// TestAppProjectAcceptedByArgoCD, which needs Argo CD's CRD from the argo-cd module.
 func applyRendered(ctx context.Context, objs []*unstructured.Unstructured) error {
 	admin := dynamicFor(testEnv.Config)
 	for _, o := range objs {
