@@ -143,6 +143,7 @@ func approvalBypasses() []bypass {
 
 func rolloutOwnershipBypasses() []bypass {
 	onlyOperator := "RO-14: only the operator's ServiceAccount (" + operatorUser + ") creates RuntimeRollouts"
+	operatorMeta := "RO-6: operator.aicr.run/ labels and annotations on a rollout are written only by the operator"
 	return []bypass{
 		{"RO-14 non-operator creates a rollout with approvalRequired false", byApproval, onlyOperator,
 			func(fx) error {
@@ -177,6 +178,12 @@ func rolloutOwnershipBypasses() []bypass {
 				require.NoError(f.t, operatorClient().label(name, outcome, "Failed"))
 				return operatorClient().label(name, outcome, "Succeeded")
 			}},
+		{"RO-6 RO-1 approver rewrites the transition label", byApproval, operatorMeta,
+			func(f fx) error {
+				return approver().label(f.newRollout(), "operator.aicr.run/transition", "0000000000000000")
+			}},
+		{"RO-6 editor removes the runtime-uid label", byApproval, operatorMeta,
+			func(f fx) error { return editor().label(f.newRollout(), "operator.aicr.run/runtime-uid", "") }},
 		{"RO-6 editor sets the evidence annotation", byApproval,
 			"RO-6: the operator.aicr.run/evidence annotation is set once, only by the operator",
 			func(f fx) error {
@@ -187,7 +194,7 @@ func rolloutOwnershipBypasses() []bypass {
 }
 
 func planBypasses() []bypass {
-	want := "PLAN-8: ConfigMaps labelled operator.aicr.run/role in aicr-system are written only by " +
+	want := "PLAN-8: ConfigMaps with operator.aicr.run/ labels or annotations in aicr-system are written only by " +
 		"the operator's ServiceAccount"
 	return []bypass{
 		{"PLAN-8 non-operator creates a plan ConfigMap", byPlans, want,
@@ -208,6 +215,12 @@ func planBypasses() []bypass {
 				cm := planConfigMap(cmName())
 				cm.SetLabels(map[string]string{roleLabel: "values"})
 				return createCM(admin(), cm)
+			}},
+		{"PLAN-8 PLAN-5 non-operator squats a plan name with its plan-digest annotation", byPlans, want,
+			func(fx) error {
+				cm := planConfigMap(cmName())
+				cm.SetLabels(nil)
+				return createCM(as(cmWriterUser), cm)
 			}},
 		{"CH-4 approver writes a ConfigMap in the operator namespace", byRBAC,
 			`User "approver-alice" cannot create resource "configmaps" in API group "" in the namespace "aicr-system"`,
