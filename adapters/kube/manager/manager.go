@@ -1,0 +1,109 @@
+// Package manager builds the operator's controller-runtime manager: leader election with a
+// Lease in the operator namespace, metrics and health endpoints, graceful shutdown, and
+// caches limited to the operator's own labelled objects, so unrelated ConfigMaps are never
+// cached and Secrets are never listed, watched or cached (CH-4, OPS-2).
+package manager
+
+import (
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+// LeaderElectionID names the operator's leader-election Lease.
+const LeaderElectionID = "aicr-operator.operator.aicr.run"
+
+// Options configures the manager; the composition root maps app.Config onto it.
+type Options struct {
+	// OperatorNamespace holds plans, the leader-election Lease and events.
+	OperatorNamespace string
+	// JobNamespaces hold the AICR Jobs (jobs, discovery, validation namespaces).
+	JobNamespaces []string
+	// LeaderElect enables leader election.
+	LeaderElect bool
+	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// MetricsBindAddress serves Prometheus metrics ("0" disables).
+	MetricsBindAddress string
+	// HealthProbeBindAddress serves /healthz and /readyz ("0" disables).
+	HealthProbeBindAddress string
+	// GracefulShutdownTimeout bounds how long runnables get to stop.
+	GracefulShutdownTimeout time.Duration
+	// AddToScheme registers engine types (for example Argo CD's) next to the core and operator types.
+	AddToScheme []func(*runtime.Scheme) error
+}
+
+// NewScheme returns the core, operator and extra types.
+func NewScheme(extra ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme}, extra...) {
+		if err := add(scheme); err != nil {
+			return nil, fmt.Errorf("build scheme: %w", err)
+		}
+	}
+	return scheme, nil
+}
+
+// New builds the manager. ConfigMaps are cached only in the operator namespace and only
+// with the operator's role label, Jobs only in the Job namespaces with the operator's
+// managed-by label; Secrets bypass the cache entirely (read by name only).
+func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
+	scheme, err := NewScheme(o.AddToScheme...)
+	if err != nil {
+		return nil, err
+	}
+	roleExists, err := labels.NewRequirement(aicrv1alpha1.LabelRole, selection.Exists, nil)
+	if err != nil {
+		return nil, fmt.Errorf("role selector: %w", err)
+	}
+	managed := labels.SelectorFromSet(labels.Set{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue})
+	jobNamespaces := map[string]cache.Config{}
+	for _, ns := range o.JobNamespaces {
+		jobNamespaces[ns] = cache.Config{}
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        scheme,
+		LeaderElection:                o.LeaderElect,
+		LeaderElectionID:              LeaderElectionID,
+		LeaderElectionNamespace:       o.OperatorNamespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &o.LeaseDuration,
+		RenewDeadline:                 &o.RenewDeadline,
+		RetryPeriod:                   &o.RetryPeriod,
+		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		HealthProbeBindAddress:        o.HealthProbeBindAddress,
+		GracefulShutdownTimeout:       &o.GracefulShutdownTimeout,
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.ConfigMap{}: {
+				Namespaces: map[string]cache.Config{o.OperatorNamespace: {}},
+				Label:      labels.NewSelector().Add(*roleExists),
+			},
+			&batchv1.Job{}: {Namespaces: jobNamespaces, Label: managed},
+		}},
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add readiness check: %w", err)
+	}
+	return mgr, nil
+}
