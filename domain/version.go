@@ -17,7 +17,7 @@ func AICRVersionSupported(version string) bool {
 	if !ok || major != 1 {
 		return false
 	}
-	return !(minor == 0 && patch == 0 && pre != "")
+	return minor != 0 || patch != 0 || pre == ""
 }
 
 // CheckAICRArtifact refuses an artifact rendered by an AICR version outside

@@ -25,12 +25,16 @@ var (
 )
 
 // readLimited reads a regular file of at most limit bytes.
-func readLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
+func readLimited(fsys fs.FS, name string, limit int64) (_ []byte, err error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
-	defer f.Close()
+	defer func() {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close %s: %w", name, cerr)
+		}
+	}()
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("stat %s: %w", name, err)

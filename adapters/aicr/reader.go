@@ -54,10 +54,10 @@ func ReadBundle(fsys fs.FS) (ports.Bundle, error) {
 		return ports.Bundle{}, invalid("%w", err)
 	}
 	var info bundleInfo
-	if err := yaml.UnmarshalStrict(data, &info); err != nil {
+	if err = yaml.UnmarshalStrict(data, &info); err != nil {
 		return ports.Bundle{}, invalid("%s: %w", bundleInfoFile, err)
 	}
-	if err := checkInfo(info); err != nil {
+	if err = checkInfo(info); err != nil {
 		return ports.Bundle{}, err
 	}
 	deps, err := readRecipeDeps(fsys, root, info.Build.Recipe.Path)

@@ -87,7 +87,7 @@ func readLocalChart(fsys fs.FS, dir string, rel *ports.BundleRelease) error {
 		return invalid("%w", err)
 	}
 	var ch chartYAML
-	if err := yaml.Unmarshal(data, &ch); err != nil {
+	if err = yaml.Unmarshal(data, &ch); err != nil {
 		return invalid("%s: %w", path.Join(dir, chartFile), err)
 	}
 	if ch.Name == "" || ch.Version == "" {

@@ -79,9 +79,9 @@ func (po *planOptions) run() error {
 		if active, err = readPlan(po.from); err != nil {
 			return err
 		}
-		t, err := domain.PlanTransition(domain.TransitionInput{Active: active, Target: target})
-		if err != nil {
-			return fmt.Errorf("plan transition: %w", err)
+		t, terr := domain.PlanTransition(domain.TransitionInput{Active: active, Target: target})
+		if terr != nil {
+			return fmt.Errorf("plan transition: %w", terr)
 		}
 		tr = &t
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -84,31 +85,49 @@ func (v planView) writeJSON(w io.Writer) error {
 }
 
 func (v planView) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "Plan:     %s\nAICR:     %s\nReleases: %d\n\n", v.DesiredStateDigest, v.AICRVersion, len(v.Releases))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ORDER\tRELEASE\tNAMESPACE\tCHART\tVERSION\tVALUES DIGEST")
+	out := &errWriter{w: w}
+	out.printf("Plan:     %s\nAICR:     %s\nReleases: %d\n\n", v.DesiredStateDigest, v.AICRVersion, len(v.Releases))
+	tw := &errWriter{w: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
+	tw.printf("ORDER\tRELEASE\tNAMESPACE\tCHART\tVERSION\tVALUES DIGEST\n")
 	for _, r := range v.Releases {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.Order, r.Name, r.Namespace, chartRef(r), r.Chart.Version, r.ValuesDigest)
+		tw.printf("%d\t%s\t%s\t%s\t%s\t%s\n", r.Order, r.Name, r.Namespace, chartRef(r), r.Chart.Version, r.ValuesDigest)
 	}
-	if err := tw.Flush(); err != nil {
+	tw.flush()
+	if v.ApprovalRequired != nil {
+		approval := "no approval required"
+		if *v.ApprovalRequired {
+			approval = "approval required"
+		}
+		out.printf("\nTransition: %s -> %s (%s)\n\n", v.FromDigest, v.DesiredStateDigest, approval)
+		tw.printf("STEP\tOPERATION\tRELEASE\tREASONS\n")
+		for i, s := range v.Steps {
+			tw.printf("%d/%d\t%s\t%s\t%s\n", i+1, len(v.Steps), s.Action, s.Release, strings.Join(s.Reasons, "; "))
+		}
+		tw.flush()
+	}
+	if err := errors.Join(out.err, tw.err); err != nil {
 		return fmt.Errorf("write plan: %w", err)
 	}
-	if v.ApprovalRequired == nil {
-		return nil
-	}
-	approval := "no approval required"
-	if *v.ApprovalRequired {
-		approval = "approval required"
-	}
-	fmt.Fprintf(w, "\nTransition: %s -> %s (%s)\n\n", v.FromDigest, v.DesiredStateDigest, approval)
-	fmt.Fprintln(tw, "STEP\tOPERATION\tRELEASE\tREASONS")
-	for i, s := range v.Steps {
-		fmt.Fprintf(tw, "%d/%d\t%s\t%s\t%s\n", i+1, len(v.Steps), s.Action, s.Release, strings.Join(s.Reasons, "; "))
-	}
-	if err := tw.Flush(); err != nil {
-		return fmt.Errorf("write steps: %w", err)
-	}
 	return nil
+}
+
+// errWriter keeps the first write error so a table is written without a
+// check after every line.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+func (e *errWriter) flush() {
+	if f, ok := e.w.(*tabwriter.Writer); ok && e.err == nil {
+		e.err = f.Flush()
+	}
 }
 
 // chartRef renders a chart reference as Helm takes it.
