@@ -165,7 +165,7 @@ func appProjectCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 		return nil, fmt.Errorf("go mod download %s: %w", argoCDModule, err)
 	}
 	var mod struct{ Dir string }
-	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+	if jsonErr := json.Unmarshal(out, &mod); jsonErr != nil || mod.Dir == "" {
 		return nil, fmt.Errorf("go mod download %s: no module directory in %q", argoCDModule, out)
 	}
 	raw, err := os.ReadFile(filepath.Join(mod.Dir, "manifests", "crds", "appproject-crd.yaml"))
@@ -173,7 +173,7 @@ func appProjectCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 		return nil, fmt.Errorf("read AppProject CRD: %w", err)
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.Unmarshal(raw, crd); err != nil {
+	if err = yaml.Unmarshal(raw, crd); err != nil {
 		return nil, fmt.Errorf("decode AppProject CRD: %w", err)
 	}
 	return crd, nil
