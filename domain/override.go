@@ -41,7 +41,9 @@ func ParseOverridePath(s string) (component string, path OverridePath, err error
 			if i+1 == len(s) {
 				return "", nil, fmt.Errorf("trailing backslash: %w", ErrInvalidOverridePath)
 			}
-			i++
+			if i++; s[i] < 0x20 || s[i] == 0x7f {
+				return "", nil, fmt.Errorf("escaped control character at %d: %w", i, ErrInvalidOverridePath)
+			}
 			cur.WriteByte(s[i])
 		case c == ':' && component == "" && len(path) == 0:
 			if cur.Len() == 0 {
