@@ -1,14 +1,40 @@
 package cli
 
-import "k8s.io/cli-runtime/pkg/genericiooptions"
+import (
+	"time"
 
-// Options is shared by every subcommand: the IO streams now, and later the
-// Kubernetes client flags and a clock that tests can override.
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// DefaultTimeout is the deadline every command's API calls share (CLI-1).
+const DefaultTimeout = 30 * time.Second
+
+// Options is shared by every subcommand: the IO streams, the standard kubectl flags, the
+// deadline of a command's API calls and the clock. Tests override Timeout and Now.
 type Options struct {
 	genericiooptions.IOStreams
+	// ConfigFlags are the standard kubectl flags (--kubeconfig, --context, --as, -n, ...).
+	ConfigFlags *genericclioptions.ConfigFlags
+	// Timeout bounds all API calls of one command together.
+	Timeout time.Duration
+	// Now is the clock; cmd/kubectl-aicr passes the real one.
+	Now func() time.Time
+	// flags holds the command flags every command accepts.
+	flags commandFlags
 }
 
-// NewOptions returns Options writing to streams.
+// NewOptions returns Options writing to streams, with the 30-second deadline and no clock.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{IOStreams: streams}
+	return &Options{IOStreams: streams, ConfigFlags: newConfigFlags(), Timeout: DefaultTimeout}
+}
+
+// newConfigFlags keeps the kubectl flags that select a cluster and an identity; the
+// request timeout is replaced by the shared deadline, and nothing is discovered or cached.
+func newConfigFlags() *genericclioptions.ConfigFlags {
+	f := genericclioptions.NewConfigFlags(false)
+	f.Timeout = nil
+	f.CacheDir = nil
+	f.DisableCompression = nil
+	return f
 }

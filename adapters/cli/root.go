@@ -6,6 +6,11 @@ import "github.com/spf13/cobra"
 // command means adding its constructor here.
 var subcommands = []func(*Options) *cobra.Command{
 	newPlanCommand,
+	newDescribeCommand,
+	newApproveCommand,
+	newRevokeCommand,
+	newAcknowledgeCommand,
+	newReproduceCommand,
 }
 
 // NewRootCommand returns the `kubectl aicr` root command with every subcommand
@@ -16,6 +21,7 @@ func NewRootCommand(o *Options) *cobra.Command {
 		Short: "Inspect and approve AICR operator plans and rollouts",
 		Long: "kubectl aicr inspects the plans the AICR operator rolls out and lets approvers act on rollouts.\n" +
 			"It talks to the API server only, never to the operator; `plan` works offline on bundle directories.",
+		Example:       rootExample,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Annotations: map[string]string{
@@ -25,6 +31,7 @@ func NewRootCommand(o *Options) *cobra.Command {
 	root.SetIn(o.In)
 	root.SetOut(o.Out)
 	root.SetErr(o.ErrOut)
+	o.addFlags(root.PersistentFlags())
 	for _, newCmd := range subcommands {
 		root.AddCommand(newCmd(o))
 	}

@@ -1,21 +1,22 @@
-// Command kubectl-aicr is the kubectl plugin of the AICR operator
-// (kubectl aicr plan|help, and later describe, approve, revoke, acknowledge,
-// reproduce). All logic lives in adapters/cli.
+// Command kubectl-aicr is the kubectl plugin of the AICR operator: kubectl aicr describe,
+// approve, revoke, acknowledge, reproduce, plan and help. All logic lives in adapters/cli.
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/nvidia/aicr-operator/adapters/cli"
 )
 
+// now is the plugin's clock, handed to the commands.
+var now = time.Now //nolint:forbidigo // the plugin's real clock
+
 func main() {
-	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	if err := cli.NewRootCommand(cli.NewOptions(streams)).Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	o := cli.NewOptions(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+	o.Now = now
+	os.Exit(cli.Run(context.Background(), o, os.Args[1:]))
 }

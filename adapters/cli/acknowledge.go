@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+const acknowledgeExample = `  # Record that the post-apply steps of the release the rollout waits on are done
+  kubectl aicr acknowledge rollout-3f9a1c0d2b7e4a51-1`
+
+func newAcknowledgeCommand(o *Options) *cobra.Command {
+	return newAPICommand(o, apiCommand{
+		use:   "acknowledge ROLLOUT",
+		short: "Acknowledge, as you, the post-apply steps of the release a rollout waits on",
+		long: "For a rollout waiting in AwaitingAcknowledgement: records, as you, that the post-apply steps of the\n" +
+			"release it waits on are done (for NVSentinel, a tripped circuit breaker reset and the CRD verified),\n" +
+			"and the rollout continues. Refuses a rollout that is not waiting.",
+		example: acknowledgeExample,
+		args:    cobra.ExactArgs(1),
+		validate: func(o *Options) error {
+			if o.Now == nil {
+				return ErrNoClock
+			}
+			return nil
+		},
+		run: runAcknowledge,
+	})
+}
+
+func runAcknowledge(s *session, args []string) error {
+	ro, err := s.rollout(args[0])
+	if err != nil {
+		return err
+	}
+	release, err := awaitedRelease(ro)
+	if err != nil {
+		return err
+	}
+	user, err := s.whoami()
+	if err != nil {
+		return err
+	}
+	at := timestamp(s.o.Now())
+	acks := make([]any, 0, len(ro.Spec.Approval.Acknowledgements)+1)
+	for _, a := range ro.Spec.Approval.Acknowledgements {
+		acks = append(acks, map[string]any{
+			"release": a.Release, "acknowledgedBy": a.AcknowledgedBy, "acknowledgedAt": timestamp(a.AcknowledgedAt.Time),
+		})
+	}
+	acks = append(acks, map[string]any{"release": release, "acknowledgedBy": user, "acknowledgedAt": at})
+	if err := s.patchApproval(ro, map[string]any{"acknowledgements": acks}, "acknowledge rollout "+ro.Name); err != nil {
+		return err
+	}
+	return s.o.say("rollout %s: %s acknowledged by %s at %s", ro.Name, release, user, at)
+}
+
+// awaitedRelease applies the refusals of CLI-5 and returns the release in flight.
+func awaitedRelease(ro *aicrv1alpha1.RuntimeRollout) (string, error) {
+	if err := ended(ro); err != nil {
+		return "", err
+	}
+	if ro.Status.Phase != aicrv1alpha1.PhaseAwaitingAcknowledgement {
+		phase := string(ro.Status.Phase)
+		if phase == "" {
+			phase = "unknown"
+		}
+		return "", fmt.Errorf("rollout %s %w (phase %s)", ro.Name, ErrNotAwaitingAcknowledgement, phase)
+	}
+	i := int(ro.Status.CurrentStep)
+	if i < 1 || i > len(ro.Spec.Steps) {
+		return "", fmt.Errorf("rollout %s %w: status.currentStep %d names no step", ro.Name, ErrNotAwaitingAcknowledgement, i)
+	}
+	release := ro.Spec.Steps[i-1].Release
+	if ro.Spec.Approval == nil || ro.Spec.Approval.ApprovedBy == "" {
+		return "", fmt.Errorf("rollout %s %w: an acknowledgement needs an approval", ro.Name, ErrNotApproved)
+	}
+	for _, a := range ro.Spec.Approval.Acknowledgements {
+		if a.Release == release {
+			return "", fmt.Errorf("rollout %s: release %s %w by %s", ro.Name, release, ErrAlreadyAcknowledged, a.AcknowledgedBy)
+		}
+	}
+	return release, nil
+}

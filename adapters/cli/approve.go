@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+const approveExample = `  # Approve a rollout for a two-hour maintenance window
+  kubectl aicr approve rollout-3f9a1c0d2b7e4a51-1 --expires 2h --reason "Maintenance window"
+
+  # Approve until the rollout's deadline, as another user of the kubeconfig
+  kubectl aicr approve rollout-3f9a1c0d2b7e4a51-1 --reason "Change 4711" --context prod --as alice`
+
+func newApproveCommand(o *Options) *cobra.Command {
+	return newAPICommand(o, apiCommand{
+		use:   "approve ROLLOUT --reason TEXT [--expires DURATION]",
+		short: "Approve a rollout as you (set-once spec.approval)",
+		long: "Asks the API server who you are (a SelfSubjectReview), then sets the rollout's spec.approval to your\n" +
+			"username, the expiry and the reason. Without --expires the approval lasts until the rollout's deadline.\n" +
+			"Refuses a rollout that has ended, is already approved or needs no approval, and without --expires one\n" +
+			"whose deadline has passed. An approval can be neither changed nor extended.",
+		example:  approveExample,
+		args:     cobra.ExactArgs(1),
+		validate: validateApprove,
+		run:      runApprove,
+	})
+}
+
+func validateApprove(o *Options) error {
+	err := validateReason(o)
+	if o.flags.expires < 0 {
+		err = errors.Join(err, ErrExpiresNotPositive)
+	}
+	return err
+}
+
+func runApprove(s *session, args []string) error {
+	ro, err := s.rollout(args[0])
+	if err != nil {
+		return err
+	}
+	now := s.o.Now()
+	expiresAt, err := approvalExpiry(ro, now, s.o.flags.expires)
+	if err != nil {
+		return err
+	}
+	user, err := s.whoami()
+	if err != nil {
+		return err
+	}
+	approval := map[string]any{
+		"approvedBy": user,
+		"expiresAt":  timestamp(expiresAt),
+		"reason":     s.o.flags.reason,
+	}
+	if err := s.patchApproval(ro, approval, "approve rollout "+ro.Name); err != nil {
+		return err
+	}
+	return s.o.say("rollout %s approved by %s until %s", ro.Name, user, timestamp(expiresAt))
+}
+
+// approvalExpiry applies the refusals of CLI-3 and returns when the approval ends.
+func approvalExpiry(ro *aicrv1alpha1.RuntimeRollout, now time.Time, expires time.Duration) (time.Time, error) {
+	if err := ended(ro); err != nil {
+		return time.Time{}, err
+	}
+	if a := ro.Spec.Approval; a != nil && a.ApprovedBy != "" {
+		until := ""
+		if a.ExpiresAt != nil {
+			until = " until " + timestamp(a.ExpiresAt.Time)
+		}
+		return time.Time{}, fmt.Errorf("rollout %s %w by %s%s: an approval can be neither changed nor extended",
+			ro.Name, ErrAlreadyApproved, a.ApprovedBy, until)
+	}
+	if !ro.Spec.ApprovalRequired {
+		return time.Time{}, fmt.Errorf("rollout %s %w: spec.approvalRequired is false", ro.Name, ErrNoApprovalNeeded)
+	}
+	if expires > 0 {
+		return now.Add(expires).Truncate(time.Second), nil
+	}
+	deadline := ro.Spec.Deadline.Time
+	if !now.Before(deadline) {
+		return time.Time{}, fmt.Errorf("rollout %s: its %w (%s); pass --expires to approve it for a while",
+			ro.Name, ErrDeadlinePassed, timestamp(deadline))
+	}
+	return deadline.Truncate(time.Second), nil
+}

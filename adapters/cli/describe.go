@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+)
+
+const describeExample = `  # What an approver decides on: transition, steps, AICR's assessment, recorded steps
+  kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1
+
+  # With the operator installed in another namespace
+  kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1 -n aicr-operator`
+
+func newDescribeCommand(o *Options) *cobra.Command {
+	return newAPICommand(o, apiCommand{
+		use:   "describe ROLLOUT",
+		short: "Print what an approver decides on about a rollout",
+		long: "Prints the rollout, its runtime UID and transition; its phase, outcome, deadline, approval, message and\n" +
+			"starting inventory; every step; AICR's upgrade-check report from the operator namespace (-n), verified\n" +
+			"against the digest the rollout records (else Assessment: none); under Recorded steps each transition\n" +
+			"record's precondition (before:) and steps; and each acknowledgement already given.",
+		example: describeExample,
+		args:    cobra.ExactArgs(1),
+		run:     runDescribe,
+	})
+}
+
+func runDescribe(s *session, args []string) error {
+	ro, err := s.rollout(args[0])
+	if err != nil {
+		return err
+	}
+	report, err := s.assessment(ro)
+	if err != nil {
+		return err
+	}
+	return writeDescribe(s.o.Out, ro, report)
+}
+
+// assessment returns the upgrade-check report the rollout records, or nil when there is
+// none or it does not match the recorded digest (a warning goes to stderr).
+func (s *session) assessment(ro *aicrv1alpha1.RuntimeRollout) (*configdoc.Report, error) {
+	digest := ro.Spec.AssessmentDigest
+	if digest == "" {
+		return nil, nil
+	}
+	name, err := configdoc.AssessmentConfigMapName(digest)
+	if err != nil {
+		s.warn("rollout %s records an invalid assessment digest: %v", ro.Name, err)
+		return nil, nil
+	}
+	cm, err := s.configMap(name)
+	if apierrors.IsNotFound(err) {
+		s.warn("upgrade-check report %s/%s not found", s.o.namespace(), name)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := cm.Data[configdoc.ReportKey]
+	if !ok || cm.Labels[aicrv1alpha1.LabelRole] != aicrv1alpha1.RoleAssessment {
+		s.warn("configmap %s/%s is not an upgrade-check report", s.o.namespace(), name)
+		return nil, nil
+	}
+	if got := configdoc.ContentDigest([]byte(raw)); got != digest {
+		s.warn("upgrade-check report %s/%s has digest %s, the rollout records %s", s.o.namespace(), name, got, digest)
+		return nil, nil
+	}
+	report, err := configdoc.DecodeReport([]byte(raw))
+	if err != nil {
+		s.warn("upgrade-check report %s/%s: %v", s.o.namespace(), name, err)
+		return nil, nil
+	}
+	return report, nil
+}
+
+// warn prints a warning to stderr; describe goes on without the report.
+func (s *session) warn(format string, args ...any) {
+	_, _ = fmt.Fprintf(s.o.ErrOut, "warning: "+format+"\n", args...)
+}

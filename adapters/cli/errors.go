@@ -1,0 +1,43 @@
+package cli
+
+import "errors"
+
+// Refusals of the API commands (CLI-3..6). Each is wrapped with the rollout or plan it is about.
+var (
+	// ErrEnded refuses a rollout that carries an outcome label.
+	ErrEnded = errors.New("has ended")
+	// ErrAlreadyApproved refuses a second approval: an approval can be neither changed nor extended.
+	ErrAlreadyApproved = errors.New("is already approved")
+	// ErrNoApprovalNeeded refuses to approve a rollout whose spec.approvalRequired is false.
+	ErrNoApprovalNeeded = errors.New("needs no approval")
+	// ErrDeadlinePassed refuses an approval lasting until a deadline that has passed.
+	ErrDeadlinePassed = errors.New("deadline has passed")
+	// ErrNotApproved refuses to revoke a rollout that has no approval.
+	ErrNotApproved = errors.New("is not approved")
+	// ErrAlreadyRevoked refuses a second revocation.
+	ErrAlreadyRevoked = errors.New("is already revoked")
+	// ErrNotAwaitingAcknowledgement refuses to acknowledge a rollout that is not waiting.
+	ErrNotAwaitingAcknowledgement = errors.New("is not waiting for an acknowledgement")
+	// ErrAlreadyAcknowledged refuses a second acknowledgement of a release.
+	ErrAlreadyAcknowledged = errors.New("is already acknowledged")
+	// ErrReasonRequired refuses approve and revoke without --reason.
+	ErrReasonRequired = errors.New("--reason is required")
+	// ErrReasonTooLong refuses a --reason longer than MaxReasonLength.
+	ErrReasonTooLong = errors.New("--reason is longer than 1024 characters")
+	// ErrExpiresNotPositive refuses a zero or negative --expires.
+	ErrExpiresNotPositive = errors.New("--expires must be positive")
+	// ErrNoClock is returned when the plugin was built without a clock.
+	ErrNoClock = errors.New("no clock configured")
+	// ErrNoPlan refuses reproduce when the runtime has neither an active nor a candidate plan.
+	ErrNoPlan = errors.New("no active or candidate plan")
+	// ErrPlanArgument refuses a PLAN that is neither sha256:<digest> nor aicr-plan-<16 hex>.
+	ErrPlanArgument = errors.New(`PLAN must be "sha256:<64 hex>" or a plan ConfigMap name aicr-plan-<16 hex>`)
+	// ErrNotAPlan refuses a ConfigMap that is not a readable plan.
+	ErrNotAPlan = errors.New("is not a readable plan")
+	// ErrRebuiltPlan refuses a plan rebuilt from Applications: it has no recipe.
+	ErrRebuiltPlan = errors.New("was rebuilt from the engine's Applications and has no recipe")
+	// ErrNoRenderFlags refuses a plan that does not record its render flags.
+	ErrNoRenderFlags = errors.New("does not record its render flags")
+	// ErrRecipeDigest refuses a recipe whose content does not match its recorded digest.
+	ErrRecipeDigest = errors.New("content does not match its recorded digest")
+)

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// OperatorNamespace is the namespace -n defaults to: where the operator keeps plans,
+// recipes and upgrade-check reports.
+const OperatorNamespace = "aicr-system"
+
+// DefaultReproduceDir is where reproduce writes recipe.json unless --dir says otherwise.
+const DefaultReproduceDir = "aicr-reproduce"
+
+// MaxReasonLength bounds --reason, as the API bounds spec.approval.reason (CLI-3).
+const MaxReasonLength = 1024
+
+// commandFlags are the flags of the API commands. Every command accepts every flag (CLI-1);
+// a command ignores the ones it does not use.
+type commandFlags struct {
+	expires time.Duration
+	reason  string
+	dir     string
+}
+
+// addFlags registers the kubectl flags and the command flags on fs.
+func (o *Options) addFlags(fs *pflag.FlagSet) {
+	o.ConfigFlags.AddFlags(fs)
+	fs.DurationVar(&o.flags.expires, "expires", 0,
+		"approve: how long the approval lasts (e.g. 2h); without it, until the rollout's deadline")
+	fs.StringVar(&o.flags.reason, "reason", "",
+		"approve, revoke: why (required, at most 1024 characters)")
+	fs.StringVar(&o.flags.dir, "dir", DefaultReproduceDir,
+		"reproduce: directory to write recipe.json to")
+}
+
+// namespace is the operator namespace: -n, else aicr-system (never the kubeconfig's namespace).
+func (o *Options) namespace() string {
+	if o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "" {
+		return *o.ConfigFlags.Namespace
+	}
+	return OperatorNamespace
+}

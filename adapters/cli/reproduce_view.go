@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+)
+
+// writeReproduce prints the plan, the AICR image, the bundle reference and the three
+// commands that re-render the bundle and compare it with the operator's (CLI-6).
+func writeReproduce(o *Options, name string, plan *configdoc.Plan, recipePath string) error {
+	p := &printer{w: o.Out}
+	dir := filepath.Dir(recipePath)
+	p.printf("Plan:       %s (configmap %s/%s)\n", plan.Digest, o.namespace(), name)
+	p.printf("Source:     %s, runtime %s, AICR %s, %d releases\n",
+		plan.Source, plan.RuntimeUID, plan.AICRVersion, len(plan.Releases))
+	p.printf("AICR image: %s\n", plan.AICRImage)
+	p.printf("Bundle:     %s\n", plan.BundleRef)
+	p.printf("Recipe:     %s (%s, %s)\n", recipePath, plan.ConfigMapRef.Name, plan.ConfigMapRef.Digest)
+	render := []string{
+		`docker run --rm --user "$(id -u):$(id -g)" -v "$PWD/` + dir + `:/work"`, shellQuote(plan.AICRImage),
+		"bundle --recipe /work/recipe.json --output /work/aicr-bundle",
+	}
+	for _, f := range plan.RenderFlags {
+		render = append(render, shellQuote(f))
+	}
+	operatorBundle, aicrBundle := filepath.Join(dir, "operator-bundle"), filepath.Join(dir, "aicr-bundle")
+	p.printf("\nTo check that the operator deployed exactly what the AICR CLI renders, run:\n\n")
+	p.printf("  %s\n", strings.Join(render, " "))
+	p.printf("  oras pull %s --output %s\n", shellQuote(plan.BundleRef), shellQuote(operatorBundle))
+	p.printf("  diff -r %s %s\n", shellQuote(aicrBundle), shellQuote(operatorBundle))
+	p.printf("\nNo difference means the operator deployed exactly what the AICR CLI renders; verify the bundle yourself.\n")
+	return p.result("output")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe characters.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,+%", c) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}

@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+)
+
+const rootExample = `  # What an approver decides on, then approve it for two hours
+  kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1
+  kubectl aicr approve rollout-3f9a1c0d2b7e4a51-1 --expires 2h --reason "Maintenance window"
+
+  # Revoke, or acknowledge the post-apply steps of the release a rollout waits on
+  kubectl aicr revoke rollout-3f9a1c0d2b7e4a51-1 --reason "Training job not checkpointed"
+  kubectl aicr acknowledge rollout-3f9a1c0d2b7e4a51-1 --context prod --as alice --as-group approvers
+
+  # Re-render the active plan's bundle with the AICR CLI and compare
+  kubectl aicr reproduce -n aicr-system --dir aicr-reproduce
+
+  # The plan an AICR helm bundle produces (offline)
+  kubectl aicr plan --bundle ./bundle-helm`
+
+// Run executes the plugin with args (without the program name) and returns its exit code:
+// 0 on success, 1 after printing "error: <message>" to the error stream.
+func Run(ctx context.Context, o *Options, args []string) int {
+	root := NewRootCommand(o)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		_, _ = fmt.Fprintln(o.ErrOut, "error:", err)
+		return 1
+	}
+	return 0
+}

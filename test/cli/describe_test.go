@@ -1,0 +1,148 @@
+package cli_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+)
+
+var update = flag.Bool("update", false, "rewrite the describe golden files")
+
+// assessmentReport stores testdata/report.json as the operator keeps it and returns its digest.
+func assessmentReport(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "report.json"))
+	require.NoError(t, err)
+	digest := configdoc.ContentDigest(raw)
+	name, err := configdoc.AssessmentConfigMapName(digest)
+	require.NoError(t, err)
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS,
+			Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleAssessment}},
+		Data: map[string]string{configdoc.ReportKey: string(raw)},
+	}
+	err = clientFor(operatorConfig()).Create(context.Background(), cm)
+	if !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	return digest
+}
+
+// golden compares got with testdata/<name>.golden, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o600))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got)
+}
+
+func TestDescribe_Golden(t *testing.T) {
+	needEnv(t)
+	report := assessmentReport(t)
+	tests := []struct {
+		name string
+		fx   func() fixture
+	}{
+		{name: "initial-install-awaiting-approval", fx: func() fixture {
+			ro := rolloutObject("rollout-5c1e0f2a9b8d7c61-1")
+			ro.Spec.FromPlanDigest, ro.Spec.StartingInventoryDigest = "", ""
+			for i := range ro.Spec.Steps {
+				ro.Spec.Steps[i].Operation, ro.Spec.Steps[i].Assessment = aicrv1alpha1.OperationInstall, "none"
+			}
+			return fixture{ro: ro, status: &aicrv1alpha1.RuntimeRolloutStatus{
+				Phase: aicrv1alpha1.PhaseAwaitingApproval, Message: "rollout awaits approval before step 1/3 gpu-operator (Install)",
+			}}
+		}},
+		{name: "upgrade-in-progress-with-assessment", fx: func() fixture {
+			ro := rolloutObject("rollout-3f9a1c0d2b7e4a51-1")
+			ro.Spec.AssessmentDigest = report
+			return fixture{ro: ro, approval: approved(), status: &aicrv1alpha1.RuntimeRolloutStatus{
+				Phase: aicrv1alpha1.PhaseProgressing, Message: "step 2/3 nvsentinel (Upgrade)", CurrentStep: 2,
+				Releases: []aicrv1alpha1.ReleaseStatus{
+					{Release: "gpu-operator", State: "Ready"},
+					{Release: "nvsentinel", State: "InFlight", Message: "Progressing: 3/4 pods ready"},
+				},
+			}}
+		}},
+		{name: "revoked", fx: func() fixture {
+			a := approved()
+			a.RevokedBy, a.RevokedAt, a.RevokeReason = approverUser, ts(now), "Training job not checkpointed"
+			return fixture{ro: rolloutObject("rollout-3f9a1c0d2b7e4a51-2"), approval: a, outcome: "Revoked",
+				status: &aicrv1alpha1.RuntimeRolloutStatus{
+					Phase: aicrv1alpha1.PhaseRevoked, Message: "approval revoked by approver-alice", CurrentStep: 1,
+					Releases: []aicrv1alpha1.ReleaseStatus{{Release: "gpu-operator", State: "Ready"}},
+				}}
+		}},
+		{name: "acknowledged", fx: func() fixture {
+			a := approved()
+			a.Acknowledgements = []aicrv1alpha1.Acknowledgement{
+				{Release: "nvsentinel", AcknowledgedBy: approverUser, AcknowledgedAt: *ts(now)},
+			}
+			return fixture{ro: rolloutObject("rollout-3f9a1c0d2b7e4a51-3"), approval: a,
+				status: &aicrv1alpha1.RuntimeRolloutStatus{
+					Phase: aicrv1alpha1.PhaseProgressing, Message: "step 3/3 kai-scheduler (Install)", CurrentStep: 3,
+					Releases: []aicrv1alpha1.ReleaseStatus{
+						{Release: "gpu-operator", State: "Ready"}, {Release: "nvsentinel", State: "Ready"},
+						{Release: "kai-scheduler", State: "InFlight"},
+					},
+				}}
+		}},
+		{name: "restored-without-status", fx: func() fixture {
+			return fixture{ro: rolloutObject("rollout-3f9a1c0d2b7e4a51-4"), approval: approved(), outcome: "Succeeded"}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := tt.fx().create(t)
+
+			r := run(approverUser, "describe", name)
+
+			requireOK(t, r)
+			golden(t, tt.name, r.stdout)
+		})
+	}
+}
+
+func TestDescribe_ReportNotMatchingTheRecordedDigest(t *testing.T) {
+	needEnv(t)
+	t.Parallel()
+	report := assessmentReport(t)
+	ro := newRollout()
+	ro.Spec.AssessmentDigest = digestOf("another report")
+	name := fixture{ro: ro}.create(t)
+	missing, err := configdoc.AssessmentConfigMapName(ro.Spec.AssessmentDigest)
+	require.NoError(t, err)
+	require.NotEqual(t, report, ro.Spec.AssessmentDigest)
+
+	r := run(approverUser, "describe", name, "-n", operatorNS)
+
+	require.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "\nAssessment: none\n")
+	assert.NotContains(t, r.stdout, "Recorded steps")
+	assert.Equal(t, "warning: upgrade-check report aicr-system/"+missing+" not found\n", r.stderr)
+}
+
+func TestDescribe_RefusedByTheAPIServer(t *testing.T) {
+	needEnv(t)
+	t.Parallel()
+	name := fixture{ro: newRollout()}.create(t)
+
+	r := run(strangerUser, "describe", name)
+
+	requireRefused(t, r, `User "stranger-sam" cannot get resource "runtimerollouts" in API group "operator.aicr.run"`)
+}
