@@ -88,6 +88,15 @@ func (s ReleaseStatus) Ready() bool { return s.Synced() && s.Health == HealthHea
 //     but disabled, ErrEngineMissing when the engine API is absent and
 //     ErrUnauthorized when the operator's identity is denied, each wrapped with %w.
 //     Any other error is transient: the caller retries with backoff.
+//   - ReleaseSpec.DependsOn may be mapped onto the engine's own ordering
+//     (Flux dependsOn, Argo CD sync waves), but the domain already applies
+//     releases one step at a time in dependency order, so honouring it is optional.
+//   - Status must let the domain judge a step without remembering anything:
+//     Owner is read back from the engine object, DesiredRevision changes with
+//     every Apply that changes chart, values or policy, and SyncedRevision only
+//     once the engine applied that revision; unknown engine states map to
+//     HealthUnknown / OperationNone, never to an error.
+//   - A shared conformance suite (test/) runs against every implementation.
 //   - Implementations are safe for concurrent use.
 type DeploymentEngine interface {
 	// Check verifies the engine can be used: its API is installed
