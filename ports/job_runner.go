@@ -29,6 +29,10 @@ type JobSpec struct {
 	Image  string
 	Args   []string
 	Inputs map[string][]byte
+	// Credentials is a docker config.json for the registry the job pulls from
+	// or pushes to (RES-8). When set, the runner stores it in a per-run Secret
+	// owned by the job; nil means the job needs no registry credentials.
+	Credentials []byte
 	// Owner records the runtime UID and plan or rollout the job works for.
 	Owner ReleaseOwner
 }

@@ -1,0 +1,79 @@
+package jobs
+
+import (
+	"unicode/utf8"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// job builds the batch/v1 Job of spec: pinned image, aicr-jobs identity, no
+// retries inside the Job (the resolver retries), the inputs ConfigMap and the
+// optional credential Secret mounted read-only.
+func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
+	volumes := []corev1.Volume{{
+		Name: "inputs",
+		VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: InputsName(spec.Name)},
+		}},
+	}}
+	mounts := []corev1.VolumeMount{{Name: "inputs", MountPath: InputsDir, ReadOnly: true}}
+	var env []corev1.EnvVar
+	if len(spec.Credentials) > 0 {
+		volumes = append(volumes, corev1.Volume{
+			Name: "registry",
+			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+				SecretName: RegistryName(spec.Name),
+				Items:      []corev1.KeyToPath{{Key: corev1.DockerConfigJsonKey, Path: "config.json"}},
+			}},
+		})
+		mounts = append(mounts, corev1.VolumeMount{Name: "registry", MountPath: RegistryDir, ReadOnly: true})
+		env = append(env, corev1.EnvVar{Name: "DOCKER_CONFIG", Value: RegistryDir})
+	}
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: spec.Name, Namespace: r.cfg.Namespace, Labels: labels(spec), Annotations: annotations(spec),
+		},
+		Spec: batchv1.JobSpec{
+			BackoffLimit:            ptr.To[int32](0),
+			TTLSecondsAfterFinished: ptr.To(TTLFinished),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels(spec)},
+				Spec: corev1.PodSpec{
+					ServiceAccountName: ServiceAccount,
+					RestartPolicy:      corev1.RestartPolicyNever,
+					Volumes:            volumes,
+					Containers: []corev1.Container{{
+						Name:                     ContainerName,
+						Image:                    r.cfg.Image,
+						Args:                     spec.Args,
+						Env:                      env,
+						VolumeMounts:             mounts,
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+							RunAsNonRoot:             ptr.To(true),
+						},
+					}},
+				},
+			},
+		},
+	}
+}
+
+// splitInputs stores UTF-8 inputs as data (readable with kubectl) and the rest as binaryData.
+func splitInputs(in map[string][]byte) (map[string]string, map[string][]byte) {
+	data, bin := map[string]string{}, map[string][]byte{}
+	for k, v := range in {
+		if utf8.Valid(v) {
+			data[k] = string(v)
+		} else {
+			bin[k] = v
+		}
+	}
+	return data, bin
+}

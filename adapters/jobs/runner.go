@@ -1,0 +1,174 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// Names and bounds of the Job protocol (see the package documentation).
+const (
+	// ServiceAccount is the identity every AICR Job runs as (RES-8).
+	ServiceAccount = "aicr-jobs"
+	// ContainerName is the name of the AICR container.
+	ContainerName = "aicr"
+	// InputsDir is where the inputs ConfigMap is mounted.
+	InputsDir = "/aicr/inputs"
+	// RegistryDir is where the registry credential Secret is mounted.
+	RegistryDir = "/aicr/registry"
+	// OutputKey is the data key AICR writes an artifact to with -o cm://.
+	OutputKey = "snapshot.yaml"
+	// BundleKey is the binaryData key holding a bundle as a gzip tar archive.
+	BundleKey = "bundle.tar.gz"
+	// VersionLabel is the label AICR sets on its output ConfigMap.
+	VersionLabel = "app.kubernetes.io/version"
+	// KindLabel carries the JobKind on every Job and run-scoped object.
+	KindLabel = aicrv1alpha1.Prefix + "aicr-job"
+	// JobNameLabel is the label the Job controller sets on a Job's Pods.
+	JobNameLabel = "batch.kubernetes.io/job-name"
+	// TTLFinished is ttlSecondsAfterFinished of every Job (24 h, RES-7).
+	TTLFinished int32 = 24 * 60 * 60
+	// TTLStalled is ttlSecondsAfterFinished of a stalled stage's failed Job (7 days).
+	TTLStalled int32 = 7 * 24 * 60 * 60
+)
+
+// ErrImageNotPinned reports an AICR image reference without a digest.
+var ErrImageNotPinned = errors.New("AICR image must be pinned by digest (name@sha256:<64 hex>)")
+
+var digestRef = regexp.MustCompile(`^[^@\s]+@sha256:[a-f0-9]{64}$`)
+
+// Config is the installation configuration of the runner.
+type Config struct {
+	// Namespace is the Job namespace.
+	Namespace string
+	// OperatorNamespace receives kept result copies.
+	OperatorNamespace string
+	// Image is the pinned AICR image; it must carry a digest.
+	Image string
+}
+
+// Runner runs AICR commands as batch/v1 Jobs. It writes through Client and
+// reads through Reader (the manager's uncached API reader, so a Job it just
+// created is visible at once).
+type Runner struct {
+	cfg    Config
+	client client.Client
+	reader client.Reader
+}
+
+var _ ports.JobRunner = (*Runner)(nil)
+
+// New returns a Runner; it refuses an image that is not pinned by digest.
+func New(cfg Config, c client.Client, r client.Reader) (*Runner, error) {
+	if !digestRef.MatchString(cfg.Image) {
+		return nil, fmt.Errorf("%w: %q", ErrImageNotPinned, cfg.Image)
+	}
+	if cfg.Namespace == "" || cfg.OperatorNamespace == "" {
+		return nil, errors.New("jobs: Namespace and OperatorNamespace are required")
+	}
+	return &Runner{cfg: cfg, client: c, reader: r}, nil
+}
+
+// Image returns the pinned AICR image.
+func (r *Runner) Image() string { return r.cfg.Image }
+
+// OutputRef returns the cm:// destination AICR writes a Job's output to.
+func (r *Runner) OutputRef(job string) string {
+	return "cm://" + r.cfg.Namespace + "/" + OutputName(job)
+}
+
+// OutputName is the name of a Job's output ConfigMap.
+func OutputName(job string) string { return job + "-output" }
+
+// InputsName is the name of a Job's inputs ConfigMap.
+func InputsName(job string) string { return job + "-inputs" }
+
+// RegistryName is the name of a Job's registry credential Secret.
+func RegistryName(job string) string { return job + "-registry" }
+
+// Start creates the Job and its run-scoped objects unless the Job exists
+// (idempotent by spec.Name). The spec's image must be the pinned image. A Job
+// that is being deleted is reported as a transient error, so the caller
+// retries once it is gone.
+func (r *Runner) Start(ctx context.Context, spec ports.JobSpec) (ports.JobRef, error) {
+	ref := ports.JobRef{Name: spec.Name}
+	if spec.Image != "" && spec.Image != r.cfg.Image {
+		return ref, fmt.Errorf("%w: job %s asks for %q, the runner pins %q", ErrImageNotPinned, spec.Name, spec.Image, r.cfg.Image)
+	}
+	job := &batchv1.Job{}
+	err := r.reader.Get(ctx, client.ObjectKey{Namespace: r.cfg.Namespace, Name: spec.Name}, job)
+	switch {
+	case apierrors.IsNotFound(err):
+		job = r.job(spec)
+		if err = r.client.Create(ctx, job); err != nil && !apierrors.IsAlreadyExists(err) {
+			return ref, fmt.Errorf("create job %s: %w", spec.Name, err)
+		}
+		if apierrors.IsAlreadyExists(err) {
+			if err = r.reader.Get(ctx, client.ObjectKeyFromObject(job), job); err != nil {
+				return ref, fmt.Errorf("get job %s: %w", spec.Name, err)
+			}
+		}
+	case err != nil:
+		return ref, fmt.Errorf("get job %s: %w", spec.Name, err)
+	}
+	if job.DeletionTimestamp != nil {
+		return ref, fmt.Errorf("job %s is being deleted", spec.Name)
+	}
+	return ref, r.ensureRunObjects(ctx, job, spec)
+}
+
+// ensureRunObjects creates the output and inputs ConfigMaps and the credential
+// Secret, each owned by the Job; existing ones are left alone.
+func (r *Runner) ensureRunObjects(ctx context.Context, job *batchv1.Job, spec ports.JobSpec) error {
+	data, bin := splitInputs(spec.Inputs)
+	objs := []client.Object{
+		&corev1.ConfigMap{ObjectMeta: r.runMeta(job, OutputName(job.Name), spec)},
+		&corev1.ConfigMap{ObjectMeta: r.runMeta(job, InputsName(job.Name), spec), Data: data, BinaryData: bin},
+	}
+	if len(spec.Credentials) > 0 {
+		objs = append(objs, &corev1.Secret{
+			ObjectMeta: r.runMeta(job, RegistryName(job.Name), spec),
+			Type:       corev1.SecretTypeDockerConfigJson,
+			Data:       map[string][]byte{corev1.DockerConfigJsonKey: spec.Credentials},
+		})
+	}
+	for _, o := range objs {
+		if err := r.client.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create %s of job %s: %w", o.GetName(), job.Name, err)
+		}
+	}
+	return nil
+}
+
+func (r *Runner) runMeta(job *batchv1.Job, name string, spec ports.JobSpec) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name: name, Namespace: job.Namespace, Labels: labels(spec), Annotations: annotations(spec),
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
+	}
+}
+
+func labels(spec ports.JobSpec) map[string]string {
+	return map[string]string{
+		aicrv1alpha1.LabelManagedBy:  aicrv1alpha1.ManagedByValue,
+		aicrv1alpha1.LabelRuntimeUID: spec.Owner.RuntimeUID,
+		KindLabel:                    string(spec.Kind),
+	}
+}
+
+func annotations(spec ports.JobSpec) map[string]string {
+	a := map[string]string{aicrv1alpha1.AnnotationRuntimeUID: spec.Owner.RuntimeUID}
+	if spec.Owner.PlanDigest != "" {
+		a[aicrv1alpha1.AnnotationPlanDigest] = spec.Owner.PlanDigest
+	}
+	return a
+}

@@ -1,0 +1,107 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// Status reports the Job's state, the AICR version its output ConfigMap
+// carries and, for a failed Job, the exit code and AICR's last JSON "command
+// failed" line from the terminated state of its Pod.
+func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus, error) {
+	job, err := r.getJob(ctx, ref)
+	if err != nil {
+		return ports.JobStatus{}, err
+	}
+	st := ports.JobStatus{State: ports.JobRunning}
+	for _, c := range job.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			st.State, st.Message = ports.JobSucceeded, c.Message
+		case batchv1.JobFailed:
+			st.State, st.Message = ports.JobFailed, c.Message
+		case batchv1.JobSuspended, batchv1.JobFailureTarget, batchv1.JobSuccessCriteriaMet:
+		}
+	}
+	out := &corev1.ConfigMap{}
+	switch err = r.reader.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: OutputName(job.Name)}, out); {
+	case err == nil:
+		st.AICRVersion = out.Labels[VersionLabel]
+	case !apierrors.IsNotFound(err):
+		return st, fmt.Errorf("get output of job %s: %w", job.Name, err)
+	}
+	if st.State == ports.JobFailed {
+		if err = r.readTermination(ctx, job, &st); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+func (r *Runner) getJob(ctx context.Context, ref ports.JobRef) (*batchv1.Job, error) {
+	job := &batchv1.Job{}
+	err := r.reader.Get(ctx, client.ObjectKey{Namespace: r.cfg.Namespace, Name: ref.Name}, job)
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("job %s: %w", ref.Name, ports.ErrJobNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get job %s: %w", ref.Name, err)
+	}
+	return job, nil
+}
+
+// readTermination fills ExitCode and FailureLog from the last terminated
+// state of the aicr container among the Job's Pods. A Pod killed before its
+// container ran leaves ExitCode 0, which the caller treats as unknown.
+func (r *Runner) readTermination(ctx context.Context, job *batchv1.Job, st *ports.JobStatus) error {
+	pods := &corev1.PodList{}
+	if err := r.reader.List(ctx, pods, client.InNamespace(job.Namespace),
+		client.MatchingLabels{JobNameLabel: job.Name}); err != nil {
+		return fmt.Errorf("list pods of job %s: %w", job.Name, err)
+	}
+	var last *corev1.ContainerStateTerminated
+	for i := range pods.Items {
+		for _, cs := range pods.Items[i].Status.ContainerStatuses {
+			t := cs.State.Terminated
+			if cs.Name != ContainerName || t == nil {
+				continue
+			}
+			if last == nil || last.FinishedAt.Before(&t.FinishedAt) {
+				last = t
+			}
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	st.ExitCode = int(last.ExitCode)
+	st.FailureLog = failureLine(last.Message)
+	return nil
+}
+
+// failureLine returns the last line of a log tail that is AICR's JSON
+// "command failed" record, or "".
+func failureLine(tail string) string {
+	lines := strings.Split(tail, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "{") && strings.Contains(l, `"command failed"`) {
+			return l
+		}
+	}
+	return ""
+}
+
+func isJobNotFound(err error) bool { return errors.Is(err, ports.ErrJobNotFound) }

@@ -1,0 +1,131 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// ResolverFieldManager is the server-side-apply field manager of the
+// resolver: it owns the Resolved condition, status.candidatePlanDigest and
+// status.handledRequests.resolveRequestedAt and nothing else (CR-7).
+const ResolverFieldManager = "aicr-resolver"
+
+// resolverPoll is the safety-net requeue while a Job runs; Job events normally come first.
+const resolverPoll = 30 * time.Second
+
+// AICRJobs is the JobRunner port plus the Job hygiene of RES-7, as
+// adapters/jobs.Runner implements it.
+type AICRJobs interface {
+	ports.JobRunner
+	// OutputRef is the cm:// destination AICR writes a Job's output to.
+	OutputRef(job string) string
+	// Keep copies a succeeded Job's output into the ownerless ConfigMap name.
+	Keep(ctx context.Context, ref ports.JobRef, name, role, runtimeUID string) error
+	// Delete deletes a Job with propagationPolicy Foreground.
+	Delete(ctx context.Context, ref ports.JobRef) error
+	// Retain raises a failed Job's ttlSecondsAfterFinished to seven days.
+	Retain(ctx context.Context, ref ports.JobRef) error
+}
+
+// ResolverConfig is the installation configuration the resolver needs.
+type ResolverConfig struct {
+	// OperatorNamespace holds plans, recipes, values and kept results.
+	OperatorNamespace string
+	// JobNamespace is where AICR Jobs run (the Job watch is limited to it).
+	JobNamespace string
+	// Image is the pinned AICR image (by digest).
+	Image string
+	// AICRVersion is the pinned AICR version every Job must report (RES-5).
+	AICRVersion string
+	// AllowedNamespaces are the chart's namespaces.components (RES-3).
+	AllowedNamespaces []string
+}
+
+// Resolver resolves the ClusterRuntime into a candidate plan: discovery,
+// snapshot, recipe, upgrade-check and bundle Jobs, then the plan ConfigMaps
+// (RES-1..8, PLAN-1..7). It writes only the Resolved condition and the status
+// fields it owns, with its own field manager.
+type Resolver struct {
+	Client   client.Client
+	Reader   client.Reader
+	Jobs     AICRJobs
+	Clock    ports.Clock
+	Recorder record.EventRecorder
+	Config   ResolverConfig
+}
+
+// NewResolver returns a Resolver. c is the manager's client (cached reads of
+// the ClusterRuntime and Nodes), reader the uncached API reader (ConfigMaps).
+func NewResolver(c client.Client, reader client.Reader, jobs AICRJobs, clock ports.Clock,
+	recorder record.EventRecorder, cfg ResolverConfig) (*Resolver, error) {
+	if c == nil || reader == nil || jobs == nil || clock == nil || recorder == nil {
+		return nil, fmt.Errorf("resolver: every dependency is required")
+	}
+	if cfg.OperatorNamespace == "" || cfg.JobNamespace == "" || cfg.AICRVersion == "" {
+		return nil, fmt.Errorf("resolver: operator namespace, job namespace and AICR version are required")
+	}
+	return &Resolver{Client: c, Reader: reader, Jobs: jobs, Clock: clock, Recorder: recorder, Config: cfg}, nil
+}
+
+// +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes/status,verbs=get;patch
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch;create;delete;patch
+// +kubebuilder:rbac:groups="",resources=nodes;pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// Reconcile resolves the runtime and applies the Resolved condition. A stall
+// returns without error (a spec, annotation, Node or Job change retriggers);
+// a transient failure returns its error for backoff; a running Job waits for
+// its Job event.
+func (r *Resolver) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cr := &aicrv1alpha1.ClusterRuntime{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cr.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	out := r.resolve(ctx, cr)
+	if err := r.applyResolved(ctx, cr, out); err != nil {
+		return ctrl.Result{}, err
+	}
+	switch {
+	case out.transient != nil:
+		return ctrl.Result{}, out.transient
+	case out.reason == ReasonResolving:
+		return ctrl.Result{RequeueAfter: resolverPoll}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// SetupWithManager watches the ClusterRuntime (spec and annotation changes),
+// the operator's Jobs in the Job namespace and Node label changes.
+func (r *Resolver) SetupWithManager(mgr ctrl.Manager) error {
+	toRuntime := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
+	})
+	ownJobs := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return o.GetNamespace() == r.Config.JobNamespace && o.GetLabels()[aicrv1alpha1.LabelManagedBy] == aicrv1alpha1.ManagedByValue
+	})
+	return ctrl.NewControllerManagedBy(mgr).Named("resolver").
+		For(&aicrv1alpha1.ClusterRuntime{}, builder.WithPredicates(
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(&batchv1.Job{}, toRuntime, builder.WithPredicates(ownJobs)).
+		Watches(&corev1.Node{}, toRuntime, builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		Complete(r)
+}

@@ -1,0 +1,202 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/adapters/jobs"
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// resolve runs the resolution pipeline as far as it can get in one reconcile:
+// discovery and placement checks, snapshot (criteria check), recipe (override
+// checks), upgrade-check against the active plan, bundle, plan.
+func (r *Resolver) resolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) *resOutcome {
+	if out := r.discover(ctx, cr); out != nil {
+		return out
+	}
+	snapName := resSnapshotJob(cr)
+	snapshot, out := r.snapshotStage(ctx, cr, snapName)
+	if out != nil {
+		return out
+	}
+	handled := cr.Annotations[aicrv1alpha1.AnnotationResolveRequestedAt]
+	out = r.afterSnapshot(ctx, cr, snapName, snapshot)
+	out.handled = handled
+	return out
+}
+
+func (r *Resolver) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, snapName string, snapshot []byte) *resOutcome {
+	config, err := resAICRConfig(cr)
+	if err != nil {
+		return resStalled(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: err.Error()})
+	}
+	recipeName := resJobName("recipe", string(cr.UID), snapName, string(config))
+	recipe, out := r.fileStage(ctx, cr, resStage{
+		kind: ports.JobRecipe, name: recipeName, keepRole: aicrv1alpha1.RoleRecipe,
+		args:   []string{"--log-json", "recipe", "--config", resInputsDir + resInputConfig, "--snapshot", resInputsDir + resInputSnapshot, "-o", r.Jobs.OutputRef(recipeName)},
+		inputs: map[string][]byte{resInputConfig: config, resInputSnapshot: snapshot},
+	})
+	if out != nil {
+		return out
+	}
+	components, stall, err := resRecipeComponents(recipe)
+	if err != nil {
+		return resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+	}
+	if stall != nil {
+		return resStalled(stall)
+	}
+	overrides, err := resOverrides(cr.Spec.Overrides)
+	if err != nil {
+		return resStalled(&domain.Stall{Reason: domain.StallInvalidOverride, Message: err.Error()})
+	}
+	if s := domain.CheckOverrides(overrides, components); s != nil {
+		return resStalled(s)
+	}
+	assessment, out := r.upgradeCheck(ctx, cr, recipe)
+	if out != nil {
+		return out
+	}
+	return r.bundleStage(ctx, cr, recipeName, recipe, assessment)
+}
+
+// discover checks placement and node groups (RES-2, RES-3).
+func (r *Resolver) discover(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) *resOutcome {
+	if s := domain.CheckTolerations(resTolerations(cr.Spec.Placement)); s != nil {
+		return resStalled(s)
+	}
+	list := &corev1.NodeList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return resTransient(fmt.Errorf("list nodes: %w", err))
+	}
+	nodes := make([]domain.Node, 0, len(list.Items))
+	for _, n := range list.Items {
+		nodes = append(nodes, domain.Node{Name: n.Name, Labels: n.Labels})
+	}
+	if s := domain.CheckPlacement(nodes, resPlacement(cr.Spec.Placement)); s != nil {
+		return resStalled(s)
+	}
+	return nil
+}
+
+// snapshotStage takes (or reuses) the snapshot and checks the declared criteria against it.
+func (r *Resolver) snapshotStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string) ([]byte, *resOutcome) {
+	snapshot, out := r.fileStage(ctx, cr, resStage{
+		kind: ports.JobSnapshot, name: name, keepRole: aicrv1alpha1.RoleSnapshot,
+		args: append(append([]string{"--log-json", "snapshot"}, resSnapshotArgs(cr)...), "-o", r.Jobs.OutputRef(name)),
+	})
+	if out != nil {
+		return nil, out
+	}
+	facts, stall, err := resSnapshotFacts(snapshot)
+	if err != nil {
+		return nil, resStalled(&domain.Stall{Reason: domain.StallSnapshotIncomplete, Message: err.Error()})
+	}
+	if stall != nil {
+		return nil, resStalled(stall)
+	}
+	if s := domain.CheckSnapshot(resCriteria(cr), facts); s != nil {
+		return nil, resStalled(s)
+	}
+	return snapshot, nil
+}
+
+// fileStage runs a stage whose output is one artifact file (jobs.OutputKey).
+func (r *Resolver) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st resStage) ([]byte, *resOutcome) {
+	files, out := r.runStage(ctx, cr, st)
+	if out != nil {
+		return nil, out
+	}
+	data, err := fs.ReadFile(files, jobs.OutputKey)
+	if err != nil {
+		return nil, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported,
+			Message: fmt.Sprintf("aicr %s job %s wrote no %s", st.kind, st.name, jobs.OutputKey)})
+	}
+	return data, nil
+}
+
+// bundleStage renders the bundle, builds the plan and writes it; the bundle
+// Job is deleted once the plan is recorded. A plan already recorded for this
+// bundle Job (the resolved-by label) is success without a new Job.
+func (r *Resolver) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte, assessment string) *resOutcome {
+	args := resBundleArgs(cr)
+	name := resJobName("bundle", string(cr.UID), recipeName, fmt.Sprint(args))
+	if digest, err := r.recordedPlan(ctx, cr, name); err != nil || digest != "" {
+		if err != nil {
+			return resTransient(err)
+		}
+		return resSuccess(digest)
+	}
+	files, out := r.runStage(ctx, cr, resStage{
+		kind: ports.JobBundle, name: name, inputs: map[string][]byte{resInputRecipe: recipe},
+		args: append(append([]string{"--log-json", "bundle", "--deployer", "helm", "-r", resInputsDir + resInputRecipe}, args...),
+			"-o", r.Jobs.OutputRef(name)),
+	})
+	if out != nil {
+		return out
+	}
+	plan, validation, out := r.buildPlan(cr, files)
+	if out != nil {
+		return out
+	}
+	if out = r.writePlan(ctx, cr, resPlanWrite{
+		plan: plan, recipe: recipe, validationRecipe: validation, bundleJob: name, renderFlags: args, assessment: assessment,
+	}); out != nil {
+		return out
+	}
+	if err := r.Jobs.Delete(ctx, ports.JobRef{Name: name}); err != nil {
+		return resTransient(err)
+	}
+	return resSuccess(plan.Digest)
+}
+
+func resSuccess(digest string) *resOutcome {
+	return &resOutcome{status: metav1.ConditionTrue, reason: ReasonResolved, message: "candidate plan " + digest, candidate: digest}
+}
+
+// buildPlan reads the bundle (RES-5: its AICR version must be the pinned
+// one) and builds the plan, checking release namespaces (RES-3).
+func (r *Resolver) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (*domain.Plan, []byte, *resOutcome) {
+	bundle, err := aicr.ReadBundle(files)
+	if err != nil {
+		return nil, nil, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+	}
+	if s := domain.CheckAICRVersion(r.Config.AICRVersion, bundle.AICRVersion); s != nil && bundle.Layout == ports.LayoutV1 {
+		return nil, nil, resStalled(s)
+	}
+	plan, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: string(cr.UID), Source: domain.SourceResolved, Bundle: bundle})
+	var se *domain.StallError
+	if errors.As(err, &se) {
+		return nil, nil, resStalled(&se.Stall)
+	}
+	if err != nil {
+		return nil, nil, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+	}
+	if s := domain.CheckNamespaces(plan, r.Config.AllowedNamespaces); s != nil {
+		return nil, nil, resStalled(s)
+	}
+	validation, _ := fs.ReadFile(files, "recipe.yaml")
+	return plan, validation, nil
+}
+
+// resSnapshotArgs pins the snapshot agent to the accelerated group (AICR-CLI.md section 5).
+func resSnapshotArgs(cr *aicrv1alpha1.ClusterRuntime) []string {
+	var args []string
+	sel := cr.Spec.Placement.Accelerated
+	for _, k := range resSortedKeys(sel.NodeSelector) {
+		args = append(args, "--node-selector", k+"="+string(sel.NodeSelector[k]))
+	}
+	for _, t := range sel.Tolerations {
+		args = append(args, "--toleration", resToleration(t))
+	}
+	return append(args, "--service-account-name", jobs.ServiceAccount)
+}

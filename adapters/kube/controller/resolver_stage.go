@@ -1,0 +1,155 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"testing/fstest"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// resOutcome is what one resolver reconcile found: the Resolved condition to
+// apply, the status fields the resolver owns, and how to return.
+type resOutcome struct {
+	status    metav1.ConditionStatus
+	reason    string
+	message   string
+	candidate string
+	// handled is the resolve-requested-at value this reconcile handled (CR-11).
+	handled string
+	// transient is returned from Reconcile, so the work queue retries with backoff.
+	transient error
+}
+
+func resWaiting(msg string) *resOutcome {
+	return &resOutcome{status: metav1.ConditionFalse, reason: ReasonResolving, message: msg}
+}
+
+func resStalled(s *domain.Stall) *resOutcome {
+	return &resOutcome{status: metav1.ConditionFalse, reason: string(s.Reason), message: s.Message}
+}
+
+// resTransient reports a failure worth retrying with backoff (RES-6).
+func resTransient(err error) *resOutcome {
+	return &resOutcome{
+		status: metav1.ConditionFalse, reason: ReasonResolving,
+		message: "retrying after a transient failure: " + err.Error(), transient: err,
+	}
+}
+
+// resStage is one AICR Job of the resolution.
+type resStage struct {
+	kind   ports.JobKind
+	name   string
+	args   []string
+	inputs map[string][]byte
+	// keepRole, when set, keeps the result in an ownerless ConfigMap named
+	// like the Job and deletes the Job at once; otherwise the caller deletes
+	// the Job once it recorded the result.
+	keepRole string
+}
+
+// runStage returns the stage's result files, or the outcome to report while
+// the Job runs or after it failed. A kept result short-circuits the Job.
+func (r *Resolver) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st resStage) (fs.FS, *resOutcome) {
+	if st.keepRole != "" {
+		if files, err := r.keptResult(ctx, st.name); err != nil || files != nil {
+			if err != nil {
+				return nil, resTransient(err)
+			}
+			return files, nil
+		}
+	}
+	ref := ports.JobRef{Name: st.name}
+	js, err := r.Jobs.Status(ctx, ref)
+	if errors.Is(err, ports.ErrJobNotFound) {
+		spec := ports.JobSpec{
+			Name: st.name, Kind: st.kind, Image: r.Config.Image, Args: st.args, Inputs: st.inputs,
+			Owner: ports.ReleaseOwner{RuntimeUID: string(cr.UID)},
+		}
+		if _, err = r.Jobs.Start(ctx, spec); err != nil {
+			return nil, resTransient(err)
+		}
+		r.event(cr, corev1.EventTypeNormal, EventResolveStageStarted, "aicr %s job %s started", st.kind, st.name)
+		return nil, resWaiting(fmt.Sprintf("aicr %s job %s running", st.kind, st.name))
+	}
+	if err != nil {
+		return nil, resTransient(err)
+	}
+	switch js.State {
+	case ports.JobSucceeded:
+		return r.finishStage(ctx, cr, st, js)
+	case ports.JobFailed:
+		return nil, r.failStage(ctx, st, js)
+	case ports.JobRunning:
+	}
+	return nil, resWaiting(fmt.Sprintf("aicr %s job %s running", st.kind, st.name))
+}
+
+func (r *Resolver) finishStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st resStage, js ports.JobStatus) (fs.FS, *resOutcome) {
+	if s := domain.CheckAICRVersion(r.Config.AICRVersion, js.AICRVersion); s != nil {
+		return nil, resStalled(&domain.Stall{Reason: s.Reason, Message: fmt.Sprintf("aicr %s job %s: %s", st.kind, st.name, s.Message)})
+	}
+	ref := ports.JobRef{Name: st.name}
+	files, err := r.Jobs.Output(ctx, ref)
+	if err != nil {
+		return nil, resTransient(err)
+	}
+	if st.keepRole != "" {
+		if err = r.Jobs.Keep(ctx, ref, st.name, st.keepRole, string(cr.UID)); err != nil {
+			return nil, resTransient(err)
+		}
+		if err = r.Jobs.Delete(ctx, ref); err != nil {
+			return nil, resTransient(err)
+		}
+	}
+	r.event(cr, corev1.EventTypeNormal, EventResolveStageSucceeded, "aicr %s job %s succeeded", st.kind, st.name)
+	return files, nil
+}
+
+// failStage classifies a failed Job (RES-4): a transient exit deletes the Job
+// so the retry starts a fresh one; a terminal one keeps it for seven days.
+func (r *Resolver) failStage(ctx context.Context, st resStage, js ports.JobStatus) *resOutcome {
+	code := js.ExitCode
+	if code == 0 {
+		code = 9 // killed before AICR exited: treated as canceled, which is transient
+	}
+	exit := domain.ClassifyAICRExit(code, js.FailureLog)
+	ref := ports.JobRef{Name: st.name}
+	if exit.Transient {
+		if err := r.Jobs.Delete(ctx, ref); err != nil {
+			return resTransient(err)
+		}
+		return resTransient(fmt.Errorf("aicr %s job %s: %s (exit code %d)", st.kind, st.name, exit.Category, js.ExitCode))
+	}
+	if err := r.Jobs.Retain(ctx, ref); err != nil {
+		return resTransient(err)
+	}
+	return resStalled(&domain.Stall{Reason: exit.Stall.Reason, Message: fmt.Sprintf("aicr %s job %s failed: %s", st.kind, st.name, exit.Stall.Message)})
+}
+
+// keptResult returns the files of a kept result ConfigMap, or nil if none.
+func (r *Resolver) keptResult(ctx context.Context, name string) (fs.FS, error) {
+	cm := &corev1.ConfigMap{}
+	err := r.Reader.Get(ctx, client.ObjectKey{Namespace: r.Config.OperatorNamespace, Name: name}, cm)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get kept result %s: %w", name, err)
+	}
+	files := fstest.MapFS{}
+	for k, v := range cm.Data {
+		files[k] = &fstest.MapFile{Data: []byte(v)}
+	}
+	return files, nil
+}

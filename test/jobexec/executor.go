@@ -1,0 +1,162 @@
+// Package jobexec is a test double of the kubelet (and of the Job and
+// garbage-collector controllers) for AICR Jobs on envtest (DESIGN.md section
+// 4). It watches the Jobs of one namespace, asserts their spec (image pinned
+// by digest, args, identity, TTL, owner references of the run-scoped
+// objects), plays the AICR container through a Behavior, writes the Job's
+// output ConfigMap, creates a terminated Pod carrying the exit code and the
+// log tail, and sets the Job status. It never touches operator objects.
+package jobexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+// Result is what the AICR container does in one Job.
+type Result struct {
+	// Hold leaves the Job running (no output, no status).
+	Hold bool
+	// ExitCode is the container's exit code; non-zero fails the Job.
+	ExitCode int32
+	// Log is the log tail the termination message carries (FallbackToLogsOnError).
+	Log string
+	// Version is the AICR version label of the output ConfigMap ("" = none).
+	Version string
+	// Data are the output ConfigMap's data keys (snapshot.yaml).
+	Data map[string]string
+	// Bundle is a gzip tar archive stored as binaryData bundle.tar.gz.
+	Bundle []byte
+}
+
+// Behavior decides the Result of a Job from the Job and its inputs.
+type Behavior func(job *batchv1.Job, inputs *corev1.ConfigMap) Result
+
+// Executor plays AICR Jobs in one namespace.
+type Executor struct {
+	c         client.WithWatch
+	namespace string
+	image     string
+
+	mu         sync.Mutex
+	behavior   Behavior
+	executed   []string
+	violations []error
+}
+
+// New returns an executor for namespace, expecting image on every Job.
+func New(cfg *rest.Config, scheme *runtime.Scheme, namespace, image string, b Behavior) (*Executor, error) {
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("jobexec client: %w", err)
+	}
+	return &Executor{c: c, namespace: namespace, image: image, behavior: b}, nil
+}
+
+// SetBehavior replaces the behavior for Jobs not yet played.
+func (e *Executor) SetBehavior(b Behavior) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.behavior = b
+}
+
+// Executed returns the names of the Jobs played so far, in order.
+func (e *Executor) Executed() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.executed...)
+}
+
+// Violations returns every spec assertion that failed.
+func (e *Executor) Violations() []error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]error(nil), e.violations...)
+}
+
+// Run plays Jobs until ctx ends. Every Job, ConfigMap or Pod event of the
+// namespace triggers a pass over all Jobs, so a Job whose run-scoped objects
+// are not created yet is played on a later event.
+func (e *Executor) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		if err := e.watchOnce(ctx); err != nil && ctx.Err() == nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Executor) watchOnce(ctx context.Context) error {
+	var chans []<-chan watch.Event
+	for _, l := range []client.ObjectList{&batchv1.JobList{}, &corev1.ConfigMapList{}} {
+		w, err := e.c.Watch(ctx, l, client.InNamespace(e.namespace))
+		if err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+		defer w.Stop()
+		chans = append(chans, w.ResultChan())
+	}
+	e.pass(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case _, ok := <-chans[0]:
+			if !ok {
+				return nil
+			}
+		case _, ok := <-chans[1]:
+			if !ok {
+				return nil
+			}
+		}
+		e.pass(ctx)
+	}
+}
+
+// pass plays every unfinished Job and collects every Job deleted in the foreground.
+func (e *Executor) pass(ctx context.Context) {
+	jobs := &batchv1.JobList{}
+	if err := e.c.List(ctx, jobs, client.InNamespace(e.namespace),
+		client.MatchingLabels{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue}); err != nil {
+		return
+	}
+	for i := range jobs.Items {
+		job := &jobs.Items[i]
+		var err error
+		switch {
+		case job.DeletionTimestamp != nil:
+			err = e.collect(ctx, job)
+		case !finished(job):
+			err = e.play(ctx, job)
+		}
+		if err != nil && ctx.Err() == nil && !errors.Is(err, errNotReady) {
+			e.violate(fmt.Errorf("job %s: %w", job.Name, err))
+		}
+	}
+}
+
+func (e *Executor) violate(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.violations = append(e.violations, err)
+}
+
+func finished(job *batchv1.Job) bool {
+	for _, c := range job.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}

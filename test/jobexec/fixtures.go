@@ -1,0 +1,137 @@
+package jobexec
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// Fixture is what a successful AICR plays for each command.
+type Fixture struct {
+	// Version is the AICR version every Job reports.
+	Version string
+	// Snapshot is the snapshot.yaml of the snapshot Job.
+	Snapshot []byte
+	// Recipe is the recipe the recipe Job writes.
+	Recipe []byte
+	// Bundle is the gzip tar archive the bundle Job writes.
+	Bundle []byte
+	// Assessment is the upgrade-check JSON report.
+	Assessment []byte
+}
+
+// Behavior plays the fixture: every Job succeeds with its artifact.
+func (f Fixture) Behavior() Behavior {
+	return func(job *batchv1.Job, _ *corev1.ConfigMap) Result {
+		return f.Result(ports.JobKind(job.Labels[jobs.KindLabel]))
+	}
+}
+
+// Result is the successful result of a Job of kind.
+func (f Fixture) Result(kind ports.JobKind) Result {
+	res := Result{Version: f.Version}
+	switch kind {
+	case ports.JobSnapshot:
+		res.Data = map[string]string{jobs.OutputKey: string(f.Snapshot), "format": "yaml"}
+	case ports.JobRecipe:
+		res.Data = map[string]string{jobs.OutputKey: string(f.Recipe), "format": "yaml"}
+	case ports.JobUpgradeCheck:
+		res.Data = map[string]string{jobs.OutputKey: string(f.Assessment), "format": "json"}
+	case ports.JobBundle:
+		res.Bundle = f.Bundle
+	case ports.JobValidate:
+	}
+	return res
+}
+
+// Root returns the repository root (for test data paths).
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// BundleFixture loads a v1 bundle directory of test/testdata/aicr (relative
+// path, e.g. v1-layout-synthetic-.../bundle-helm) with the synthetic snapshot
+// and the bundle's own recipe.yaml. mutate, if not nil, edits the bundle files
+// before they are archived.
+func BundleFixture(version, dir string, mutate func(files map[string][]byte)) (Fixture, error) {
+	root := filepath.Join(Root(), "test", "testdata", "aicr", dir)
+	files, err := ReadTree(root)
+	if err != nil {
+		return Fixture{}, err
+	}
+	if mutate != nil {
+		mutate(files)
+	}
+	archive, err := Tar(files)
+	if err != nil {
+		return Fixture{}, err
+	}
+	snapshot, err := os.ReadFile(filepath.Join(Root(), "test", "jobexec", "testdata", "snapshot-eks-h100-ubuntu.yaml"))
+	if err != nil {
+		return Fixture{}, fmt.Errorf("read snapshot fixture: %w", err)
+	}
+	return Fixture{
+		Version: version, Snapshot: snapshot, Recipe: files["recipe.yaml"], Bundle: archive,
+		Assessment: []byte(`{"summary":{"components":0,"failing":0},"components":[]}`),
+	}, nil
+}
+
+// ReadTree reads every regular file under dir, keyed by slash path.
+func ReadTree(dir string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)], err = os.ReadFile(p)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	return files, nil
+}
+
+// Tar archives files (slash paths) as a gzip tar, in sorted order.
+func Tar(files map[string][]byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(files[n])), Typeflag: tar.TypeReg}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(files[n]); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

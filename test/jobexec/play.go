@@ -1,0 +1,180 @@
+package jobexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nvidia/aicr-operator/adapters/jobs"
+)
+
+// errNotReady means the Job's run-scoped objects do not exist yet.
+var errNotReady = errors.New("run-scoped objects not created yet")
+
+// play asserts the Job's spec, runs the behavior and records the result.
+func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
+	out, in := &corev1.ConfigMap{}, &corev1.ConfigMap{}
+	for name, obj := range map[string]*corev1.ConfigMap{jobs.OutputName(job.Name): out, jobs.InputsName(job.Name): in} {
+		if err := e.c.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: name}, obj); err != nil {
+			if apierrors.IsNotFound(err) {
+				return errNotReady
+			}
+			return err
+		}
+	}
+	objs := []client.Object{out, in}
+	if usesRegistry(job) {
+		s := &corev1.Secret{}
+		if err := e.c.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: jobs.RegistryName(job.Name)}, s); err != nil {
+			return errNotReady
+		}
+		objs = append(objs, s)
+	}
+	if err := e.assertSpec(job, objs); err != nil {
+		e.violate(fmt.Errorf("job %s: %w", job.Name, err))
+	}
+	e.mu.Lock()
+	behavior := e.behavior
+	e.mu.Unlock()
+	res := behavior(job, in)
+	if res.Hold {
+		return nil
+	}
+	e.mu.Lock()
+	e.executed = append(e.executed, job.Name)
+	e.mu.Unlock()
+	if err := e.writeOutput(ctx, out, res); err != nil {
+		return err
+	}
+	if err := e.createPod(ctx, job, res); err != nil {
+		return err
+	}
+	return e.setStatus(ctx, job, res)
+}
+
+func usesRegistry(job *batchv1.Job) bool {
+	for _, v := range job.Spec.Template.Spec.Volumes {
+		if v.Secret != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// assertSpec checks what DESIGN.md section 4 asks the executor to check.
+func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object) error {
+	pod := job.Spec.Template.Spec
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	check(len(pod.Containers) == 1, "want one container, got %d", len(pod.Containers))
+	if len(pod.Containers) == 1 {
+		c := pod.Containers[0]
+		check(c.Image == e.image, "image %q, want the pinned %q", c.Image, e.image)
+		check(slices.Contains(c.Args, "--log-json"), "args %v lack --log-json", c.Args)
+		i := slices.Index(c.Args, "-o")
+		check(i >= 0 && i+1 < len(c.Args) && c.Args[i+1] == "cm://"+job.Namespace+"/"+jobs.OutputName(job.Name),
+			"args %v do not write the output ConfigMap", c.Args)
+		check(c.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError, "terminationMessagePolicy %q", c.TerminationMessagePolicy)
+	}
+	check(pod.ServiceAccountName == jobs.ServiceAccount, "serviceAccountName %q", pod.ServiceAccountName)
+	check(pod.RestartPolicy == corev1.RestartPolicyNever, "restartPolicy %q", pod.RestartPolicy)
+	ttl := job.Spec.TTLSecondsAfterFinished
+	check(ttl != nil && (*ttl == jobs.TTLFinished || *ttl == jobs.TTLStalled), "ttlSecondsAfterFinished %v", ttl)
+	for _, o := range objs {
+		refs := o.GetOwnerReferences()
+		check(len(refs) == 1 && refs[0].UID == job.UID && refs[0].Kind == "Job" && refs[0].Controller != nil && *refs[0].Controller,
+			"%s is not owned by the job: %v", o.GetName(), refs)
+	}
+	return errors.Join(errs...)
+}
+
+func (e *Executor) writeOutput(ctx context.Context, out *corev1.ConfigMap, res Result) error {
+	patch := client.MergeFrom(out.DeepCopy())
+	if res.Version != "" {
+		if out.Labels == nil {
+			out.Labels = map[string]string{}
+		}
+		out.Labels[jobs.VersionLabel] = res.Version
+		out.Labels["app.kubernetes.io/name"] = "aicr"
+	}
+	out.Data = res.Data
+	if res.Bundle != nil {
+		out.BinaryData = map[string][]byte{jobs.BundleKey: res.Bundle}
+	}
+	if err := e.c.Patch(ctx, out, patch); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// createPod creates the Job's Pod and sets its container's terminated state.
+func (e *Executor) createPod(ctx context.Context, job *batchv1.Job, res Result) error {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: job.Name + "-pod", Namespace: job.Namespace,
+			Labels:          map[string]string{jobs.JobNameLabel: job.Name},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
+		},
+		Spec: job.Spec.Template.Spec,
+	}
+	if err := e.c.Create(ctx, pod); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create pod: %w", err)
+	}
+	now := metav1.Now()
+	pod.Status = corev1.PodStatus{
+		Phase: corev1.PodSucceeded,
+		ContainerStatuses: []corev1.ContainerStatus{{
+			Name: jobs.ContainerName, Image: e.image, ImageID: e.image,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: res.ExitCode, Message: res.Log, StartedAt: now, FinishedAt: now,
+				Reason: map[bool]string{true: "Completed", false: "Error"}[res.ExitCode == 0],
+			}},
+		}},
+	}
+	if res.ExitCode != 0 {
+		pod.Status.Phase = corev1.PodFailed
+	}
+	if err := e.c.Status().Update(ctx, pod); err != nil {
+		return fmt.Errorf("set pod status: %w", err)
+	}
+	return nil
+}
+
+// setStatus finishes the Job as the Job controller would (Kubernetes 1.34
+// status rules: startTime, SuccessCriteriaMet or FailureTarget before
+// Complete or Failed, completionTime only on success).
+func (e *Executor) setStatus(ctx context.Context, job *batchv1.Job, res Result) error {
+	now := metav1.Now()
+	cond := func(t batchv1.JobConditionType, reason string) batchv1.JobCondition {
+		return batchv1.JobCondition{Type: t, Status: corev1.ConditionTrue, Reason: reason, LastProbeTime: now, LastTransitionTime: now}
+	}
+	job.Status.StartTime = &now
+	if res.ExitCode == 0 {
+		job.Status.Succeeded, job.Status.CompletionTime = 1, &now
+		job.Status.Conditions = []batchv1.JobCondition{
+			cond(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached),
+			cond(batchv1.JobComplete, batchv1.JobReasonCompletionsReached),
+		}
+	} else {
+		job.Status.Failed = 1
+		job.Status.Conditions = []batchv1.JobCondition{
+			cond(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded),
+			cond(batchv1.JobFailed, batchv1.JobReasonBackoffLimitExceeded),
+		}
+	}
+	if err := e.c.Status().Update(ctx, job); err != nil {
+		return fmt.Errorf("set job status: %w", err)
+	}
+	return nil
+}

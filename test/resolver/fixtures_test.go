@@ -1,0 +1,81 @@
+package resolver_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// TestResolve_V1FixturesMatchOfflinePlan resolves each v1-layout fixture
+// through real Jobs and checks the plan ConfigMap against the digest the
+// offline reader prints (RES-1, PLAN-1, PLAN-2, PLAN-6, RES-7).
+func TestResolve_V1FixturesMatchOfflinePlan(t *testing.T) {
+	for _, tc := range []struct{ dir, version string }{
+		{v1Synthetic, "1.1.0"},
+		{"upgrade-from-v0.10.16-eks-h100-ubuntu-training-kubeflow/v1-synthetic/bundle-helm", "1.0.0"},
+		{"upgrade-set-overrides-eks-h100-ubuntu-training-kubeflow/v1-synthetic/bundle-helm", "1.1.0"},
+	} {
+		t.Run(strings.Split(tc.dir, "/")[0], func(t *testing.T) {
+			f, allowed := fixture(t, tc.version, tc.dir, nil)
+			h := start(t, options{version: tc.version, allowed: allowed, behavior: f.Behavior()})
+			cr := createRuntime(t, runtimeSpec())
+			want := wantDigest(t, tc.dir)
+
+			cond, live := resolved(t, controller.ReasonResolved)
+			assert.Equal(t, metav1.ConditionTrue, cond.Status)
+			assert.Equal(t, "candidate plan "+want, cond.Message)
+			assert.Equal(t, want, live.Status.CandidatePlanDigest)
+			assertPlan(t, planConfigMap(t, want), want, string(cr.UID))
+			assert.Len(t, h.exec.Executed(), 3, "snapshot, recipe and bundle jobs")
+			assertJobsGone(t)
+		})
+	}
+}
+
+func assertPlan(t *testing.T, cm *corev1.ConfigMap, digest, uid string) {
+	t.Helper()
+	assert.True(t, *cm.Immutable)
+	assert.Empty(t, cm.OwnerReferences)
+	assert.Equal(t, aicrv1alpha1.RolePlan, cm.Labels[aicrv1alpha1.LabelRole])
+	assert.Equal(t, "1", cm.Labels[aicrv1alpha1.LabelSchemaVersion])
+	assert.Equal(t, uid, cm.Labels[aicrv1alpha1.LabelRuntimeUID])
+	assert.Equal(t, digest, cm.Annotations[aicrv1alpha1.AnnotationPlanDigest])
+	var stored controller.StoredPlan
+	require.NoError(t, json.Unmarshal([]byte(cm.Data[controller.PlanKey]), &stored))
+	assert.Equal(t, digest, stored.Digest)
+	assert.Equal(t, uid, stored.RuntimeUID)
+	assert.Equal(t, domain.SourceResolved, stored.Source)
+	assert.Equal(t, image, stored.AICRImage)
+	assert.Nil(t, domain.CheckPlanReadable(controller.ReadStoredPlan(cm), uid))
+	for _, ref := range []string{stored.ConfigMapRef, stored.ValuesConfigMapRef} {
+		other := &corev1.ConfigMap{}
+		require.NoError(t, k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNS, Name: ref}, other))
+		assert.True(t, *other.Immutable, ref)
+		assert.Equal(t, digest, other.Annotations[aicrv1alpha1.AnnotationPlanDigest], ref)
+	}
+}
+
+// assertJobsGone waits until every Job was deleted once its output was recorded (RES-7).
+func assertJobsGone(t *testing.T) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		list := &batchv1.JobList{}
+		return k8s.List(context.Background(), list, client.InNamespace(jobNS)) == nil && len(list.Items) == 0
+	}, wait, tick, "jobs deleted after their outputs were recorded")
+	kept := &corev1.ConfigMapList{}
+	require.NoError(t, k8s.List(context.Background(), kept, client.InNamespace(operatorNS),
+		client.MatchingLabels{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleSnapshot}))
+	assert.NotEmpty(t, kept.Items, "kept snapshot copies")
+}

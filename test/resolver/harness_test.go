@@ -1,0 +1,168 @@
+package resolver_test
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/adapters/clock"
+	"github.com/nvidia/aicr-operator/adapters/jobs"
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/test/jobexec"
+)
+
+const (
+	v1Synthetic = "v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow/bundle-helm"
+	wait        = 20 * time.Second
+	tick        = 10 * time.Millisecond
+)
+
+// harness is one running resolver (its own manager) and job executor.
+type harness struct {
+	exec  *jobexec.Executor
+	clock *clock.Fake
+}
+
+// options configures a harness.
+type options struct {
+	version  string
+	allowed  []string
+	behavior jobexec.Behavior
+}
+
+// start runs a manager with the resolver and an executor until the test ends.
+func start(t testing.TB, o options) *harness {
+	t.Helper()
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme:     scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(t, err)
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, mgr.GetClient(), mgr.GetAPIReader())
+	require.NoError(t, err)
+	h := &harness{clock: clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))}
+	r, err := controller.NewResolver(mgr.GetClient(), mgr.GetAPIReader(), runner, h.clock,
+		mgr.GetEventRecorderFor("aicr-resolver"), controller.ResolverConfig{
+			OperatorNamespace: operatorNS, JobNamespace: jobNS, Image: image,
+			AICRVersion: o.version, AllowedNamespaces: o.allowed,
+		})
+	require.NoError(t, err)
+	require.NoError(t, r.SetupWithManager(mgr))
+	h.exec, err = jobexec.New(restConfig, scheme, jobNS, image, o.behavior)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	go func() { _ = mgr.Start(ctx); done <- struct{}{} }()
+	go func() { _ = h.exec.Run(ctx); done <- struct{}{} }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		<-done
+		require.Empty(t, h.exec.Violations(), "job spec assertions")
+	})
+	return h
+}
+
+// fixture loads a bundle fixture and the namespaces its releases use.
+func fixture(t testing.TB, version, dir string, mutate func(map[string][]byte)) (jobexec.Fixture, []string) {
+	t.Helper()
+	f, err := jobexec.BundleFixture(version, dir, mutate)
+	require.NoError(t, err)
+	b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", dir))
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	var ns []string
+	for _, r := range b.Releases {
+		if !seen[r.Namespace] {
+			seen[r.Namespace] = true
+			ns = append(ns, r.Namespace)
+		}
+	}
+	sort.Strings(ns)
+	return f, ns
+}
+
+// wantDigest is what `kubectl aicr plan --bundle` prints: ReadDir + BuildPlan.
+func wantDigest(t testing.TB, dir string) string {
+	t.Helper()
+	b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", dir))
+	require.NoError(t, err)
+	p, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: "any", Source: domain.SourceResolved, Bundle: b})
+	require.NoError(t, err)
+	return p.Digest
+}
+
+// runtimeSpec is the default spec: EKS H100 Ubuntu, pools system and gpu.
+func runtimeSpec() aicrv1alpha1.ClusterRuntimeSpec {
+	return aicrv1alpha1.ClusterRuntimeSpec{
+		Intent: "training", Platform: "kubeflow",
+		Criteria: map[string]aicrv1alpha1.CriterionValue{"service": "eks", "accelerator": "h100", "os": "ubuntu"},
+		Placement: aicrv1alpha1.Placement{
+			System:      aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{"aicr.test/pool": "system"}},
+			Accelerated: aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{"aicr.test/pool": "gpu"}},
+		},
+	}
+}
+
+// createRuntime creates the ClusterRuntime and deletes it (and every Job) when the test ends.
+func createRuntime(t testing.TB, spec aicrv1alpha1.ClusterRuntimeSpec) *aicrv1alpha1.ClusterRuntime {
+	t.Helper()
+	ctx := context.Background()
+	cr := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}, Spec: spec}
+	require.NoError(t, k8s.Create(ctx, cr))
+	t.Cleanup(func() {
+		require.NoError(t, client.IgnoreNotFound(k8s.Delete(ctx, cr)))
+		require.Eventually(t, func() bool {
+			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(cr), &aicrv1alpha1.ClusterRuntime{}))
+		}, wait, tick)
+		require.NoError(t, k8s.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(jobNS),
+			client.PropagationPolicy(metav1.DeletePropagationBackground)))
+	})
+	return cr
+}
+
+// resolved polls the live runtime until Resolved has reason (and returns it).
+func resolved(t testing.TB, reason string) (metav1.Condition, *aicrv1alpha1.ClusterRuntime) {
+	t.Helper()
+	var cond metav1.Condition
+	live := &aicrv1alpha1.ClusterRuntime{}
+	require.Eventually(t, func() bool {
+		if k8s.Get(context.Background(), client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, live) != nil {
+			return false
+		}
+		c := meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionResolved)
+		if c == nil || c.Reason != reason {
+			return false
+		}
+		cond = *c
+		return true
+	}, wait, tick, "Resolved reason %s; conditions %+v", reason, &live.Status.Conditions)
+	return cond, live
+}
+
+// planConfigMap reads the plan ConfigMap of digest.
+func planConfigMap(t testing.TB, digest string) *corev1.ConfigMap {
+	t.Helper()
+	cm := &corev1.ConfigMap{}
+	require.NoError(t, k8s.Get(context.Background(), client.ObjectKey{
+		Namespace: operatorNS, Name: controller.PlanConfigMapName(aicrv1alpha1.RolePlan, digest)}, cm))
+	return cm
+}

@@ -1,0 +1,94 @@
+// Package resolver_test proves the resolver on a real API server: the
+// adapters/jobs runner creates real Jobs, test/jobexec plays the kubelet,
+// and the tests read the live ClusterRuntime and plan ConfigMaps.
+package resolver_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/test/env"
+	"github.com/nvidia/aicr-operator/test/jobexec"
+)
+
+const (
+	operatorNS = "aicr-system"
+	jobNS      = "aicr-jobs"
+	image      = "registry.example.com/nvidia/aicr@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+)
+
+var (
+	restConfig *rest.Config
+	scheme     = runtime.NewScheme()
+	k8s        client.Client
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	cp, err := env.Start(env.Options{
+		CRDDirectoryPaths: []string{filepath.Join(jobexec.Root(), "charts", "aicr-operator", "templates", "crds")},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() {
+		if stopErr := cp.Stop(); stopErr != nil {
+			fmt.Fprintln(os.Stderr, stopErr)
+		}
+	}()
+	restConfig = cp.Config
+	if err = setup(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// setup creates the namespaces, the aicr-jobs identity and the test Nodes:
+// pool system, pool gpu (H100) and pool gpu-mixed (an H100 and an A100).
+func setup() error {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return err
+		}
+	}
+	var err error
+	if k8s, err = client.New(restConfig, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNS}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: jobNS}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "aicr-jobs", Namespace: jobNS}},
+		node("sys-1", map[string]string{"aicr.test/pool": "system", "aicr.test/zone": "a"}),
+		node("gpu-1", map[string]string{"aicr.test/pool": "gpu", "aicr.test/zone": "a", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),
+		node("gpu-2", map[string]string{"aicr.test/pool": "gpu-mixed", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),
+		node("gpu-3", map[string]string{"aicr.test/pool": "gpu-mixed", "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}),
+	}
+	for _, o := range objs {
+		if err = k8s.Create(ctx, o); err != nil {
+			return fmt.Errorf("create %s: %w", o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+func node(name string, labels map[string]string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+}
