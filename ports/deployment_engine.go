@@ -96,7 +96,8 @@ func (s ReleaseStatus) Ready() bool { return s.Synced() && s.Health == HealthHea
 //     every Apply that changes chart, values or policy, and SyncedRevision only
 //     once the engine applied that revision; unknown engine states map to
 //     HealthUnknown / OperationNone, never to an error.
-//   - A shared conformance suite (test/) runs against every implementation.
+//   - ENG-5: every implementation is meant to pass the shared DeploymentEngine
+//     conformance suite (written with the Argo CD adapter).
 //   - Implementations are safe for concurrent use.
 type DeploymentEngine interface {
 	// Check verifies the engine can be used: its API is installed
