@@ -1,0 +1,48 @@
+// Command aicr-operator runs the AICR Operator: it resolves the ClusterRuntime into plans with
+// AICR Jobs and rolls them out through the deployment engine. Flags are the ones the chart's
+// Deployment passes (app.Config.BindFlags); an invalid configuration exits with code 2 and
+// lists every problem.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/nvidia/aicr-operator/app"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	var cfg app.Config
+	fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
+	cfg.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(os.Stderr, "aicr-operator: %v\n", err)
+		return 2
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zap.Options{Level: logLevel(cfg.LogLevel)})))
+	log := ctrl.Log.WithName("aicr-operator")
+	ctx := ctrl.SetupSignalHandler()
+	r, cleanup, err := initialize(ctx, cfg)
+	if err != nil {
+		log.Error(err, "assemble the operator")
+		return 1
+	}
+	defer cleanup()
+	if err := r.run(ctx); err != nil {
+		log.Error(err, "operator stopped")
+		return 1
+	}
+	log.Info("operator stopped")
+	return 0
+}

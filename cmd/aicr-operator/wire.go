@@ -1,0 +1,22 @@
+//go:build wireinject
+
+package main
+
+import (
+	"context"
+
+	"github.com/google/wire"
+
+	"github.com/nvidia/aicr-operator/adapters/argocd"
+	"github.com/nvidia/aicr-operator/adapters/flux"
+	"github.com/nvidia/aicr-operator/app"
+)
+
+// initialize assembles the operator from its configuration.
+func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
+	panic(wire.Build(
+		provideRestConfig, provideManagerOptions, provideManager, provideClient, provideDiscovery,
+		provideArgoCDConfig, argocd.NewEngine, flux.NewEngine, provideDeploymentEngine,
+		wire.Struct(new(runner), "*"),
+	))
+}
