@@ -90,3 +90,18 @@ func (e *Env) Impersonate(user string, groups ...string) *rest.Config {
 func (e *Env) Stop() error {
 	return e.environment.Stop()
 }
+
+// KubeConfig provisions a client-certificate user with groups (system:masters for an
+// administrator) and returns a kubeconfig for it, for processes such as the operator binary
+// or kubectl aicr that run against the control plane.
+func (e *Env) KubeConfig(user string, groups ...string) ([]byte, error) {
+	u, err := e.environment.AddUser(envtest.User{Name: user, Groups: groups}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("add user %s: %w", user, err)
+	}
+	cfg, err := u.KubeConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig of %s: %w", user, err)
+	}
+	return cfg, nil
+}
