@@ -1,0 +1,177 @@
+package argocd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/util/retry"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// Argo CD sync options written from the EnginePolicy (FORMAT.md section 5.1).
+const (
+	syncOptionCreateNamespace = "CreateNamespace=true"
+	syncOptionServerSideApply = "ServerSideApply=true"
+)
+
+// errNotPinned reports a release whose chart the registry has not resolved to a digest.
+var errNotPinned = errors.New("chart not pinned by a registry manifest digest")
+
+// Apply creates or updates the Application of spec.Ref (ENG-1, ENG-2). It
+// writes only when something the engine owns differs, so a repeated call
+// makes no write. An existing Application that does not record
+// spec.Owner.RuntimeUID is never modified: ErrForeignObject.
+func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
+	if spec.Chart.ManifestDigest == "" {
+		return fmt.Errorf("apply %s: %w", spec.Ref, errNotPinned)
+	}
+	err := retry.OnError(retry.DefaultRetry, retriable, func() error {
+		app := &argov1.Application{}
+		err := e.c.Get(ctx, e.key(spec.Ref), app)
+		if apierrors.IsNotFound(err) && !isMissingResource(err) {
+			app.Name, app.Namespace = ApplicationName(spec.Ref), e.cfg.Namespace
+			if fillErr := e.fill(app, spec); fillErr != nil {
+				return fillErr
+			}
+			return e.c.Create(ctx, app)
+		}
+		if err != nil {
+			return err
+		}
+		if err := ownedBy(app, spec.Ref, spec.Owner.RuntimeUID); err != nil {
+			return err
+		}
+		if app.DeletionTimestamp != nil {
+			return fmt.Errorf("application %s/%s is being deleted", app.Namespace, app.Name)
+		}
+		return e.updateIfChanged(ctx, app, func(a *argov1.Application) error { return e.fill(a, spec) })
+	})
+	return wrap("apply "+spec.Ref.String(), err)
+}
+
+// retriable reports the errors of a lost race: the object changed or appeared
+// between read and write; the next attempt reads it again.
+func retriable(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)
+}
+
+// updateIfChanged applies mutate to app and updates it only when the
+// canonical encoding changed.
+func (e *Engine) updateIfChanged(ctx context.Context, app *argov1.Application, mutate func(*argov1.Application) error) error {
+	before, err := canonical(app)
+	if err != nil {
+		return err
+	}
+	if mutateErr := mutate(app); mutateErr != nil {
+		return mutateErr
+	}
+	after, err := canonical(app)
+	if err != nil {
+		return err
+	}
+	if before == after {
+		return nil
+	}
+	return e.c.Update(ctx, app)
+}
+
+// fill writes everything the engine owns on app from spec; it leaves other
+// labels, annotations, finalizers and spec fields alone.
+func (e *Engine) fill(app *argov1.Application, spec ports.ReleaseSpec) error {
+	setOwner(app, spec.Ref, spec.Owner)
+	graph, err := json.Marshal(nonNil(spec.DependsOn))
+	if err != nil {
+		return fmt.Errorf("encode plan graph: %w", err)
+	}
+	app.Annotations[aicrv1alpha1.AnnotationPlanGraph] = string(graph)
+	app.Finalizers = slices.DeleteFunc(app.Finalizers, func(f string) bool { return f == argov1.ResourcesFinalizerName })
+	if len(app.Finalizers) == 0 {
+		app.Finalizers = nil
+	}
+
+	source := &argov1.ApplicationSource{
+		RepoURL:        e.repository(spec.Chart),
+		Chart:          spec.Chart.Name,
+		TargetRevision: spec.Chart.ManifestDigest,
+		Helm:           &argov1.ApplicationSourceHelm{ReleaseName: spec.Ref.ID},
+	}
+	if err := setValues(source.Helm, spec.Values); err != nil {
+		return err
+	}
+	app.Spec.Project = e.cfg.Project
+	app.Spec.Source, app.Spec.Sources = source, nil
+	app.Spec.Destination = argov1.ApplicationDestination{Server: InClusterServer, Namespace: spec.Ref.Namespace}
+	app.Spec.SyncPolicy = syncPolicy(spec.Policy, false)
+	return nil
+}
+
+// setOwner records the operator's labels and ownership annotations (ENG-2).
+func setOwner(app *argov1.Application, ref ports.ReleaseRef, owner ports.ReleaseOwner) {
+	if app.Labels == nil {
+		app.Labels = map[string]string{}
+	}
+	if app.Annotations == nil {
+		app.Annotations = map[string]string{}
+	}
+	app.Labels[aicrv1alpha1.LabelManagedBy] = aicrv1alpha1.ManagedByValue
+	app.Labels[aicrv1alpha1.LabelRuntimeUID] = owner.RuntimeUID
+	app.Annotations[aicrv1alpha1.AnnotationRuntimeUID] = owner.RuntimeUID
+	app.Annotations[aicrv1alpha1.AnnotationPlanDigest] = owner.PlanDigest
+	app.Annotations[aicrv1alpha1.AnnotationRelease] = ref.ID
+	if owner.Rollout == "" {
+		delete(app.Annotations, AnnotationRollout)
+	} else {
+		app.Annotations[AnnotationRollout] = owner.Rollout
+	}
+}
+
+// syncPolicy returns automated sync (prune, self-heal) with the policy's sync
+// options; suspended turns the automation off but keeps its settings.
+func syncPolicy(p ports.EnginePolicy, suspended bool) *argov1.SyncPolicy {
+	sp := &argov1.SyncPolicy{Automated: &argov1.SyncPolicyAutomated{Prune: true, SelfHeal: true}}
+	if suspended {
+		off := false
+		sp.Automated.Enabled = &off
+	}
+	if p.CreateNamespace {
+		sp.SyncOptions = append(sp.SyncOptions, syncOptionCreateNamespace)
+	}
+	if p.ServerSideApply {
+		sp.SyncOptions = append(sp.SyncOptions, syncOptionServerSideApply)
+	}
+	return sp
+}
+
+// repository returns the registry repository a chart is read from: wrappers
+// for a local chart of the bundle, charts for a mirrored upstream chart.
+func (e *Engine) repository(c ports.ChartSource) string {
+	if c.Repository == "" {
+		return e.cfg.Registry + "/wrappers"
+	}
+	return e.cfg.Registry + "/charts"
+}
+
+// ownedBy returns ErrForeignObject unless app records runtimeUID (ENG-2): a
+// label match alone never authorises a mutation.
+func ownedBy(app *argov1.Application, ref ports.ReleaseRef, runtimeUID string) error {
+	recorded := app.Annotations[aicrv1alpha1.AnnotationRuntimeUID]
+	if runtimeUID == "" || recorded != runtimeUID {
+		return fmt.Errorf("application %s/%s for %s records runtime UID %q: %w",
+			app.Namespace, app.Name, ref, recorded, ports.ErrForeignObject)
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,167 @@
+package argocd
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+
+	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// Status returns Argo CD's view of ref; ErrTargetNotFound when the
+// Application does not exist. It never mutates.
+func (e *Engine) Status(ctx context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
+	app, err := e.get(ctx, ref)
+	if err != nil {
+		return ports.ReleaseStatus{}, wrap("status of "+ref.String(), err)
+	}
+	return observe(app), nil
+}
+
+// List returns the status of every Application carrying the operator's
+// managed-by label in the engine namespace, whatever runtime UID it records,
+// sorted by namespace and ID.
+func (e *Engine) List(ctx context.Context) ([]ports.ReleaseStatus, error) {
+	var apps argov1.ApplicationList
+	err := e.c.List(ctx, &apps, client.InNamespace(e.cfg.Namespace),
+		client.MatchingLabels{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue})
+	if err != nil {
+		return nil, wrap("list applications", err)
+	}
+	out := make([]ports.ReleaseStatus, 0, len(apps.Items))
+	for i := range apps.Items {
+		out = append(out, observe(&apps.Items[i]))
+	}
+	slices.SortFunc(out, func(a, b ports.ReleaseStatus) int {
+		return cmp.Or(cmp.Compare(a.Ref.Namespace, b.Ref.Namespace), cmp.Compare(a.Ref.ID, b.Ref.ID))
+	})
+	return out, nil
+}
+
+// observe maps one Application onto the engine-neutral status. It is the only
+// place Argo CD's sync, health and operation strings are interpreted; strings
+// it does not know map to HealthUnknown / not synced, never to a panic.
+//
+// DesiredRevision fingerprints the source and destination the spec asks for;
+// SyncedRevision fingerprints what Argo CD last compared the live state to,
+// and is set only while Argo CD reports Synced and its last operation (if
+// any) succeeded. The release is synced to the plan's revision only when
+// Argo CD reconciled the current spec after it was written.
+func observe(app *argov1.Application) ports.ReleaseStatus {
+	st := ports.ReleaseStatus{
+		Ref: ports.ReleaseRef{ID: app.Annotations[aicrv1alpha1.AnnotationRelease], Namespace: app.Spec.Destination.Namespace},
+		Owner: ports.ReleaseOwner{
+			RuntimeUID: app.Annotations[aicrv1alpha1.AnnotationRuntimeUID],
+			PlanDigest: app.Annotations[aicrv1alpha1.AnnotationPlanDigest],
+			Rollout:    app.Annotations[AnnotationRollout],
+		},
+		Health:    healthOf(string(app.Status.Health.Status)),
+		Operation: operationOf(app),
+		Suspended: suspended(app),
+		Message:   detail(app),
+	}
+	if st.Ref.ID == "" && app.Spec.Source != nil && app.Spec.Source.Helm != nil {
+		st.Ref.ID = app.Spec.Source.Helm.ReleaseName
+	}
+	if app.Spec.Source != nil {
+		st.DesiredRevision = revision(*app.Spec.Source, app.Spec.Destination)
+	}
+	if op := app.Status.OperationState; op != nil {
+		st.LastSyncAt = op.StartedAt.Time
+		if st.Operation == ports.OperationFailed || st.Message == "" {
+			st.Message = op.Message
+		}
+	}
+	if app.Status.Sync.Status == argov1.SyncStatusCodeSynced && st.Operation != ports.OperationFailed &&
+		st.Operation != ports.OperationRunning {
+		st.SyncedRevision = revision(app.Status.Sync.ComparedTo.Source, app.Status.Sync.ComparedTo.Destination)
+	}
+	return st
+}
+
+// healthOf maps Argo CD's health status code.
+func healthOf(code string) ports.Health {
+	switch code {
+	case "Healthy":
+		return ports.HealthHealthy
+	case "Progressing":
+		return ports.HealthProgressing
+	case "Degraded":
+		return ports.HealthDegraded
+	case "Suspended":
+		return ports.HealthSuspended
+	case "Missing":
+		return ports.HealthMissing
+	}
+	return ports.HealthUnknown
+}
+
+// operationOf maps the operation Argo CD runs or last ran. A requested
+// operation not yet started counts as running; an unknown phase is reported
+// as running too, so it is neither taken for success nor for failure.
+func operationOf(app *argov1.Application) ports.OperationState {
+	if app.Operation != nil {
+		return ports.OperationRunning
+	}
+	if app.Status.OperationState == nil {
+		return ports.OperationNone
+	}
+	switch string(app.Status.OperationState.Phase) {
+	case "Succeeded":
+		return ports.OperationSucceeded
+	case "Failed", "Error":
+		return ports.OperationFailed
+	}
+	return ports.OperationRunning
+}
+
+// detail returns Argo CD's most useful message: the first application
+// condition (a comparison or sync error), else the health message of the
+// first resource that is not healthy.
+func detail(app *argov1.Application) string {
+	for _, c := range app.Status.Conditions {
+		if c.Message != "" {
+			return c.Message
+		}
+	}
+	for _, r := range app.Status.Resources {
+		if r.Health != nil && r.Health.Message != "" && string(r.Health.Status) != "Healthy" {
+			return r.Kind + " " + r.Namespace + "/" + r.Name + ": " + r.Health.Message
+		}
+	}
+	return ""
+}
+
+// suspended reports whether automated sync is off.
+func suspended(app *argov1.Application) bool {
+	sp := app.Spec.SyncPolicy
+	if sp == nil || sp.Automated == nil {
+		return true
+	}
+	return sp.Automated.Enabled != nil && !*sp.Automated.Enabled
+}
+
+// revision fingerprints a source and destination namespace: the
+// targetRevision (the chart's manifest digest) plus a hash of their canonical
+// encoding, so a values or namespace change is a new revision too. The
+// destination server is left out: Argo CD may record it as a name instead.
+func revision(source argov1.ApplicationSource, dest argov1.ApplicationDestination) string {
+	if source.RepoURL == "" && source.Chart == "" {
+		return ""
+	}
+	encoded, err := canonical(struct {
+		Source    argov1.ApplicationSource `json:"source"`
+		Namespace string                   `json:"namespace"`
+	}{source, dest.Namespace})
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(encoded))
+	return source.TargetRevision + "+" + hex.EncodeToString(sum[:8])
+}

@@ -1,0 +1,123 @@
+package argocd_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/nvidia/aicr-operator/adapters/argocd"
+	"github.com/nvidia/aicr-operator/adapters/clock"
+	"github.com/nvidia/aicr-operator/test/argocdsim"
+	"github.com/nvidia/aicr-operator/test/env"
+)
+
+// The package's one shared control plane, with Argo CD's CRDs, the engine
+// namespace and the AppProject installed.
+var (
+	cp     *env.Env
+	scheme = runtime.NewScheme()
+	admin  client.WithWatch
+	sim    *argocdsim.Sim
+)
+
+const testRegistry = "registry.test/aicr"
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	var err error
+	cp, err = env.Start(env.Options{CRDDirectoryPaths: []string{crdDir()}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() {
+		if stopErr := cp.Stop(); stopErr != nil {
+			fmt.Fprintln(os.Stderr, stopErr)
+		}
+	}()
+	if err = setup(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// crdDir holds Argo CD's Application and AppProject CRDs, copied from the argo-cd v3.2.12 module.
+func crdDir() string {
+	return filepath.Join("..", "..", "test", "testdata", "argocd", "crds")
+}
+
+func setup(ctx context.Context) error {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, argocd.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return err
+		}
+	}
+	var err error
+	admin, err = client.NewWithWatch(cp.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	if err = admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: argocd.DefaultNamespace}}); err != nil {
+		return err
+	}
+	project := &argov1.AppProject{ObjectMeta: metav1.ObjectMeta{Name: argocd.DefaultProject, Namespace: argocd.DefaultNamespace}}
+	if err = admin.Create(ctx, project); err != nil {
+		return err
+	}
+	sim = argocdsim.New(admin, argocd.DefaultNamespace, clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)))
+	return nil
+}
+
+// newEngine returns an engine over cfg (REST config) with a write counter.
+func newEngine(t *testing.T, cfg *rest.Config, engineCfg argocd.Config) (*argocd.Engine, *atomic.Int64) {
+	t.Helper()
+	base, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := &atomic.Int64{}
+	counting := interceptor.NewClient(base, interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			writes.Add(1)
+			return c.Create(ctx, obj, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			writes.Add(1)
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
+			writes.Add(1)
+			return c.Patch(ctx, obj, p, opts...)
+		},
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			writes.Add(1)
+			return c.Delete(ctx, obj, opts...)
+		},
+	})
+	if engineCfg.Registry == "" {
+		engineCfg.Registry = testRegistry
+	}
+	return argocd.NewEngine(counting, dc, engineCfg), writes
+}

@@ -1,0 +1,32 @@
+package argocd
+
+import (
+	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// NewApplicationObject returns an empty Argo CD Application as a
+// client.Object, for a controller that watches Applications without
+// importing Argo CD types (For, Owns or a source.Kind).
+func NewApplicationObject() client.Object { return &argov1.Application{} }
+
+// ManagedSelector selects the Applications the operator wrote (LabelManagedBy),
+// for a cache or watch limited to them.
+func ManagedSelector() labels.Selector {
+	return labels.SelectorFromSet(labels.Set{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue})
+}
+
+// OwnerOf returns the owner an engine object records in its annotations;
+// an empty RuntimeUID means the operator did not write it.
+func OwnerOf(obj client.Object) ports.ReleaseOwner {
+	a := obj.GetAnnotations()
+	return ports.ReleaseOwner{
+		RuntimeUID: a[aicrv1alpha1.AnnotationRuntimeUID],
+		PlanDigest: a[aicrv1alpha1.AnnotationPlanDigest],
+		Rollout:    a[AnnotationRollout],
+	}
+}

@@ -1,0 +1,78 @@
+package enginetest
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+func testForeign(t *testing.T, h Harness, ns string) {
+	ctx, in := t.Context(), h.NewInstance(t)
+	s := spec(ns, "cert-manager", "v1.17.2", ownerA)
+	require.NoError(t, h.CreateForeign(ctx, s.Ref))
+	before := status(t, in.Engine, s.Ref)
+	assert.Empty(t, before.Owner.RuntimeUID, "a foreign object records no runtime UID")
+
+	require.ErrorIs(t, in.Engine.Apply(ctx, s), ports.ErrForeignObject)
+	require.ErrorIs(t, in.Engine.Remove(ctx, s.Ref, ownerA), ports.ErrForeignObject)
+	require.ErrorIs(t, in.Engine.Adopt(ctx, s.Ref, ownerB.RuntimeUID, ownerA), ports.ErrForeignObject)
+	require.Error(t, in.Engine.Suspend(ctx, s.Ref, true))
+	assert.Zero(t, in.Writes(), "a foreign object is never modified")
+	assert.Equal(t, before, status(t, in.Engine, s.Ref))
+}
+
+func testOtherRuntime(t *testing.T, h Harness, ns string) {
+	ctx, a, b := t.Context(), h.NewInstance(t), h.NewInstance(t)
+	s := spec(ns, "gpu-operator", "v25.10.1", ownerA)
+	require.NoError(t, a.Engine.Apply(ctx, s))
+	desired := status(t, a.Engine, s.Ref).DesiredRevision
+
+	sb := s
+	sb.Owner = ownerB
+	require.ErrorIs(t, b.Engine.Apply(ctx, sb), ports.ErrForeignObject)
+	require.ErrorIs(t, b.Engine.Remove(ctx, s.Ref, ownerB), ports.ErrForeignObject)
+	require.ErrorIs(t, b.Engine.Adopt(ctx, s.Ref, "another-runtime", ownerB), ports.ErrForeignObject)
+	assert.Zero(t, b.Writes(), "an object of another runtime is never modified")
+
+	require.NoError(t, b.Engine.Adopt(ctx, s.Ref, ownerA.RuntimeUID, ownerB))
+	st := status(t, b.Engine, s.Ref)
+	assert.Equal(t, ownerB, st.Owner)
+	assert.Equal(t, desired, st.DesiredRevision, "Adopt changes neither chart nor values")
+	written := b.Writes()
+	require.NoError(t, b.Engine.Adopt(ctx, s.Ref, ownerA.RuntimeUID, ownerB))
+	assert.Equal(t, written, b.Writes(), "adopting twice writes once")
+	require.ErrorIs(t, a.Engine.Apply(ctx, s), ports.ErrForeignObject, "the previous runtime lost the object")
+}
+
+func testNullValues(t *testing.T, h Harness, ns string) {
+	ctx, in := t.Context(), h.NewInstance(t)
+	cases := map[string]map[string]any{
+		"with-nulls": {
+			"tolerations": nil,
+			"driver":      map[string]any{"version": "580.95.05", "rdma": nil, "enabled": true},
+			"list":        []any{"a", nil},
+			"version":     "24.04",
+		},
+		"without-nulls": {"replicas": 3, "labels": map[string]any{"tier": "gpu"}, "ratio": 0.5},
+	}
+	for id, values := range cases {
+		s := spec(ns, id, "v1.0.0", ownerA)
+		s.Values = values
+		require.NoError(t, in.Engine.Apply(ctx, s))
+		stored, err := h.StoredValues(ctx, s.Ref)
+		require.NoError(t, err)
+		want, err := json.Marshal(values)
+		require.NoError(t, err)
+		got, err := json.Marshal(stored)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(got), "values pass through unchanged, explicit nulls included")
+
+		written := in.Writes()
+		require.NoError(t, in.Engine.Apply(ctx, s))
+		assert.Equal(t, written, in.Writes(), "%s: re-apply after the round trip does not write", id)
+	}
+}
