@@ -11,6 +11,7 @@ package mocks
 
 import (
 	context "context"
+	fs "io/fs"
 	reflect "reflect"
 
 	ports "github.com/nvidia/aicr-operator/ports"
@@ -39,6 +40,162 @@ func NewMockRegistry(ctrl *gomock.Controller) *MockRegistry {
 // EXPECT returns an object that allows the caller to indicate expected use.
 func (m *MockRegistry) EXPECT() *MockRegistryMockRecorder {
 	return m.recorder
+}
+
+// MirrorChart mocks base method.
+func (m *MockRegistry) MirrorChart(ctx context.Context, chart ports.UpstreamChart) (ports.PinnedChart, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "MirrorChart", ctx, chart)
+	ret0, _ := ret[0].(ports.PinnedChart)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// MirrorChart indicates an expected call of MirrorChart.
+func (mr *MockRegistryMockRecorder) MirrorChart(ctx, chart any) *MockRegistryMirrorChartCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "MirrorChart", reflect.TypeOf((*MockRegistry)(nil).MirrorChart), ctx, chart)
+	return &MockRegistryMirrorChartCall{Call: call}
+}
+
+// MockRegistryMirrorChartCall wrap *gomock.Call
+type MockRegistryMirrorChartCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRegistryMirrorChartCall) Return(arg0 ports.PinnedChart, arg1 error) *MockRegistryMirrorChartCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRegistryMirrorChartCall) Do(f func(context.Context, ports.UpstreamChart) (ports.PinnedChart, error)) *MockRegistryMirrorChartCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRegistryMirrorChartCall) DoAndReturn(f func(context.Context, ports.UpstreamChart) (ports.PinnedChart, error)) *MockRegistryMirrorChartCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// PullBundle mocks base method.
+func (m *MockRegistry) PullBundle(ctx context.Context, digest ports.Digest) (fs.FS, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "PullBundle", ctx, digest)
+	ret0, _ := ret[0].(fs.FS)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// PullBundle indicates an expected call of PullBundle.
+func (mr *MockRegistryMockRecorder) PullBundle(ctx, digest any) *MockRegistryPullBundleCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PullBundle", reflect.TypeOf((*MockRegistry)(nil).PullBundle), ctx, digest)
+	return &MockRegistryPullBundleCall{Call: call}
+}
+
+// MockRegistryPullBundleCall wrap *gomock.Call
+type MockRegistryPullBundleCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRegistryPullBundleCall) Return(arg0 fs.FS, arg1 error) *MockRegistryPullBundleCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRegistryPullBundleCall) Do(f func(context.Context, ports.Digest) (fs.FS, error)) *MockRegistryPullBundleCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRegistryPullBundleCall) DoAndReturn(f func(context.Context, ports.Digest) (fs.FS, error)) *MockRegistryPullBundleCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// PullEvidence mocks base method.
+func (m *MockRegistry) PullEvidence(ctx context.Context, digest ports.Digest) (ports.Evidence, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "PullEvidence", ctx, digest)
+	ret0, _ := ret[0].(ports.Evidence)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// PullEvidence indicates an expected call of PullEvidence.
+func (mr *MockRegistryMockRecorder) PullEvidence(ctx, digest any) *MockRegistryPullEvidenceCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PullEvidence", reflect.TypeOf((*MockRegistry)(nil).PullEvidence), ctx, digest)
+	return &MockRegistryPullEvidenceCall{Call: call}
+}
+
+// MockRegistryPullEvidenceCall wrap *gomock.Call
+type MockRegistryPullEvidenceCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRegistryPullEvidenceCall) Return(arg0 ports.Evidence, arg1 error) *MockRegistryPullEvidenceCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRegistryPullEvidenceCall) Do(f func(context.Context, ports.Digest) (ports.Evidence, error)) *MockRegistryPullEvidenceCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRegistryPullEvidenceCall) DoAndReturn(f func(context.Context, ports.Digest) (ports.Evidence, error)) *MockRegistryPullEvidenceCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// PushBundle mocks base method.
+func (m *MockRegistry) PushBundle(ctx context.Context, planDigest string, bundle fs.FS) (ports.Digest, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "PushBundle", ctx, planDigest, bundle)
+	ret0, _ := ret[0].(ports.Digest)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// PushBundle indicates an expected call of PushBundle.
+func (mr *MockRegistryMockRecorder) PushBundle(ctx, planDigest, bundle any) *MockRegistryPushBundleCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PushBundle", reflect.TypeOf((*MockRegistry)(nil).PushBundle), ctx, planDigest, bundle)
+	return &MockRegistryPushBundleCall{Call: call}
+}
+
+// MockRegistryPushBundleCall wrap *gomock.Call
+type MockRegistryPushBundleCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRegistryPushBundleCall) Return(arg0 ports.Digest, arg1 error) *MockRegistryPushBundleCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRegistryPushBundleCall) Do(f func(context.Context, string, fs.FS) (ports.Digest, error)) *MockRegistryPushBundleCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRegistryPushBundleCall) DoAndReturn(f func(context.Context, string, fs.FS) (ports.Digest, error)) *MockRegistryPushBundleCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
 }
 
 // PushEvidence mocks base method.
@@ -76,6 +233,45 @@ func (c *MockRegistryPushEvidenceCall) Do(f func(context.Context, ports.Evidence
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
 func (c *MockRegistryPushEvidenceCall) DoAndReturn(f func(context.Context, ports.Evidence) (ports.Digest, error)) *MockRegistryPushEvidenceCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// PushWrapper mocks base method.
+func (m *MockRegistry) PushWrapper(ctx context.Context, chart fs.FS) (ports.PinnedChart, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "PushWrapper", ctx, chart)
+	ret0, _ := ret[0].(ports.PinnedChart)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// PushWrapper indicates an expected call of PushWrapper.
+func (mr *MockRegistryMockRecorder) PushWrapper(ctx, chart any) *MockRegistryPushWrapperCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PushWrapper", reflect.TypeOf((*MockRegistry)(nil).PushWrapper), ctx, chart)
+	return &MockRegistryPushWrapperCall{Call: call}
+}
+
+// MockRegistryPushWrapperCall wrap *gomock.Call
+type MockRegistryPushWrapperCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRegistryPushWrapperCall) Return(arg0 ports.PinnedChart, arg1 error) *MockRegistryPushWrapperCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRegistryPushWrapperCall) Do(f func(context.Context, fs.FS) (ports.PinnedChart, error)) *MockRegistryPushWrapperCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRegistryPushWrapperCall) DoAndReturn(f func(context.Context, fs.FS) (ports.PinnedChart, error)) *MockRegistryPushWrapperCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

@@ -1,28 +1,115 @@
 package ports
 
-import "context"
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"time"
+)
+
+// ErrArchiveRejected reports that an upstream chart archive was refused while
+// mirroring: its SHA-256 differs from the digest the upstream index or manifest
+// announces or from the digest the caller expects, or nothing announces a
+// digest to verify it against. It is never transient: the caller stalls.
+var ErrArchiveRejected = errors.New("upstream chart archive rejected")
 
 // Digest is an OCI content digest, "sha256:<64 hex>".
 type Digest string
 
-// Evidence is a deployment-validation result to store in the registry.
+// UpstreamChart is a chart to mirror into the runtime registry.
+type UpstreamChart struct {
+	// Chart is the upstream source: an https:// Helm repository or an oci://
+	// parent with the chart name and version.
+	Chart ChartSource
+	// ExpectedArchiveDigest, when set, is the digest the upstream archive must
+	// have (for example the one an earlier plan recorded); it is checked in
+	// addition to the digest the upstream announces.
+	ExpectedArchiveDigest Digest
+}
+
+// PinnedChart is a chart as the runtime registry serves it.
+type PinnedChart struct {
+	// Repository is the OCI repository without scheme:
+	// <registry>/charts/<name> for a mirrored chart, <registry>/wrappers/<name>
+	// for a bundle-local chart.
+	Repository string
+	// Name and Version are the chart's name and version (the tag).
+	Name    string
+	Version string
+	// ManifestDigest addresses the chart's OCI manifest.
+	ManifestDigest Digest
+	// ArchiveDigest is the digest of the chart archive (for a mirrored chart:
+	// the verified upstream archive, stored unchanged as the chart layer).
+	ArchiveDigest Digest
+}
+
+// Reference returns "<repository>@<manifest digest>".
+func (p PinnedChart) Reference() string { return p.Repository + "@" + string(p.ManifestDigest) }
+
+// EvidenceApproval is the approval a rollout ran under.
+type EvidenceApproval struct {
+	ApprovedBy string    `json:"approvedBy"`
+	ExpiresAt  time.Time `json:"expiresAt"`
+	Reason     string    `json:"reason,omitempty"`
+	// Acknowledgements maps a release ID to the approver who acknowledged its post-apply steps.
+	Acknowledgements map[string]string `json:"acknowledgements,omitempty"`
+}
+
+// EvidenceRelease is the revision one release was validated at.
+type EvidenceRelease struct {
+	ID        string `json:"id"`
+	Namespace string `json:"namespace"`
+	// Revision is the engine revision the release was synced to.
+	Revision string `json:"revision"`
+	// ChartDigest is the manifest digest of the chart the release installs.
+	ChartDigest Digest `json:"chartDigest,omitempty"`
+}
+
+// Evidence is a deployment-validation result to store in the registry after a
+// validated rollout (RO-10). Its digest is the rollout's evidence annotation.
 type Evidence struct {
 	PlanDigest string
 	Rollout    string
-	Report     []byte
+	// BundleDigest is the rendered bundle the plan came from (empty: unknown).
+	BundleDigest Digest
+	// Approvals is empty when the rollout needed no approval.
+	Approvals []EvidenceApproval
+	// Releases lists the validated releases in plan order.
+	Releases []EvidenceRelease
+	// Report is the validator's report, stored byte for byte.
+	Report []byte
 }
 
-// Registry is the runtime's OCI registry (mirrored charts, bundles, evidence).
+// Registry is the runtime's OCI registry (mirrored charts, wrapper charts,
+// rendered bundles, evidence). Every artifact is addressed by manifest digest:
+// <registry>/charts/<name>, <registry>/wrappers/<name> and
+// <registry>/bundles/cluster (bundles and evidence).
 //
-// Contract: Resolve never mutates and returns ErrArtifactNotFound for a
-// missing reference; PushEvidence is idempotent (the same evidence yields the
-// same digest). Both return ErrCredentialsUnavailable when no credentials can
-// be obtained, ErrCredentialsStale when the credentials expired and
+// Contract: Resolve and the Pull methods never mutate; they return
+// ErrArtifactNotFound for a missing reference. Every push is idempotent: the
+// same input yields the same digest. MirrorChart verifies the upstream archive
+// before anything is pushed and returns ErrArchiveRejected when it does not
+// verify. Every method returns ErrCredentialsUnavailable when no credentials
+// can be obtained, ErrCredentialsStale when the credentials expired and
 // ErrUnauthorized when the registry denies them, wrapped with %w. Any other
 // error is a transient outage the caller retries with backoff.
 type Registry interface {
 	// Resolve returns the manifest digest of ref (repository:tag or repository@digest).
 	Resolve(ctx context.Context, ref string) (Digest, error)
-	// PushEvidence stores ev and returns its manifest digest.
+	// MirrorChart copies an upstream chart to <registry>/charts/<name>:<version>
+	// after verifying its archive digest and returns the pinned chart.
+	MirrorChart(ctx context.Context, chart UpstreamChart) (PinnedChart, error)
+	// PushWrapper packages a bundle-local chart (chart is the chart folder,
+	// Chart.yaml at its root) to <registry>/wrappers/<name>:<version>.
+	PushWrapper(ctx context.Context, chart fs.FS) (PinnedChart, error)
+	// PushBundle stores the rendered bundle (bundle-info.yaml at the root of
+	// bundle) in <registry>/bundles/cluster, tagged for planDigest, and returns
+	// its manifest digest.
+	PushBundle(ctx context.Context, planDigest string, bundle fs.FS) (Digest, error)
+	// PullBundle returns the files of the bundle stored under digest.
+	PullBundle(ctx context.Context, digest Digest) (fs.FS, error)
+	// PushEvidence stores ev next to the bundles and returns its manifest digest.
 	PushEvidence(ctx context.Context, ev Evidence) (Digest, error)
+	// PullEvidence returns the evidence stored under digest.
+	PullEvidence(ctx context.Context, digest Digest) (Evidence, error)
 }

@@ -1,0 +1,221 @@
+package oci_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// fakeECR plays ecr:GetAuthorizationToken: each call issues token-<n>, valid
+// 12 hours from the clock's now; fail, when set, is returned instead.
+type fakeECR struct {
+	clock *fakeClock
+	calls counter
+	mu    sync.Mutex
+	fail  error
+}
+
+func (f *fakeECR) Token(context.Context) (oci.ECRToken, error) {
+	n := f.calls.inc()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail != nil {
+		return oci.ECRToken{}, f.fail
+	}
+	return oci.ECRToken{
+		Login:     oci.Login{Username: "AWS", Password: fmt.Sprintf("token-%d", n)},
+		ExpiresAt: f.clock.Now().Add(12 * time.Hour),
+	}, nil
+}
+
+func (f *fakeECR) failWith(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail = err
+}
+
+// recorder is a RepoCredsWriter that records every write.
+type recorder struct {
+	mu     sync.Mutex
+	writes []oci.Login
+}
+
+func (r *recorder) WriteRepoCreds(_ context.Context, l oci.Login) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.writes = append(r.writes, l)
+	return nil
+}
+
+func (r *recorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.writes)
+}
+
+func newECR() (*oci.ECR, *fakeECR, *recorder, *fakeClock) {
+	clock := &fakeClock{now: t0}
+	src, rec := &fakeECR{clock: clock}, &recorder{}
+	return oci.NewECR(src, rec, clock), src, rec, clock
+}
+
+func TestECR_TokenWrittenAtStartAndEverySixHoursNeverInBetween(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, _, rec, clock := newECR()
+
+	wait, err := e.Refresh(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, rec.count(), "written at start")
+	assert.Equal(t, 6*time.Hour, wait)
+
+	for _, step := range []time.Duration{time.Minute, time.Hour, 4 * time.Hour, 58 * time.Minute} {
+		clock.Add(step)
+		_, err = e.Refresh(ctx)
+		require.NoError(t, err)
+		_, err = e.Credential(ctx, "ecr")
+		require.NoError(t, err)
+		assert.Equal(t, 1, rec.count(), "not written %v after start", clock.Now().Sub(t0))
+	}
+	clock.Add(time.Minute) // exactly 6 h
+	_, err = e.Refresh(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, rec.count(), "written again after 6 h")
+	assert.Equal(t, "token-2", rec.writes[1].Password)
+
+	clock.Add(6*time.Hour - time.Second)
+	_, err = e.Refresh(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, rec.count())
+	clock.Add(time.Second)
+	_, err = e.Refresh(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 3, rec.count())
+}
+
+func TestECR_FailingRefreshSurfacesTheReason(t *testing.T) {
+	t.Parallel()
+	errOutage := errors.New("ecr endpoint unreachable")
+	tests := []struct {
+		name      string
+		before    func(ctx context.Context, e *oci.ECR, clock *fakeClock)
+		fail      error
+		want      error
+		credValid bool
+	}{
+		{name: "RegistryCredentialsUnavailable when no token was ever obtained", fail: errOutage, want: ports.ErrCredentialsUnavailable},
+		{name: "Unauthorized when AWS denies the operator identity", fail: fmt.Errorf("get token: %w", ports.ErrUnauthorized), want: ports.ErrUnauthorized},
+		{
+			name: "RegistryCredentialsStale when the last token expired",
+			before: func(ctx context.Context, e *oci.ECR, clock *fakeClock) {
+				_, _ = e.Refresh(ctx)
+				clock.Add(12 * time.Hour)
+			},
+			fail: errOutage, want: ports.ErrCredentialsStale,
+		},
+		{
+			name: "transient while the last token is valid",
+			before: func(ctx context.Context, e *oci.ECR, clock *fakeClock) {
+				_, _ = e.Refresh(ctx)
+				clock.Add(6 * time.Hour)
+			},
+			fail: errOutage, want: errOutage, credValid: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			e, src, _, clock := newECR()
+			if tt.before != nil {
+				tt.before(ctx, e, clock)
+			}
+			src.failWith(tt.fail)
+			_, err := e.Refresh(ctx)
+			require.ErrorIs(t, err, tt.want)
+			cred, cerr := e.Credential(ctx, "ecr")
+			if tt.credValid {
+				require.NoError(t, cerr, "a valid token keeps serving")
+				assert.Equal(t, "token-1", cred.Password)
+				for _, s := range []error{ports.ErrCredentialsStale, ports.ErrCredentialsUnavailable, ports.ErrUnauthorized} {
+					assert.False(t, errors.Is(err, s))
+				}
+				return
+			}
+			require.ErrorIs(t, cerr, tt.want)
+		})
+	}
+}
+
+func TestECR_FailedRefreshBacksOffOnTheClock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, src, rec, clock := newECR()
+	src.failWith(errors.New("throttled"))
+
+	wait, err := e.Refresh(ctx)
+	require.Error(t, err)
+	assert.Equal(t, oci.ECRRetryMin, wait)
+	calls := src.calls.n.Load()
+	clock.Add(oci.ECRRetryMin - time.Second)
+	_, err = e.Refresh(ctx)
+	require.ErrorIs(t, err, ports.ErrCredentialsUnavailable, "the last failure is reported while waiting")
+	assert.Equal(t, calls, src.calls.n.Load(), "no call before the backoff passed")
+
+	clock.Add(time.Second)
+	wait, err = e.Refresh(ctx)
+	require.Error(t, err)
+	assert.Equal(t, 2*oci.ECRRetryMin, wait, "the backoff doubles")
+	for range 10 {
+		clock.Add(wait)
+		wait, _ = e.Refresh(ctx)
+	}
+	assert.Equal(t, oci.ECRRetryMax, wait, "the backoff is bounded")
+
+	src.failWith(nil)
+	clock.Add(wait)
+	wait, err = e.Refresh(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, oci.ECRRefreshInterval, wait)
+	assert.Equal(t, 1, rec.count())
+}
+
+func TestECR_RunRefreshesWhenTheTimerFires(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	e, _, rec, clock := newECR()
+	waits := make(chan time.Duration)
+	fire := make(chan time.Time)
+	done := make(chan error)
+	go func() {
+		done <- e.Run(ctx, func(d time.Duration) <-chan time.Time { waits <- d; return fire })
+	}()
+	assert.Equal(t, 6*time.Hour, <-waits)
+	assert.Equal(t, 1, rec.count())
+	clock.Add(6 * time.Hour)
+	fire <- clock.Now()
+	assert.Equal(t, 6*time.Hour, <-waits)
+	assert.Equal(t, 2, rec.count())
+	cancel()
+	require.NoError(t, <-done)
+}
+
+func TestDecodeECRAuthorizationToken(t *testing.T) {
+	t.Parallel()
+	l, err := oci.DecodeECRAuthorizationToken("QVdTOnNlY3JldA==")
+	require.NoError(t, err)
+	assert.Equal(t, oci.Login{Username: "AWS", Password: "secret"}, l)
+	_, err = oci.DecodeECRAuthorizationToken("bm9jb2xvbg==")
+	require.ErrorIs(t, err, ports.ErrCredentialsUnavailable)
+}

@@ -1,0 +1,107 @@
+package oci
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// KubeSecrets reads Secrets of one namespace through a controller-runtime reader.
+type KubeSecrets struct {
+	Reader    client.Reader
+	Namespace string
+}
+
+var _ SecretReader = KubeSecrets{}
+
+// ReadSecret returns the data of Secret name.
+func (k KubeSecrets) ReadSecret(ctx context.Context, name string) (map[string][]byte, error) {
+	var s corev1.Secret
+	if err := k.Reader.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: name}, &s); err != nil {
+		return nil, kubeErr("get secret "+k.Namespace+"/"+name, err)
+	}
+	return s.Data, nil
+}
+
+func kubeErr(what string, err error) error {
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("%s: %w: %w", what, ports.ErrCredentialsUnavailable, err)
+	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+		return fmt.Errorf("%s: %w: %w", what, ports.ErrUnauthorized, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// Argo CD repository-credentials Secret format.
+const (
+	argoSecretTypeLabel = "argocd.argoproj.io/secret-type" //nolint:gosec // a label key, not a credential
+	argoRepoCreds       = "repo-creds"                     //nolint:gosec // a label value, not a credential
+)
+
+// ArgoRepoCreds writes Argo CD's repository-credentials Secret (label
+// argocd.argoproj.io/secret-type: repo-creds; data url, username, password,
+// type helm, enableOCI true). The chart creates the Secret; the operator may
+// only get and update it by name, so a missing Secret is
+// ports.ErrCredentialsUnavailable, never created here.
+type ArgoRepoCreds struct {
+	Client    client.Client
+	Namespace string
+	Name      string
+	// URL is the credential's URL prefix (the registry without oci://).
+	URL string
+}
+
+var _ RepoCredsWriter = ArgoRepoCreds{}
+
+// WriteRepoCreds updates the Secret with login; an identical Secret is not written.
+func (a ArgoRepoCreds) WriteRepoCreds(ctx context.Context, login Login) error {
+	var s corev1.Secret
+	key := client.ObjectKey{Namespace: a.Namespace, Name: a.Name}
+	if err := a.Client.Get(ctx, key, &s); err != nil {
+		return kubeErr("get repo-creds secret "+key.String(), err)
+	}
+	want := RepoCredsData(a.URL, login)
+	same := s.Labels[argoSecretTypeLabel] == argoRepoCreds && len(s.Data) == len(want) && len(s.StringData) == 0
+	for k, v := range want {
+		same = same && string(s.Data[k]) == string(v)
+	}
+	if same {
+		return nil
+	}
+	if s.Labels == nil {
+		s.Labels = map[string]string{}
+	}
+	s.Labels[argoSecretTypeLabel] = argoRepoCreds
+	s.Data, s.StringData = want, nil
+	if err := a.Client.Update(ctx, &s); err != nil {
+		return kubeErr("update repo-creds secret "+key.String(), err)
+	}
+	return nil
+}
+
+// RepoCredsData is the data of Argo CD's repo-creds Secret for url and login.
+func RepoCredsData(url string, login Login) map[string][]byte {
+	return map[string][]byte{
+		"url": []byte(url), "username": []byte(login.Username), "password": []byte(login.Password),
+		"type": []byte("helm"), "enableOCI": []byte("true"),
+	}
+}
+
+// NewRepoCredsSecret returns the repo-creds Secret the chart installs, for
+// tests and for documentation of the format.
+func NewRepoCredsSecret(namespace, name, url string, login Login) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: namespace, Name: name,
+			Labels: map[string]string{argoSecretTypeLabel: argoRepoCreds},
+		},
+		Data: RepoCredsData(url, login),
+	}
+}

@@ -1,0 +1,188 @@
+package oci
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// Mirror limits and annotations.
+const (
+	// MaxChartArchiveBytes bounds an upstream chart archive.
+	MaxChartArchiveBytes = 64 << 20
+	// maxIndexBytes bounds an upstream Helm repository index.
+	maxIndexBytes = 64 << 20
+	// AnnotationUpstreamSource records where a mirrored chart came from.
+	AnnotationUpstreamSource = "org.opencontainers.image.source"
+	// AnnotationUpstreamArchiveDigest records the verified upstream archive digest.
+	AnnotationUpstreamArchiveDigest = "operator.aicr.run/upstream-archive-digest"
+)
+
+// MirrorChart fetches an upstream chart (https:// Helm repository or oci://
+// parent), verifies its archive against the digest the upstream announces (the
+// index digest or the manifest's layer descriptor) and against
+// chart.ExpectedArchiveDigest when set, then pushes the unchanged archive to
+// <registry>/charts/<name>:<version>. A mismatch wraps ports.ErrArchiveRejected
+// and nothing is pushed.
+func (r *Registry) MirrorChart(ctx context.Context, chart ports.UpstreamChart) (ports.PinnedChart, error) {
+	src := chart.Chart
+	what := "mirror chart " + src.Name + ":" + src.Version
+	var (
+		archive   []byte
+		announced string
+		err       error
+	)
+	switch {
+	case strings.HasPrefix(src.Repository, "oci://"):
+		archive, announced, err = r.fetchOCIChart(ctx, src)
+	case strings.HasPrefix(src.Repository, "https://"), strings.HasPrefix(src.Repository, "http://"):
+		archive, announced, err = r.fetchHTTPChart(ctx, src)
+	default:
+		return ports.PinnedChart{}, fmt.Errorf("%s: repository %q: %w", what, src.Repository, errInvalidReference)
+	}
+	if err != nil {
+		return ports.PinnedChart{}, fmt.Errorf("%s: %w", what, err)
+	}
+	got := "sha256:" + hexSHA256(archive)
+	for _, want := range []string{announced, string(chart.ExpectedArchiveDigest)} {
+		if want != "" && want != got {
+			return ports.PinnedChart{}, fmt.Errorf("%s: archive digest %s, expected %s: %w", what, got, want, ports.ErrArchiveRejected)
+		}
+	}
+	if announced == "" && chart.ExpectedArchiveDigest == "" {
+		return ports.PinnedChart{}, fmt.Errorf("%s: no digest to verify the archive against: %w", what, ports.ErrArchiveRejected)
+	}
+	chartYAML, err := chartYAMLFromArchive(archive)
+	if err != nil {
+		return ports.PinnedChart{}, fmt.Errorf("%s: %w: %w", what, ports.ErrArchiveRejected, err)
+	}
+	meta, _, err := chartConfig(chartYAML)
+	if err != nil || meta.Name != src.Name || meta.Version != src.Version {
+		return ports.PinnedChart{}, fmt.Errorf("%s: archive holds chart %s:%s: %w", what, meta.Name, meta.Version, ports.ErrArchiveRejected)
+	}
+	return r.pushChart(ctx, ChartsPath, archive, map[string]string{
+		AnnotationUpstreamSource: strings.TrimSuffix(src.Repository, "/") + "/" + src.Name, AnnotationUpstreamArchiveDigest: got,
+	})
+}
+
+func hexSHA256(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// fetchOCIChart fetches the chart layer of <repository>/<name>:<version>; the
+// layer descriptor's digest is the announced digest.
+func (r *Registry) fetchOCIChart(ctx context.Context, src ports.ChartSource) ([]byte, string, error) {
+	repo, err := r.repository(strings.TrimSuffix(src.Repository, "/")+"/"+src.Name, false)
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := fetchManifest(ctx, repo, tagOf(src.Version))
+	if err != nil {
+		return nil, "", err
+	}
+	for _, l := range m.Layers {
+		if l.MediaType != HelmChartMediaType {
+			continue
+		}
+		if l.Size > MaxChartArchiveBytes {
+			return nil, "", fmt.Errorf("chart layer of %d bytes: %w", l.Size, ports.ErrArchiveRejected)
+		}
+		// Read without verification so a tampered blob is reported as a
+		// digest mismatch (ErrArchiveRejected), not as a transient error.
+		rc, err := repo.Blobs().Fetch(ctx, l)
+		if err != nil {
+			return nil, "", mapErr("fetch chart layer", err)
+		}
+		defer func() { _ = rc.Close() }()
+		data, err := io.ReadAll(io.LimitReader(rc, MaxChartArchiveBytes+1))
+		if err != nil {
+			return nil, "", fmt.Errorf("read chart layer: %w", err)
+		}
+		return data, string(l.Digest), nil
+	}
+	return nil, "", fmt.Errorf("find chart layer: %w", ports.ErrArtifactNotFound)
+}
+
+// helmIndex is the part of a Helm repository index.yaml the mirror reads.
+type helmIndex struct {
+	Entries map[string][]struct {
+		Version string   `json:"version"`
+		URLs    []string `json:"urls"`
+		Digest  string   `json:"digest"`
+	} `json:"entries"`
+}
+
+// fetchHTTPChart reads the repository index, finds the version and downloads
+// its archive; the index digest is the announced digest.
+func (r *Registry) fetchHTTPChart(ctx context.Context, src ports.ChartSource) ([]byte, string, error) {
+	base, err := url.Parse(strings.TrimSuffix(src.Repository, "/") + "/")
+	if err != nil {
+		return nil, "", fmt.Errorf("parse repository %q: %w", src.Repository, errInvalidReference)
+	}
+	raw, err := r.get(ctx, base.JoinPath("index.yaml").String(), maxIndexBytes)
+	if err != nil {
+		return nil, "", err
+	}
+	var idx helmIndex
+	if err := yaml.Unmarshal(raw, &idx); err != nil {
+		return nil, "", fmt.Errorf("parse index of %s: %w", src.Repository, err)
+	}
+	for _, e := range idx.Entries[src.Name] {
+		if e.Version != src.Version || len(e.URLs) == 0 {
+			continue
+		}
+		u, err := base.Parse(e.URLs[0])
+		if err != nil {
+			return nil, "", fmt.Errorf("parse chart url %q: %w", e.URLs[0], errInvalidReference)
+		}
+		archive, err := r.get(ctx, u.String(), MaxChartArchiveBytes)
+		if err != nil {
+			return nil, "", err
+		}
+		announced := ""
+		if e.Digest != "" {
+			announced = "sha256:" + strings.TrimPrefix(e.Digest, "sha256:")
+		}
+		return archive, announced, nil
+	}
+	return nil, "", fmt.Errorf("find %s %s in index of %s: %w", src.Name, src.Version, src.Repository, ports.ErrArtifactNotFound)
+}
+
+// get downloads u (at most limit bytes) with the retrying client.
+func (r *Registry) get(ctx context.Context, u string, limit int64) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("build request %s: %w", u, err)
+	}
+	resp, err := r.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", u, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, fmt.Errorf("get %s: %w", u, ports.ErrArtifactNotFound)
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return nil, fmt.Errorf("get %s: %w", u, ports.ErrUnauthorized)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("get %s: status %d", u, resp.StatusCode)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", u, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("get %s: more than %d bytes: %w", u, limit, ports.ErrArchiveRejected)
+	}
+	return data, nil
+}

@@ -1,0 +1,153 @@
+package oci
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/errcode"
+	"oras.land/oras-go/v2/registry/remote/retry"
+
+	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// Repository paths under the runtime registry (REG-1).
+const (
+	// ChartsPath holds mirrored upstream charts.
+	ChartsPath = chartref.ChartsDir
+	// WrappersPath holds bundle-local (wrapper) charts.
+	WrappersPath = chartref.WrappersDir
+	// BundlesRepository holds rendered bundles and validation evidence.
+	BundlesRepository = "bundles/cluster"
+)
+
+// Options configures a Registry.
+type Options struct {
+	// Registry is the runtime registry prefix, with or without oci://
+	// (for example oci://123.dkr.ecr.eu-west-1.amazonaws.com/aicr).
+	Registry string
+	// Credentials provides the runtime registry's credentials (nil: anonymous).
+	Credentials CredentialProvider
+	// PlainHTTP talks plain HTTP to the runtime registry (the in-cluster provider).
+	PlainHTTP bool
+	// HTTPClient is the base client for every request (nil: http.DefaultClient).
+	// Tests pass the client of an httptest TLS server.
+	HTTPClient *http.Client
+	// Retry bounds the backoff of transient failures (nil: oras-go's default
+	// policy, 5 retries between 200 ms and 3 s, cancelled with the context).
+	Retry retry.Policy
+	// UpstreamPlainHTTP talks plain HTTP to oci:// upstream chart sources
+	// (tests serve the upstream registry over loopback).
+	UpstreamPlainHTTP bool
+	// UpstreamCredentials provides credentials for upstream oci:// sources (nil: anonymous).
+	UpstreamCredentials CredentialProvider
+}
+
+// Registry is the ports.Registry over an OCI registry. It is safe for concurrent use.
+type Registry struct {
+	host, prefix string
+	opts         Options
+	http         *http.Client
+	cache        auth.Cache
+}
+
+var _ ports.Registry = (*Registry)(nil)
+
+// New returns a Registry for opts.Registry.
+func New(opts Options) (*Registry, error) {
+	ref := chartref.Base(opts.Registry)
+	host, prefix, _ := strings.Cut(ref, "/")
+	if host == "" {
+		return nil, fmt.Errorf("parse registry %q: %w", opts.Registry, errInvalidReference)
+	}
+	base := opts.HTTPClient
+	if base == nil {
+		base = http.DefaultClient
+	}
+	policy := opts.Retry
+	if policy == nil {
+		policy = retry.DefaultPolicy
+	}
+	tr := &retry.Transport{Base: base.Transport, Policy: func() retry.Policy { return policy }}
+	return &Registry{
+		host: host, prefix: prefix, opts: opts,
+		http:  &http.Client{Transport: tr, Timeout: base.Timeout},
+		cache: auth.NewCache(),
+	}, nil
+}
+
+var errInvalidReference = errors.New("invalid reference")
+
+// Base returns the registry prefix without scheme (host[/path]).
+func (r *Registry) Base() string {
+	if r.prefix == "" {
+		return r.host
+	}
+	return r.host + "/" + r.prefix
+}
+
+// repoRef returns <registry>/<path>.
+func (r *Registry) repoRef(path string) string { return r.Base() + "/" + path }
+
+// repository opens a repository of the runtime registry (own true) or of an
+// upstream oci:// source.
+func (r *Registry) repository(ref string, own bool) (*remote.Repository, error) {
+	repo, err := remote.NewRepository(strings.TrimPrefix(ref, "oci://"))
+	if err != nil {
+		return nil, fmt.Errorf("parse reference %q: %w", ref, errors.Join(errInvalidReference, err))
+	}
+	creds, plain := r.opts.Credentials, r.opts.PlainHTTP
+	if !own {
+		creds, plain = r.opts.UpstreamCredentials, r.opts.UpstreamPlainHTTP
+	}
+	client := &auth.Client{Client: r.http, Cache: r.cache}
+	if creds != nil {
+		client.Credential = creds.Credential
+	}
+	repo.Client, repo.PlainHTTP = client, plain
+	return repo, nil
+}
+
+// Resolve returns the manifest digest of ref.
+func (r *Registry) Resolve(ctx context.Context, ref string) (ports.Digest, error) {
+	repo, err := r.repository(ref, true)
+	if err != nil {
+		return "", err
+	}
+	desc, err := repo.Resolve(ctx, repo.Reference.Reference)
+	if err != nil {
+		return "", mapErr("resolve "+ref, err)
+	}
+	return ports.Digest(desc.Digest), nil
+}
+
+// mapErr wraps err for what with the ports sentinel it stands for: 401 and
+// 403 are ErrUnauthorized, 404 and unknown names are ErrArtifactNotFound;
+// credential provider errors already wrap their sentinel. Anything else is
+// transient and wrapped unchanged.
+func mapErr(what string, err error) error {
+	for _, s := range []error{ports.ErrCredentialsUnavailable, ports.ErrCredentialsStale, ports.ErrUnauthorized, ports.ErrArchiveRejected} {
+		if errors.Is(err, s) {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	var resp *errcode.ErrorResponse
+	if errors.As(err, &resp) {
+		switch resp.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return fmt.Errorf("%s: %w: %w", what, ports.ErrUnauthorized, err)
+		case http.StatusNotFound:
+			return fmt.Errorf("%s: %w: %w", what, ports.ErrArtifactNotFound, err)
+		}
+	}
+	if errors.Is(err, errdef.ErrNotFound) {
+		return fmt.Errorf("%s: %w: %w", what, ports.ErrArtifactNotFound, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
