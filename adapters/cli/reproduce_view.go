@@ -13,13 +13,13 @@ func writeReproduce(o *Options, name string, plan *configdoc.Plan, recipePath st
 	p := &printer{w: o.Out}
 	dir := filepath.Dir(recipePath)
 	p.printf("Plan:       %s (configmap %s/%s)\n", plan.Digest, o.namespace(), name)
-	p.printf("Source:     %s, runtime %s, AICR %s, %d releases\n",
-		plan.Source, plan.RuntimeUID, plan.AICRVersion, len(plan.Releases))
+	p.printf("Source:     %s by AICR %s for runtime %s, releases: %d\n",
+		plan.Source, plan.AICRVersion, plan.RuntimeUID, len(plan.Releases))
 	p.printf("AICR image: %s\n", plan.AICRImage)
 	p.printf("Bundle:     %s\n", plan.BundleRef)
 	p.printf("Recipe:     %s (%s, %s)\n", recipePath, plan.ConfigMapRef.Name, plan.ConfigMapRef.Digest)
 	render := []string{
-		`docker run --rm --user "$(id -u):$(id -g)" -v "$PWD/` + dir + `:/work"`, shellQuote(plan.AICRImage),
+		`docker run --rm --user "$(id -u):$(id -g)" -v "` + mountSource(dir) + `:/work"`, shellQuote(plan.AICRImage),
 		"bundle --recipe /work/recipe.json --output /work/aicr-bundle",
 	}
 	for _, f := range plan.RenderFlags {
@@ -32,6 +32,14 @@ func writeReproduce(o *Options, name string, plan *configdoc.Plan, recipePath st
 	p.printf("  diff -r %s %s\n", shellQuote(aicrBundle), shellQuote(operatorBundle))
 	p.printf("\nNo difference means the operator deployed exactly what the AICR CLI renders; verify the bundle yourself.\n")
 	return p.result("output")
+}
+
+// mountSource is dir as a docker bind-mount source: absolute, through $PWD when relative.
+func mountSource(dir string) string {
+	if filepath.IsAbs(dir) {
+		return dir
+	}
+	return "$PWD/" + dir
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but safe characters.

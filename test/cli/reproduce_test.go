@@ -1,0 +1,195 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+const (
+	aicrImage = "ghcr.io/nvidia/aicr@sha256:1111111111111111111111111111111111111111111111111111111111111111"
+	bundleRef = "oci://registry.example.com/aicr/bundles@sha256:2222222222222222222222222222222222222222222222222222222222222222"
+	recipe    = `{"apiVersion":"aicr.run/v1","kind":"RecipeResult","metadata":{"version":"v1.0.0"}}`
+)
+
+// storedPlan is a plan the resolver wrote: the plan ConfigMap and its recipe ConfigMap.
+type storedPlan struct {
+	seed        string
+	source      domain.PlanSource
+	renderFlags []string
+	noRecipe    bool
+	// recipeDigest overrides the digest the plan records for its recipe.
+	recipeDigest string
+}
+
+// create writes the plan as the operator and returns its digest and ConfigMap name.
+func (sp storedPlan) create(t *testing.T) (digest, name string) {
+	t.Helper()
+	digest = digestOf(sp.seed)
+	name, err := configdoc.PlanConfigMapName(digest)
+	require.NoError(t, err)
+	doc := &configdoc.Plan{
+		Plan: domain.Plan{
+			SchemaVersion: domain.PlanSchemaVersion, Digest: digest, RuntimeUID: runtimeUID,
+			Source: sp.source, AICRVersion: "v1.0.0", HasRecipe: !sp.noRecipe,
+			Releases: []domain.Release{{ID: "gpu-operator", Namespace: "gpu-operator", Component: "gpu-operator"}},
+		},
+		AICRImage: aicrImage, RenderFlags: sp.renderFlags, BundleRef: bundleRef,
+	}
+	op := clientFor(operatorConfig())
+	ctx := context.Background()
+	immutable := true
+	if !sp.noRecipe {
+		recipeName := "aicr-recipe-" + digest[7:23]
+		doc.ConfigMapRef = &configdoc.ConfigMapRef{Name: recipeName, Digest: configdoc.ContentDigest([]byte(recipe))}
+		if sp.recipeDigest != "" {
+			doc.ConfigMapRef.Digest = sp.recipeDigest
+		}
+		require.NoError(t, op.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: recipeName, Namespace: operatorNS,
+				Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleRecipe}},
+			Immutable: &immutable, Data: map[string]string{configdoc.RecipeKey: recipe},
+		}))
+	}
+	raw, err := configdoc.EncodePlan(doc)
+	require.NoError(t, err)
+	require.NoError(t, op.Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS,
+			Labels:      map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: "1"},
+			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: digest}},
+		Immutable: &immutable, Data: map[string]string{configdoc.PlanKey: string(raw)},
+	}))
+	return digest, name
+}
+
+func resolvedPlan(seed string) storedPlan {
+	return storedPlan{seed: seed, source: domain.SourceResolved,
+		renderFlags: []string{"--deployer", "helm", "--set", "gpuoperator:driver.version=580.82.07 lts"}}
+}
+
+// setRuntimePlans sets the ClusterRuntime's active and candidate plan digests as the operator.
+func setRuntimePlans(t *testing.T, active, candidate string) {
+	t.Helper()
+	op := clientFor(operatorConfig())
+	cr := &aicrv1alpha1.ClusterRuntime{}
+	require.NoError(t, op.Get(context.Background(), client.ObjectKey{Name: "cluster"}, cr))
+	patch := client.MergeFrom(cr.DeepCopy())
+	cr.Status.ActivePlanDigest, cr.Status.CandidatePlanDigest = active, candidate
+	require.NoError(t, op.Status().Patch(context.Background(), cr, patch))
+}
+
+func TestReproduce_ByDigestAndByName(t *testing.T) {
+	needEnv(t)
+	t.Parallel()
+	digest, name := resolvedPlan("reproduce by digest").create(t)
+	dir := t.TempDir()
+	recipeName := "aicr-recipe-" + digest[7:23]
+
+	for _, arg := range []string{digest, name} {
+		r := run(approverUser, "reproduce", arg, "--dir", dir, "-n", operatorNS)
+
+		requireOK(t, r)
+		assert.Equal(t, "Plan:       "+digest+" (configmap aicr-system/"+name+")\n"+
+			"Source:     resolved by AICR v1.0.0 for runtime "+runtimeUID+", releases: 1\n"+
+			"AICR image: "+aicrImage+"\n"+
+			"Bundle:     "+bundleRef+"\n"+
+			"Recipe:     "+dir+"/recipe.json ("+recipeName+", "+configdoc.ContentDigest([]byte(recipe))+")\n"+
+			"\nTo check that the operator deployed exactly what the AICR CLI renders, run:\n\n"+
+			`  docker run --rm --user "$(id -u):$(id -g)" -v "`+dir+`:/work" `+aicrImage+
+			` bundle --recipe /work/recipe.json --output /work/aicr-bundle --deployer helm --set 'gpuoperator:driver.version=580.82.07 lts'`+"\n"+
+			"  oras pull "+bundleRef+" --output "+dir+"/operator-bundle\n"+
+			"  diff -r "+dir+"/aicr-bundle "+dir+"/operator-bundle\n"+
+			"\nNo difference means the operator deployed exactly what the AICR CLI renders; verify the bundle yourself.\n",
+			r.stdout)
+		written, err := os.ReadFile(filepath.Join(dir, "recipe.json"))
+		require.NoError(t, err)
+		assert.Equal(t, recipe, string(written))
+	}
+}
+
+func TestReproduce_DefaultsToTheActiveElseTheCandidatePlan(t *testing.T) {
+	needEnv(t)
+	active, _ := resolvedPlan("active plan").create(t)
+	candidate, _ := resolvedPlan("candidate plan").create(t)
+	wd := t.TempDir()
+	t.Chdir(wd)
+
+	setRuntimePlans(t, active, candidate)
+	r := run(approverUser, "reproduce")
+	requireOK(t, r)
+	assert.Contains(t, r.stdout, "Plan:       "+active+" ")
+	assert.Contains(t, r.stdout, `-v "$PWD/aicr-reproduce:/work"`)
+	assert.FileExists(t, filepath.Join(wd, "aicr-reproduce", "recipe.json"))
+
+	setRuntimePlans(t, "", candidate)
+	r = run(approverUser, "reproduce")
+	requireOK(t, r)
+	assert.Contains(t, r.stdout, "Plan:       "+candidate+" ")
+
+	setRuntimePlans(t, "", "")
+	requireRefused(t, run(approverUser, "reproduce"), "clusterruntime cluster has no active or candidate plan; pass PLAN")
+}
+
+func TestReproduce_Refusals(t *testing.T) {
+	needEnv(t)
+	t.Parallel()
+	noFlags := resolvedPlan("no render flags")
+	noFlags.renderFlags = nil
+	badRecipe := resolvedPlan("tampered recipe")
+	badRecipe.recipeDigest = digestOf("another recipe")
+	rebuilt := storedPlan{seed: "rebuilt", source: domain.SourceRebuilt, noRecipe: true}
+	tests := []struct {
+		name string
+		plan *storedPlan
+		arg  string
+		want string
+	}{
+		{name: "rebuilt plan", plan: &rebuilt,
+			want: "was rebuilt from the engine's Applications and has no recipe: nothing to reproduce"},
+		{name: "no render flags", plan: &noFlags,
+			want: "does not record its render flags: the AICR render cannot be repeated"},
+		{name: "recipe not matching its digest", plan: &badRecipe,
+			want: "content does not match its recorded digest: it is " + configdoc.ContentDigest([]byte(recipe)) +
+				", the plan records " + digestOf("another recipe")},
+		{name: "neither digest nor plan name", arg: "my-plan",
+			want: `"my-plan": PLAN must be "sha256:<64 hex>" or a plan ConfigMap name aicr-plan-<16 hex>`},
+		{name: "no such plan", arg: digestOf("nothing"),
+			want: `configmaps "aicr-plan-`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			arg := tt.arg
+			if tt.plan != nil {
+				arg, _ = tt.plan.create(t)
+			}
+			dir := t.TempDir()
+
+			r := run(approverUser, "reproduce", arg, "--dir", dir)
+
+			requireRefused(t, r, tt.want)
+			assert.NoFileExists(t, filepath.Join(dir, "recipe.json"))
+		})
+	}
+}
+
+func TestReproduce_RefusedByTheAPIServer(t *testing.T) {
+	needEnv(t)
+	t.Parallel()
+	digest, _ := resolvedPlan("stranger").create(t)
+
+	r := run(strangerUser, "reproduce", digest, "--dir", t.TempDir())
+
+	requireRefused(t, r, `User "stranger-sam" cannot get resource "configmaps" in API group "" in the namespace "aicr-system"`)
+}
