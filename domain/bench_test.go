@@ -65,3 +65,14 @@ func BenchmarkPlanTransition128(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkBuildPlan128(b *testing.B) {
+	bundle := bundle128(b, "v1")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: uid, Bundle: bundle}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

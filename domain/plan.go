@@ -30,6 +30,8 @@ const (
 )
 
 // Release is one release of a plan: what the engine deploys for it.
+// ValuesDigest caches Digest(Values) (BuildPlan sets it); code that changes
+// Values must recompute or clear it.
 type Release struct {
 	ID            string             `json:"id"`
 	Namespace     string             `json:"namespace"`
@@ -38,6 +40,7 @@ type Release struct {
 	Chart         ports.ChartSource  `json:"chart"`
 	ContentDigest string             `json:"contentDigest,omitempty"`
 	Values        map[string]any     `json:"values"`
+	ValuesDigest  string             `json:"valuesDigest,omitempty"`
 	Policy        ports.EnginePolicy `json:"policy"`
 	DependsOn     []string           `json:"dependsOn,omitempty"`
 }
@@ -102,6 +105,11 @@ func BuildPlan(in PlanInput) (*Plan, error) {
 			Chart: br.Chart, ContentDigest: br.ContentDigest, Values: br.Values,
 			Policy: ports.EnginePolicy{CreateNamespace: br.CreateNamespace, ServerSideApply: true},
 		}
+		d, err := Digest(br.Values)
+		if err != nil {
+			return nil, fmt.Errorf("values of %s: %w", br.Name, err)
+		}
+		r.ValuesDigest = d
 		if prev := byComponent[br.Component]; len(prev) > 0 {
 			r.DependsOn = append(r.DependsOn, prev[len(prev)-1])
 		}

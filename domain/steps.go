@@ -159,12 +159,21 @@ func upgradeReasons(old, cur Release) []string {
 	if old.Policy != cur.Policy {
 		why = append(why, "engine policy changed")
 	}
-	od, err1 := Digest(old.Values)
-	cd, err2 := Digest(cur.Values)
+	od, err1 := valuesDigest(old)
+	cd, err2 := valuesDigest(cur)
 	if od != cd || err1 != nil || err2 != nil {
 		why = append(why, "values changed")
 	}
 	return why
+}
+
+// valuesDigest returns the release's cached values digest (set by
+// BuildPlan), computing it for releases built another way.
+func valuesDigest(r Release) (string, error) {
+	if r.ValuesDigest != "" {
+		return r.ValuesDigest, nil
+	}
+	return Digest(r.Values)
 }
 
 // topoOrder returns release indexes in dependency order, keeping plan order
