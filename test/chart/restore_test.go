@@ -14,9 +14,9 @@ import (
 
 // TestADM5RestoreProcedure follows the documented restore of RuntimeRollouts under another
 // identity: delete the aicr-operator-approval binding, restore the rollouts with their
-// approval and outcome label, then render and apply the chart again with the same values,
-// as helm upgrade does, which recreates the binding. Not parallel: it relaxes admission for
-// the whole control plane while it runs, and the parallel tests start after it.
+// approval and outcome label, then run helm upgrade (the Helm SDK) with the same values, which
+// recreates the binding. Not parallel: it relaxes admission for the whole control plane while
+// it runs, and the parallel tests start after it.
 func TestADM5RestoreProcedure(t *testing.T) {
 	needEnv(t)
 	ctx := context.Background()
@@ -48,14 +48,10 @@ func TestADM5RestoreProcedure(t *testing.T) {
 	by, _, _ := unstructured.NestedString(restored.Object, "spec", "approval", "approvedBy")
 	assert.Equal(t, approverUser, by)
 
-	// Step 4: helm upgrade with the same values: render again and apply what is missing.
-	objs, err := render(suiteValues)
-	require.NoError(t, err)
-	require.NotNil(t, find(objs, "ValidatingAdmissionPolicyBinding", "", "aicr-operator-approval"),
-		"the chart renders the binding")
-	require.NoError(t, applyRendered(ctx, objs))
+	// Step 4: helm upgrade with the same values recreates the binding (and the replica count).
+	require.NoError(t, helm.upgrade(suiteValues))
 	_, err = adm.dyn.Resource(bindingGVR).Get(ctx, "aicr-operator-approval", metav1.GetOptions{})
-	require.NoError(t, err, "re-applying the chart recreates the binding")
+	require.NoError(t, err, "helm upgrade recreates the binding")
 
 	// The next bypass attempt is refused again, once the recreated binding is enforced.
 	require.NoError(t, eventually(ctx, 30*time.Second, func() bool {

@@ -6,7 +6,6 @@ package chart_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -52,14 +50,15 @@ var (
 	startErr error
 	// suiteValues are the values the suite renders and applies.
 	suiteValues map[string]any
-	// appProjectErr says why Argo CD's AppProject CRD is not installed, when it is not.
-	appProjectErr error
+	// helm installed the chart into testEnv and upgrades it in the restore test.
+	helm *helmClient
 )
 
 var (
-	rolloutGVR = schema.GroupVersionResource{Group: "operator.aicr.run", Version: "v1alpha1", Resource: "runtimerollouts"}
-	runtimeGVR = schema.GroupVersionResource{Group: "operator.aicr.run", Version: "v1alpha1", Resource: "clusterruntimes"}
-	bindingGVR = schema.GroupVersionResource{
+	rolloutGVR   = schema.GroupVersionResource{Group: "operator.aicr.run", Version: "v1alpha1", Resource: "runtimerollouts"}
+	runtimeGVR   = schema.GroupVersionResource{Group: "operator.aicr.run", Version: "v1alpha1", Resource: "clusterruntimes"}
+	namespaceGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	bindingGVR   = schema.GroupVersionResource{
 		Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings",
 	}
 )
@@ -77,13 +76,22 @@ func TestMain(m *testing.M) {
 		"approvers.groups":                   []any{approverGroup},
 		"validation.enabled":                 true,
 	})
-	startErr = startSuite()
+	dir, cleanup, err := tempDir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	defer cleanup()
+	testEnv, helm, startErr = startControlPlane(dir)
 	if testEnv != nil {
 		defer func() {
 			if err := testEnv.Stop(); err != nil {
 				fmt.Fprintln(os.Stderr, "stop control plane:", err)
 			}
 		}()
+	}
+	if startErr == nil {
+		startErr = startSuite()
 	}
 	if startErr != nil {
 		fmt.Fprintln(os.Stderr, "envtest suite not started, admission tests fail:", startErr)
@@ -99,50 +107,45 @@ func needEnv(t *testing.T) {
 	}
 }
 
-func startSuite() error {
-	objs, err := render(suiteValues)
+// startControlPlane starts a control plane with Argo CD's AppProject CRD and installs the
+// chart into it with helm install and suiteValues, after creating what an installer has
+// before: the release namespace and Argo CD's namespace with argocd-cm.
+func startControlPlane(dir string) (*env.Env, *helmClient, error) {
+	appProject, err := appProjectCRD()
 	if err != nil {
-		return fmt.Errorf("render chart: %w", err)
+		return nil, nil, err
 	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	for _, o := range objs {
-		if o.GetKind() != "CustomResourceDefinition" {
-			continue
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if convErr := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, crd); convErr != nil {
-			return fmt.Errorf("decode rendered CRD %s: %w", o.GetName(), convErr)
-		}
-		crds = append(crds, crd)
-	}
-	if len(crds) == 0 {
-		return errors.New("the chart renders no CRDs")
-	}
-	var appProject *apiextensionsv1.CustomResourceDefinition
-	if appProject, appProjectErr = appProjectCRD(); appProjectErr == nil {
-		crds = append(crds, appProject)
-	}
-	testEnv, err = env.Start(env.Options{CRDs: crds})
+	e, err := env.Start(env.Options{CRDs: []*apiextensionsv1.CustomResourceDefinition{appProject}})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	admin := dynamicFor(testEnv.Config)
-	// The installer creates the release namespace; Argo CD brings the engine namespace and argocd-cm.
+	admin := dynamicFor(e.Config)
 	for _, ns := range []string{releaseNamespace, engineNS} {
-		if err := create(ctx, admin, object("v1", "Namespace", "", ns, nil)); err != nil {
-			return err
+		if _, err = admin.Resource(namespaceGVR).Create(ctx, object("v1", "Namespace", "", ns, nil),
+			metav1.CreateOptions{}); err != nil {
+			return e, nil, fmt.Errorf("create namespace %s: %w", ns, err)
 		}
 	}
 	argocdCM := object("v1", "ConfigMap", engineNS, "argocd-cm", nil)
 	argocdCM.Object["data"] = map[string]any{"url": "https://argocd.example.com"}
-	if err := create(ctx, admin, argocdCM); err != nil {
-		return err
+	if _, err = admin.Resource(cmGVR).Namespace(engineNS).Create(ctx, argocdCM, metav1.CreateOptions{}); err != nil {
+		return e, nil, fmt.Errorf("create argocd-cm: %w", err)
 	}
-	if err := applyRendered(ctx, objs); err != nil {
-		return err
+	h, err := newHelmClient(e.Config, dir)
+	if err != nil {
+		return e, nil, err
 	}
+	return e, h, h.install(suiteValues)
+}
+
+// startSuite adds the test identities' grants and the ClusterRuntime, then waits until the
+// policies are enforced.
+func startSuite() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin := dynamicFor(testEnv.Config)
 	for _, o := range fixtures() {
 		if err := create(ctx, admin, o); err != nil {
 			return err
@@ -177,23 +180,6 @@ func appProjectCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 		return nil, fmt.Errorf("decode AppProject CRD: %w", err)
 	}
 	return crd, nil
-}
-
-// applyRendered creates every rendered object the control plane can hold, as helm install
-// does; an object that already exists is left as it is. The AppProject is left to
-// TestAppProjectAcceptedByArgoCD, which needs Argo CD's CRD from the argo-cd module.
-func applyRendered(ctx context.Context, objs []*unstructured.Unstructured) error {
-	admin := dynamicFor(testEnv.Config)
-	for _, o := range objs {
-		switch o.GetKind() {
-		case "CustomResourceDefinition", "AppProject":
-			continue
-		}
-		if err := create(ctx, admin, o); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // waitEnforced polls, with a bound, until each binding refuses a probe request: policies are
