@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -93,11 +93,12 @@ func appendCanonical(buf []byte, v any) ([]byte, error) {
 }
 
 func appendMap(buf []byte, m map[string]any) ([]byte, error) {
-	keys := make([]string, 0, len(m))
+	var small [16]string
+	keys := small[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys) // Python sorts by code point; UTF-8 byte order is the same.
+	slices.Sort(keys) // Python sorts by code point; UTF-8 byte order is the same.
 	buf = append(buf, '{')
 	for i, k := range keys {
 		if i > 0 {
