@@ -15,6 +15,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
@@ -48,6 +49,8 @@ type Executor struct {
 	namespace string
 	image     string
 
+	kick chan struct{}
+
 	mu         sync.Mutex
 	behavior   Behavior
 	executed   []string
@@ -60,14 +63,18 @@ func New(cfg *rest.Config, scheme *runtime.Scheme, namespace, image string, b Be
 	if err != nil {
 		return nil, fmt.Errorf("jobexec client: %w", err)
 	}
-	return &Executor{c: c, namespace: namespace, image: image, behavior: b}, nil
+	return &Executor{c: c, namespace: namespace, image: image, behavior: b, kick: make(chan struct{}, 1)}, nil
 }
 
-// SetBehavior replaces the behavior for Jobs not yet played.
+// SetBehavior replaces the behavior for Jobs not yet played and plays held Jobs again.
 func (e *Executor) SetBehavior(b Behavior) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.behavior = b
+	e.mu.Unlock()
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
 }
 
 // Executed returns the names of the Jobs played so far, in order.
@@ -111,6 +118,7 @@ func (e *Executor) watchOnce(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-e.kick:
 		case _, ok := <-chans[0]:
 			if !ok {
 				return nil
@@ -140,7 +148,7 @@ func (e *Executor) pass(ctx context.Context) {
 		case !finished(job):
 			err = e.play(ctx, job)
 		}
-		if err != nil && ctx.Err() == nil && !errors.Is(err, errNotReady) {
+		if err != nil && ctx.Err() == nil && !errors.Is(err, errNotReady) && !apierrors.IsNotFound(err) {
 			e.violate(fmt.Errorf("job %s: %w", job.Name, err))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,12 +136,20 @@ func createRuntime(t testing.TB, spec aicrv1alpha1.ClusterRuntimeSpec) *aicrv1al
 		}, wait, tick)
 		require.NoError(t, k8s.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(jobNS),
 			client.PropagationPolicy(metav1.DeletePropagationBackground)))
+		require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNS),
+			client.HasLabels{aicrv1alpha1.LabelRole}))
 	})
 	return cr
 }
 
 // resolved polls the live runtime until Resolved has reason (and returns it).
 func resolved(t testing.TB, reason string) (metav1.Condition, *aicrv1alpha1.ClusterRuntime) {
+	t.Helper()
+	return resolvedWith(t, reason, "")
+}
+
+// resolvedWith polls the live runtime until Resolved has reason and a message containing contains.
+func resolvedWith(t testing.TB, reason, contains string) (metav1.Condition, *aicrv1alpha1.ClusterRuntime) {
 	t.Helper()
 	var cond metav1.Condition
 	live := &aicrv1alpha1.ClusterRuntime{}
@@ -149,7 +158,7 @@ func resolved(t testing.TB, reason string) (metav1.Condition, *aicrv1alpha1.Clus
 			return false
 		}
 		c := meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionResolved)
-		if c == nil || c.Reason != reason {
+		if c == nil || c.Reason != reason || !strings.Contains(c.Message, contains) {
 			return false
 		}
 		cond = *c

@@ -1,0 +1,104 @@
+package resolver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// applyReady applies only the Ready condition with the rollout controller's field manager.
+func applyReady(t *testing.T, gen int64, reason string) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": aicrv1alpha1.GroupVersion.String(), "kind": "ClusterRuntime",
+		"metadata": map[string]any{"name": aicrv1alpha1.ClusterRuntimeName},
+		"status": map[string]any{"conditions": []any{map[string]any{
+			"type": aicrv1alpha1.ConditionReady, "status": "False", "reason": reason, "message": "the target plan is not rolled out yet",
+			"observedGeneration": gen, "lastTransitionTime": "2026-11-29T12:00:00Z",
+		}}},
+	}}
+	require.NoError(t, k8s.Status().Patch(context.Background(), u, client.Apply,
+		client.FieldOwner("aicr-rollout"), client.ForceOwnership))
+}
+
+// TestResolved_DisjointFieldManagers: an apply of Ready by another field
+// manager keeps Resolved, and the resolver's next apply keeps Ready (CR-7).
+func TestResolved_DisjointFieldManagers(t *testing.T) {
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: holding(f, ports.JobSnapshot)})
+	cr := createRuntime(t, runtimeSpec())
+	resolvedWith(t, controller.ReasonResolving, "aicr-snapshot-")
+
+	applyReady(t, cr.Generation, "NoActivePlan")
+	_, live := resolvedWith(t, controller.ReasonResolving, "aicr-snapshot-")
+	require.NotNil(t, meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionReady))
+
+	h.exec.SetBehavior(f.Behavior())
+	_, live = resolved(t, controller.ReasonResolved)
+	ready := meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionReady)
+	require.NotNil(t, ready, "the resolver's apply kept Ready")
+	assert.Equal(t, "NoActivePlan", ready.Reason)
+	for _, mf := range live.ManagedFields {
+		if mf.Manager == controller.ResolverFieldManager {
+			assert.NotContains(t, string(mf.FieldsV1.Raw), `"k:{\"type\":\"Ready\"}"`)
+		}
+	}
+	applyReady(t, cr.Generation, "RollingOut")
+	_, live = resolved(t, controller.ReasonResolved)
+	assert.NotEmpty(t, live.Status.CandidatePlanDigest, "candidatePlanDigest kept")
+}
+
+// TestResolve_ConfigurationReusesSnapshotRequestTakesNew: a change of
+// overrides resolves again without a new snapshot (CR-5); the resolve request
+// annotation takes one new snapshot and is recorded as handled (CR-11).
+func TestResolve_ConfigurationReusesSnapshotRequestTakesNew(t *testing.T) {
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
+	createRuntime(t, runtimeSpec())
+	resolved(t, controller.ReasonResolved)
+	assertJobsGone(t)
+	require.Equal(t, 1, countJobs(h, "snapshot"))
+
+	ctx := context.Background()
+	live := &aicrv1alpha1.ClusterRuntime{}
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, live))
+	live.Spec.Overrides = []aicrv1alpha1.Override{{Component: "gpu-operator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.1"`)}}}
+	require.NoError(t, k8s.Update(ctx, live))
+	require.Eventually(t, func() bool { return countJobs(h, "bundle") == 2 }, wait, tick)
+	resolved(t, controller.ReasonResolved)
+	assertJobsGone(t)
+	assert.Equal(t, 1, countJobs(h, "snapshot"), "no new snapshot for an override change")
+	assert.Equal(t, 1, countJobs(h, "recipe"), "no new recipe for an override change")
+
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, live))
+	live.Annotations = map[string]string{aicrv1alpha1.AnnotationResolveRequestedAt: "2026-11-29T13:00:00Z"}
+	require.NoError(t, k8s.Update(ctx, live))
+	require.Eventually(t, func() bool {
+		return k8s.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, live) == nil &&
+			live.Status.HandledRequests.ResolveRequestedAt == "2026-11-29T13:00:00Z"
+	}, wait, tick)
+	resolved(t, controller.ReasonResolved)
+	assertJobsGone(t)
+	assert.Equal(t, 2, countJobs(h, "snapshot"), "one new snapshot per request")
+}
+
+func countJobs(h *harness, kind string) int {
+	n := 0
+	for _, name := range h.exec.Executed() {
+		if strings.HasPrefix(name, "aicr-"+kind+"-") {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,124 @@
+package resolver_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// storedPlan is a hand-made plan ConfigMap: the name of want, with the given
+// digest annotation, schema label, payload digest, runtime UID and source.
+type storedPlan struct {
+	annotation, schema, payloadDigest, uid string
+	source                                 domain.PlanSource
+}
+
+func createStoredPlan(t *testing.T, want string, p storedPlan) *corev1.ConfigMap {
+	t.Helper()
+	payload, err := json.Marshal(map[string]any{
+		"schemaVersion": 1, "desiredStateDigest": p.payloadDigest, "runtimeUID": p.uid, "source": p.source,
+	})
+	require.NoError(t, err)
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: controller.PlanConfigMapName(aicrv1alpha1.RolePlan, want), Namespace: operatorNS,
+			Labels: map[string]string{
+				aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: p.schema,
+				aicrv1alpha1.LabelRuntimeUID: p.uid,
+			},
+			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: p.annotation},
+		},
+		Immutable: ptr.To(true), Data: map[string]string{controller.PlanKey: string(payload)},
+	}
+	require.NoError(t, k8s.Create(context.Background(), cm))
+	return cm
+}
+
+// TestPlanRules_Conflicts covers PLAN-5 and PLAN-6 for plans in the way
+// before the runtime resolves: another digest is a Conflict, a hand-edited
+// plan is PlanUnreadable, a plan of another runtime UID is replaced.
+func TestPlanRules_Conflicts(t *testing.T) {
+	want := wantDigest(t, v1Synthetic)
+	other := want[:len("sha256:")+16] + strings.Repeat("0", 48)
+	for _, tc := range []struct {
+		name   string
+		plan   storedPlan
+		reason string
+	}{
+		{"MismatchingDigestIsConflict", storedPlan{other, "1", other, "uid-x", domain.SourceResolved}, string(domain.StallConflict)},
+		{"EditedSchemaLabelIsUnreadable", storedPlan{want, "2", want, "uid-x", domain.SourceResolved}, string(domain.StallPlanUnreadable)},
+		{"EditedPayloadDigestIsUnreadable", storedPlan{want, "1", other, "uid-x", domain.SourceResolved}, string(domain.StallPlanUnreadable)},
+		{"AnotherRuntimeIsReplaced", storedPlan{want, "1", want, "uid-of-an-earlier-runtime", domain.SourceResolved}, controller.ReasonResolved},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+			start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
+			old := createStoredPlan(t, want, tc.plan)
+			cr := createRuntime(t, runtimeSpec())
+			cond, _ := resolved(t, tc.reason)
+			live := planConfigMap(t, want)
+			if tc.reason != controller.ReasonResolved {
+				assert.Equal(t, metav1.ConditionFalse, cond.Status)
+				assert.Equal(t, old.UID, live.UID, "the plan in the way is left alone")
+				return
+			}
+			assert.NotEqual(t, old.UID, live.UID, "replaced")
+			assert.Equal(t, string(cr.UID), controller.ReadStoredPlan(live).RuntimeUID)
+		})
+	}
+}
+
+// TestPlanRules_SameRuntime covers PLAN-5 for a plan of this runtime found on
+// create: the same resolved plan is success and kept, a rebuilt plan of the
+// digest is replaced by the resolved one.
+func TestPlanRules_SameRuntime(t *testing.T) {
+	want := wantDigest(t, v1Synthetic)
+	for _, tc := range []struct {
+		source  domain.PlanSource
+		replace bool
+	}{{domain.SourceResolved, false}, {domain.SourceRebuilt, true}} {
+		t.Run(string(tc.source), func(t *testing.T) {
+			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+			h := start(t, options{version: "1.1.0", allowed: allowed, behavior: holding(f, ports.JobBundle)})
+			cr := createRuntime(t, runtimeSpec())
+			resolvedWith(t, controller.ReasonResolving, "aicr-bundle-")
+			old := createStoredPlan(t, want, storedPlan{want, "1", want, string(cr.UID), tc.source})
+			h.exec.SetBehavior(f.Behavior())
+			resolved(t, controller.ReasonResolved)
+			live := planConfigMap(t, want)
+			assert.Equal(t, tc.replace, old.UID != live.UID)
+			assert.Equal(t, domain.SourceResolved, controller.ReadStoredPlan(live).Source)
+		})
+	}
+}
+
+// TestPlanRules_ContentTooLarge: a plan over 1 MiB stalls and nothing is written (PLAN-3).
+func TestPlanRules_ContentTooLarge(t *testing.T) {
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, func(files map[string][]byte) {
+		files["009-gpu-operator/cluster-values.yaml"] = []byte("padding: " + strings.Repeat("y", 1100<<10) + "\n")
+	})
+	start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
+	cr := createRuntime(t, runtimeSpec())
+	cond, live := resolved(t, string(domain.StallContentTooLarge))
+	assert.Contains(t, cond.Message, "a ConfigMap holds at most 1048576")
+	assert.Empty(t, live.Status.CandidatePlanDigest)
+	for _, role := range []string{aicrv1alpha1.RolePlan, aicrv1alpha1.RoleValues} {
+		list := &corev1.ConfigMapList{}
+		require.NoError(t, k8s.List(context.Background(), list, client.InNamespace(operatorNS),
+			client.MatchingLabels{aicrv1alpha1.LabelRole: role, aicrv1alpha1.LabelRuntimeUID: string(cr.UID)}))
+		assert.Empty(t, list.Items, role)
+	}
+}
