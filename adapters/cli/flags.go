@@ -27,6 +27,9 @@ type commandFlags struct {
 // addFlags registers the kubectl flags and the command flags on fs.
 func (o *Options) addFlags(fs *pflag.FlagSet) {
 	o.ConfigFlags.AddFlags(fs)
+	if f := fs.Lookup("namespace"); f != nil {
+		f.Usage = "the operator namespace, where plans, recipes and upgrade-check reports live (default aicr-system)"
+	}
 	fs.DurationVar(&o.flags.expires, "expires", 0,
 		"approve: how long the approval lasts (e.g. 2h); without it, until the rollout's deadline")
 	fs.StringVar(&o.flags.reason, "reason", "",

@@ -10,6 +10,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
 )
 
 const reproduceExample = `  # The active plan, else the candidate
@@ -111,10 +112,14 @@ func (s *session) readPlan(name, digest string) (*configdoc.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plan %s %w: %w", name, ErrNotAPlan, err)
 	}
+	schema := fmt.Sprint(domain.PlanSchemaVersion)
 	switch {
+	case cm.Labels[aicrv1alpha1.LabelSchemaVersion] != schema || plan.SchemaVersion != domain.PlanSchemaVersion:
+		return nil, fmt.Errorf("plan %s %w: schema-version label %q and payload schemaVersion %d, this plugin reads %s",
+			name, ErrNotAPlan, cm.Labels[aicrv1alpha1.LabelSchemaVersion], plan.SchemaVersion, schema)
 	case plan.Digest != annotation:
 		return nil, fmt.Errorf("plan %s %w: payload digest %s differs from its annotation %s", name, ErrNotAPlan, plan.Digest, annotation)
-	case plan.Source == "rebuilt":
+	case plan.Source == domain.SourceRebuilt:
 		return nil, fmt.Errorf("plan %s %w: nothing to reproduce", plan.Digest, ErrRebuiltPlan)
 	case plan.ConfigMapRef == nil:
 		return nil, fmt.Errorf("plan %s %w: it records no recipe (configMapRef)", plan.Digest, ErrRebuiltPlan)

@@ -31,6 +31,8 @@ type storedPlan struct {
 	noRecipe    bool
 	// recipeDigest overrides the digest the plan records for its recipe.
 	recipeDigest string
+	// schemaLabel overrides the schema-version label (default "1").
+	schemaLabel string
 }
 
 // create writes the plan as the operator and returns its digest and ConfigMap name.
@@ -62,11 +64,15 @@ func (sp storedPlan) create(t *testing.T) (digest, name string) {
 			Immutable: &immutable, Data: map[string]string{configdoc.RecipeKey: recipe},
 		}))
 	}
+	schema := sp.schemaLabel
+	if schema == "" {
+		schema = "1"
+	}
 	raw, err := configdoc.EncodePlan(doc)
 	require.NoError(t, err)
 	require.NoError(t, op.Create(ctx, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS,
-			Labels:      map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: "1"},
+			Labels:      map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: schema},
 			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: digest}},
 		Immutable: &immutable, Data: map[string]string{configdoc.PlanKey: string(raw)},
 	}))
@@ -149,6 +155,8 @@ func TestReproduce_Refusals(t *testing.T) {
 	badRecipe := resolvedPlan("tampered recipe")
 	badRecipe.recipeDigest = digestOf("another recipe")
 	rebuilt := storedPlan{seed: "rebuilt", source: domain.SourceRebuilt, noRecipe: true}
+	newerSchema := resolvedPlan("newer schema")
+	newerSchema.schemaLabel = "2"
 	tests := []struct {
 		name string
 		plan *storedPlan
@@ -162,6 +170,8 @@ func TestReproduce_Refusals(t *testing.T) {
 		{name: "recipe not matching its digest", plan: &badRecipe,
 			want: "content does not match its recorded digest: it is " + configdoc.ContentDigest([]byte(recipe)) +
 				", the plan records " + digestOf("another recipe")},
+		{name: "unsupported schema (PLAN-6)", plan: &newerSchema,
+			want: `is not a readable plan: schema-version label "2" and payload schemaVersion 1, this plugin reads 1`},
 		{name: "neither digest nor plan name", arg: "my-plan",
 			want: `"my-plan": PLAN must be "sha256:<64 hex>" or a plan ConfigMap name aicr-plan-<16 hex>`},
 		{name: "no such plan", arg: digestOf("nothing"),

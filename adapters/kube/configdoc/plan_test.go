@@ -1,0 +1,86 @@
+package configdoc_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+const digest = "sha256:3f9a1c0d2b7e4a51aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+func TestPlan_RoundTripKeepsEveryPLAN2Field(t *testing.T) {
+	t.Parallel()
+	in := &configdoc.Plan{
+		Plan: domain.Plan{
+			SchemaVersion: domain.PlanSchemaVersion, Digest: digest, RuntimeUID: "0b7e4a51-3f9a-4c0d-8b2e-1a2b3c4d5e6f",
+			Source: domain.SourceResolved, AICRVersion: "v1.0.0", HasRecipe: true,
+			Releases: []domain.Release{{ID: "gpu-operator", Namespace: "gpu-operator", DependsOn: []string{"cert-manager"}}},
+		},
+		AICRImage: "ghcr.io/nvidia/aicr@sha256:11", RenderFlags: []string{"--deployer", "helm"},
+		BundleRef:              "oci://registry.example.com/aicr/bundles@sha256:22",
+		ConfigMapRef:           &configdoc.ConfigMapRef{Name: "aicr-recipe-3f9a1c0d2b7e4a51", Digest: digest},
+		ValidationConfigMapRef: &configdoc.ConfigMapRef{Name: "aicr-recipe-3f9a1c0d2b7e4a52", Digest: digest},
+	}
+	raw, err := configdoc.EncodePlan(in)
+	require.NoError(t, err)
+	for _, key := range []string{`"schemaVersion":1`, `"desiredStateDigest":"` + digest, `"runtimeUID":`, `"source":"resolved"`,
+		`"releases":`, `"aicrImage":`, `"renderFlags":["--deployer","helm"]`, `"bundleRef":`, `"configMapRef":{"name":`,
+		`"validationConfigMapRef":`} {
+		assert.Contains(t, string(raw), key)
+	}
+	out, err := configdoc.DecodePlan(raw)
+	require.NoError(t, err)
+	assert.Equal(t, in, out)
+}
+
+func TestPlan_RenderFlagsNotRecordedDiffersFromNoFlags(t *testing.T) {
+	t.Parallel()
+	absent, err := configdoc.DecodePlan([]byte(`{"schemaVersion":1,"desiredStateDigest":"` + digest + `"}`))
+	require.NoError(t, err)
+	assert.Nil(t, absent.RenderFlags, "a plan that does not record its render flags")
+	empty, err := configdoc.DecodePlan([]byte(`{"schemaVersion":1,"renderFlags":[]}`))
+	require.NoError(t, err)
+	assert.NotNil(t, empty.RenderFlags, "a plan rendered without flags")
+}
+
+func TestPlan_UnknownFieldsAreRefused(t *testing.T) {
+	t.Parallel()
+	_, err := configdoc.DecodePlan([]byte(`{"schemaVersion":2,"renderFlagz":[]}`))
+	require.ErrorContains(t, err, "renderFlagz")
+}
+
+func TestNames(t *testing.T) {
+	t.Parallel()
+	name, err := configdoc.PlanConfigMapName(digest)
+	require.NoError(t, err)
+	assert.Equal(t, "aicr-plan-3f9a1c0d2b7e4a51", name)
+	assert.True(t, configdoc.IsPlanConfigMapName(name))
+	name, err = configdoc.AssessmentConfigMapName(digest)
+	require.NoError(t, err)
+	assert.Equal(t, "aicr-assessment-3f9a1c0d2b7e4a51", name)
+
+	for _, bad := range []string{"", "sha256:3f9a", "sha256:" + digest[7:39] + "ZZ" + digest[41:], "md5:" + digest[7:]} {
+		_, err := configdoc.PlanConfigMapName(bad)
+		require.ErrorIs(t, err, configdoc.ErrNotDigest, bad)
+	}
+	for _, bad := range []string{"aicr-plan-3f9a", "aicr-plan-3F9A1C0D2B7E4A51", "plan-3f9a1c0d2b7e4a51", "aicr-plan-3f9a1c0d2b7e4a51x"} {
+		assert.False(t, configdoc.IsPlanConfigMapName(bad), bad)
+	}
+}
+
+func TestReport_DecodeAndDigest(t *testing.T) {
+	t.Parallel()
+	raw := []byte(`{"summary":{"components":1,"failing":1},"components":[{"component":"nvsentinel","verdict":"manual",` +
+		`"transitions":[{"from":"<0.5.0","to":">=0.5.0","precondition":"breaker closed",` +
+		`"stepsByDeployer":[{"deployers":["argocd"],"steps":[{"id":"reset","description":"reset the breaker"}]}]}],"extra":true}]}`)
+	r, err := configdoc.DecodeReport(raw)
+	require.NoError(t, err, "fields the operator does not show are ignored")
+	require.Len(t, r.Components, 1)
+	assert.Equal(t, "breaker closed", r.Components[0].Transitions[0].Precondition)
+	assert.Equal(t, "reset", r.Components[0].Transitions[0].StepsByDeployer[0].Steps[0].ID)
+	assert.Equal(t, "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", configdoc.ContentDigest(nil))
+}
