@@ -1,0 +1,111 @@
+package argocd
+
+import (
+	"testing"
+	"time"
+
+	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	gitopshealth "github.com/argoproj/gitops-engine/pkg/health"
+	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// TestObserveMapsArgoCDStrings is the table of STYLE R12: every Argo CD sync,
+// health and operation string the adapter knows, plus unknown ones, mapped
+// by the one function observe.
+func TestObserveMapsArgoCDStrings(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name      string
+		sync      argov1.SyncStatusCode
+		health    string
+		phase     string
+		requested bool
+		wantH     ports.Health
+		wantOp    ports.OperationState
+		synced    bool
+	}{
+		{"synced healthy", "Synced", "Healthy", "Succeeded", false, ports.HealthHealthy, ports.OperationSucceeded, true},
+		{"progressing", "Synced", "Progressing", "Succeeded", false, ports.HealthProgressing, ports.OperationSucceeded, true},
+		{"degraded", "Synced", "Degraded", "Succeeded", false, ports.HealthDegraded, ports.OperationSucceeded, true},
+		{"suspended health", "Synced", "Suspended", "Succeeded", false, ports.HealthSuspended, ports.OperationSucceeded, true},
+		{"missing", "OutOfSync", "Missing", "", false, ports.HealthMissing, ports.OperationNone, false},
+		{"never synced", "", "", "", false, ports.HealthUnknown, ports.OperationNone, false},
+		{"argo unknown", "Unknown", "Unknown", "", false, ports.HealthUnknown, ports.OperationNone, false},
+		{"out of sync after sync", "OutOfSync", "Healthy", "Succeeded", false, ports.HealthHealthy, ports.OperationSucceeded, false},
+		{"running", "OutOfSync", "Progressing", "Running", false, ports.HealthProgressing, ports.OperationRunning, false},
+		{"terminating", "Synced", "Healthy", "Terminating", false, ports.HealthHealthy, ports.OperationRunning, false},
+		{"failed", "Synced", "Healthy", "Failed", false, ports.HealthHealthy, ports.OperationFailed, false},
+		{"error", "OutOfSync", "Healthy", "Error", false, ports.HealthHealthy, ports.OperationFailed, false},
+		{"requested, not started", "Synced", "Healthy", "Succeeded", true, ports.HealthHealthy, ports.OperationRunning, false},
+		{"future strings", "Drifting", "Wobbly", "Pondering", false, ports.HealthUnknown, ports.OperationRunning, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			app := observedApp(c.sync, c.health, c.phase, c.requested)
+			st := observe(app)
+			assert.Equal(t, c.wantH, st.Health)
+			assert.Equal(t, c.wantOp, st.Operation)
+			assert.Equal(t, c.synced, st.Synced())
+			assert.Equal(t, c.synced && c.wantH == ports.HealthHealthy, st.Ready())
+			assert.Equal(t, ports.ReleaseRef{ID: "gpu-operator", Namespace: "gpu-operator"}, st.Ref)
+			assert.Equal(t, "uid-1", st.Owner.RuntimeUID)
+		})
+	}
+}
+
+// TestObserveNeedsTheCurrentSpecCompared: a Synced status compared to an
+// older source is not synced to the plan's revision.
+func TestObserveNeedsTheCurrentSpecCompared(t *testing.T) {
+	t.Parallel()
+	app := observedApp("Synced", "Healthy", "Succeeded", false)
+	app.Spec.Source.TargetRevision = "sha256:new"
+	st := observe(app)
+	assert.False(t, st.Synced())
+	assert.NotEqual(t, st.DesiredRevision, st.SyncedRevision)
+	assert.Contains(t, st.DesiredRevision, "sha256:new")
+}
+
+func TestObserveReportsSuspensionAndDetail(t *testing.T) {
+	t.Parallel()
+	app := observedApp("Synced", "Degraded", "Succeeded", false)
+	assert.False(t, observe(app).Suspended)
+	off := false
+	app.Spec.SyncPolicy.Automated.Enabled = &off
+	app.Status.Resources = []argov1.ResourceStatus{{Kind: "Deployment", Namespace: "gpu-operator", Name: "driver",
+		Health: &argov1.HealthStatus{Status: "Degraded", Message: "CrashLoopBackOff"}}}
+	st := observe(app)
+	assert.True(t, st.Suspended)
+	assert.Equal(t, "Deployment gpu-operator/driver: CrashLoopBackOff", st.Message)
+	app.Spec.SyncPolicy = nil
+	assert.True(t, observe(app).Suspended, "no automated sync at all is suspended")
+}
+
+func observedApp(sync argov1.SyncStatusCode, health, phase string, requested bool) *argov1.Application {
+	source := argov1.ApplicationSource{RepoURL: "registry.test/aicr/charts", Chart: "gpu-operator", TargetRevision: "sha256:old"}
+	dest := argov1.ApplicationDestination{Server: InClusterServer, Namespace: "gpu-operator"}
+	app := &argov1.Application{
+		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
+			aicrv1alpha1.AnnotationRelease: "gpu-operator", aicrv1alpha1.AnnotationRuntimeUID: "uid-1",
+		}},
+		Spec: argov1.ApplicationSpec{Source: source.DeepCopy(), Destination: dest,
+			SyncPolicy: &argov1.SyncPolicy{Automated: &argov1.SyncPolicyAutomated{Prune: true}}},
+		Status: argov1.ApplicationStatus{
+			Sync:   argov1.SyncStatus{Status: sync, ComparedTo: argov1.ComparedTo{Source: source, Destination: dest}},
+			Health: argov1.AppHealthStatus{Status: gitopshealth.HealthStatusCode(health)},
+		},
+	}
+	if phase != "" {
+		app.Status.OperationState = &argov1.OperationState{Phase: synccommon.OperationPhase(phase),
+			StartedAt: metav1.NewTime(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))}
+	}
+	if requested {
+		app.Operation = &argov1.Operation{Sync: &argov1.SyncOperation{}}
+	}
+	return app
+}
