@@ -36,7 +36,7 @@ var fastRetry = &retry.GenericPolicy{
 }
 
 // serveRegistry serves a real OCI registry over loopback, optionally wrapped.
-func serveRegistry(t *testing.T, wrap func(http.Handler) http.Handler) string {
+func serveRegistry(t testing.TB, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
 	var h = registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	if wrap != nil {

@@ -1,0 +1,89 @@
+package oci_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// pinnedFixturePlan builds the fixture bundle's plan the way the resolver
+// does: mirror every upstream chart (served by the in-process upstream), pin
+// them with domain.PinCharts, push every local chart as a wrapper.
+func pinnedFixturePlan(t *testing.T, reg *oci.Registry, up *upstream) *domain.Plan {
+	t.Helper()
+	ctx := context.Background()
+	b, err := aicr.ReadDir(fixtureBundle)
+	require.NoError(t, err)
+	p, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: "0b7e4a51-3f9a-4c0d-8b2e-1c0d2b7e4a51", Bundle: b})
+	require.NoError(t, err)
+
+	for i, br := range b.Releases {
+		c := br.Chart
+		if br.Kind == ports.KindLocal {
+			chart, serr := fs.Sub(os.DirFS(fixtureBundle), br.Path)
+			require.NoError(t, serr)
+			pc, perr := reg.PushWrapper(ctx, chart)
+			require.NoError(t, perr, br.Name)
+			p.Releases[i].Chart.ManifestDigest = string(pc.ManifestDigest)
+			continue
+		}
+		archive := chartArchive(t, c.Name, c.Version, br.Name)
+		if parent, ok := strings.CutPrefix(c.Repository, "oci://"); ok {
+			up.addOCIChart(t, parent, c.Name, c.Version, archive)
+		} else {
+			up.addHTTPChart(c.Repository, c.Name, c.Version, archive, "")
+		}
+		_, merr := reg.MirrorChart(ctx, ports.UpstreamChart{Chart: c})
+		require.NoError(t, merr, br.Name)
+	}
+	stall, err := domain.PinCharts(ctx, reg, reg.Base()+"/"+oci.ChartsPath, p)
+	require.NoError(t, err)
+	require.Nil(t, stall)
+	return p
+}
+
+func TestChartSources_FixturePlanReferencesOnlyRegistryDigests(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	reg, up := newRegistry(t)
+	p := pinnedFixturePlan(t, reg, up)
+
+	specs := make([]ports.ReleaseSpec, 0, len(p.Releases))
+	for _, r := range p.Releases {
+		specs = append(specs, ports.ReleaseSpec{Ref: r.Ref(), Chart: r.Chart, ContentDigest: r.ContentDigest})
+	}
+	srcs, err := chartref.ForAll("oci://"+reg.Base(), specs)
+	require.NoError(t, err)
+	require.Len(t, srcs, len(p.Releases))
+
+	pinned := regexp.MustCompile(`^` + regexp.QuoteMeta(reg.Base()) + `/(charts|wrappers)/[a-z0-9-]+@sha256:[a-f0-9]{64}$`)
+	kinds := map[string]int{}
+	for i, s := range srcs {
+		r := p.Releases[i]
+		assert.Regexp(t, pinned, s.Reference(), r.ID)
+		assert.Equal(t, "oci://"+s.Repository, s.RepoURL)
+		assert.Equal(t, r.ID, s.ReleaseID)
+		want := reg.Base() + "/charts/" + r.Chart.Name
+		if r.Kind == ports.KindLocal {
+			want = reg.Base() + "/wrappers/" + r.Chart.Name
+		}
+		assert.Equal(t, want, s.Repository, r.ID)
+		d, err := reg.Resolve(ctx, s.Reference())
+		require.NoError(t, err, "%s is served by the runtime registry", s.Reference())
+		assert.Equal(t, s.TargetRevision, string(d))
+		kinds[strings.Split(strings.TrimPrefix(s.Repository, reg.Base()+"/"), "/")[0]]++
+	}
+	assert.Equal(t, map[string]int{"charts": 12, "wrappers": 3}, kinds)
+}
