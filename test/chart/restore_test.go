@@ -34,6 +34,11 @@ func TestADM5RestoreProcedure(t *testing.T) {
 	require.Error(t, err, "with the binding in place a restore is refused")
 	assert.Contains(t, err.Error(), "RO-14:")
 
+	// Step 1: stop the operator.
+	deployments := adm.dyn.Resource(deploymentGVR).Namespace(releaseNamespace)
+	_, err = deployments.Patch(ctx, "aicr-operator", typeMerge, []byte(`{"spec":{"replicas":0}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+
 	// Step 2: delete the binding. The policy itself stays (helm.sh/resource-policy: keep).
 	require.NoError(t, adm.dyn.Resource(bindingGVR).Delete(ctx, "aicr-operator-approval", metav1.DeleteOptions{}))
 
@@ -52,6 +57,10 @@ func TestADM5RestoreProcedure(t *testing.T) {
 	require.NoError(t, helm.upgrade(suiteValues))
 	_, err = adm.dyn.Resource(bindingGVR).Get(ctx, "aicr-operator-approval", metav1.GetOptions{})
 	require.NoError(t, err, "helm upgrade recreates the binding")
+	d, err := deployments.Get(ctx, "aicr-operator", metav1.GetOptions{})
+	require.NoError(t, err)
+	replicas, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
+	assert.Equal(t, int64(1), replicas, "helm upgrade restores the operator's replica count")
 
 	// The next bypass attempt is refused again, once the recreated binding is enforced.
 	require.NoError(t, eventually(ctx, 30*time.Second, func() bool {
