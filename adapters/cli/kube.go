@@ -25,6 +25,36 @@ var (
 	runtimeGVR = aicrv1alpha1.GroupVersion.WithResource("clusterruntimes")
 )
 
+// Clients are the API clients of one command and the server they talk to.
+type Clients struct {
+	// Dynamic reads and patches RuntimeRollouts and the ClusterRuntime.
+	Dynamic dynamic.Interface
+	// Kube reads ConfigMaps and asks who the caller is.
+	Kube kubernetes.Interface
+	// Host names the API server in messages.
+	Host string
+}
+
+// clients builds the clients from the kubectl flags, unless Options.Clients replaces them.
+func (o *Options) clients() (Clients, error) {
+	if o.Clients != nil {
+		return o.Clients()
+	}
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return Clients{}, fmt.Errorf("load kubeconfig: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return Clients{}, fmt.Errorf("build client: %w", err)
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return Clients{}, fmt.Errorf("build client: %w", err)
+	}
+	return Clients{Dynamic: dyn, Kube: kube, Host: cfg.Host}, nil
+}
+
 // session is one command's connection to the API server: its clients and its deadline.
 type session struct {
 	ctx  context.Context
@@ -37,20 +67,12 @@ type session struct {
 // connect builds the clients from the kubectl flags and starts the command's deadline; every
 // API call of the command runs under the returned session's context. Call the cancel func.
 func (o *Options) connect(parent context.Context) (*session, context.CancelFunc, error) {
-	cfg, err := o.ConfigFlags.ToRESTConfig()
+	c, err := o.clients()
 	if err != nil {
-		return nil, nil, fmt.Errorf("load kubeconfig: %w", err)
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("build client: %w", err)
-	}
-	core, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("build client: %w", err)
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(parent, o.Timeout)
-	return &session{ctx: ctx, host: cfg.Host, o: o, dyn: dyn, core: core}, cancel, nil
+	return &session{ctx: ctx, host: c.Host, o: o, dyn: c.Dynamic, core: c.Kube}, cancel, nil
 }
 
 // check turns an error of an API call into the error the user sees: a deadline names the

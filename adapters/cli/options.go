@@ -20,6 +20,8 @@ type Options struct {
 	Timeout time.Duration
 	// Now is the clock; cmd/kubectl-aicr passes the real one.
 	Now func() time.Time
+	// Clients, when set, replaces the clients built from ConfigFlags (tests pass fakes).
+	Clients func() (Clients, error)
 	// flags holds the command flags every command accepts.
 	flags commandFlags
 }

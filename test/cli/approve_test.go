@@ -48,6 +48,19 @@ func TestApprove_UntilDeadlineWithFlagsBeforeTheName(t *testing.T) {
 	assert.Equal(t, deadline, getRollout(t, name).Spec.Approval.ExpiresAt.UTC())
 }
 
+func TestApprove_AsAGroupMemberWithAsGroup(t *testing.T) {
+	needEnv(t)
+	t.Parallel()
+	name := fixture{ro: newRollout()}.create(t)
+
+	r := runAt(now, 0, "approve", name, "--kubeconfig", kubeconfig, "--as", groupMember, "--as-group", approverGroup,
+		"--expires", "30m", "--reason", "On call")
+
+	requireOK(t, r)
+	assert.Equal(t, "rollout "+name+" approved by approver-bob until 2029-06-01T12:30:00Z\n", r.stdout)
+	assert.Equal(t, groupMember, getRollout(t, name).Spec.Approval.ApprovedBy)
+}
+
 func TestApprove_Refusals(t *testing.T) {
 	needEnv(t)
 	t.Parallel()

@@ -20,21 +20,24 @@ const (
 	operatorNS   = "aicr-system"
 	operatorUser = "system:serviceaccount:" + operatorNS + ":aicr-operator"
 	approverUser = "approver-alice"
-	editorUser   = "editor-eve"
-	strangerUser = "stranger-sam"
+	// groupMember approves through approverGroup, which the chart values list.
+	groupMember   = "approver-bob"
+	approverGroup = "gpu-platform-approvers"
+	editorUser    = "editor-eve"
+	strangerUser  = "stranger-sam"
 )
 
 // operatorGroups are the groups the API server gives the operator's ServiceAccount.
 var operatorGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNS}
 
-// chartValues install the chart with approver-alice as the one approver.
+// chartValues install the chart with approver-alice and the gpu-platform-approvers group as approvers.
 func chartValues() map[string]any {
 	return map[string]any{
 		"registry": map[string]any{"repository": "oci://registry.example.com/aicr"},
 		"namespaces": map[string]any{
 			"components": []any{map[string]any{"name": "gpu-operator", "podSecurity": "privileged"}},
 		},
-		"approvers": map[string]any{"users": []any{approverUser}},
+		"approvers": map[string]any{"users": []any{approverUser}, "groups": []any{approverGroup}},
 	}
 }
 
