@@ -1,0 +1,99 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// environment observes what the domain needs besides the rollout: the runtime (absent:
+// Orphaned), its current target, the rollout's plans and the installation's settings. A plan
+// that cannot be read is returned as a stall.
+func (r *RolloutReconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) (
+	domain.Environment, *domain.Stall, bool, error) {
+	env := domain.Environment{
+		ValidationEnabled: r.opts.ValidationEnabled, ValidationImage: r.opts.ValidationImage,
+		ActionTimeout: r.opts.ActionTimeout,
+	}
+	cr := &aicrv1alpha1.ClusterRuntime{}
+	if err := r.client.Get(ctx, types.NamespacedName{Name: aicrv1alpha1.ClusterRuntimeName}, cr); err != nil {
+		if apierrors.IsNotFound(err) {
+			return env, nil, false, nil
+		}
+		return env, nil, false, fmt.Errorf("get ClusterRuntime: %w", err)
+	}
+	env.RuntimeUID = string(cr.UID)
+	env.TargetPlanDigest = targetPlanDigest(cr)
+	env.ValidationRequired = cr.Spec.Validation.Deployment != aicrv1alpha1.ValidationDisabled
+	env.SuspendEngine = cr.Spec.SuspendEngine
+	if cr.Spec.Adoption != nil {
+		env.AdoptionRuntimeUID = cr.Spec.Adoption.RuntimeUID
+	}
+	if env.RuntimeUID != ro.Spec.RuntimeUID {
+		return env, nil, false, nil
+	}
+	target, stall, err := r.plans.Read(ctx, ro.Spec.ToPlanDigest, ro.Spec.RuntimeUID)
+	if err != nil || stall != nil {
+		return env, stall, cr.Spec.Paused, err
+	}
+	env.Target = target
+	if ro.Spec.FromPlanDigest != "" {
+		env.Active, stall, err = r.plans.Read(ctx, ro.Spec.FromPlanDigest, ro.Spec.RuntimeUID)
+	}
+	return env, stall, cr.Spec.Paused, err
+}
+
+// targetPlanDigest applies spec.selection: the pinned plan, else the resolver's candidate.
+func targetPlanDigest(cr *aicrv1alpha1.ClusterRuntime) string {
+	if cr.Spec.Selection.Policy == aicrv1alpha1.SelectionPinned {
+		return cr.Spec.Selection.PinnedPlanDigest
+	}
+	return cr.Status.CandidatePlanDigest
+}
+
+// decision is one domain decision with the status it started from.
+type decision struct {
+	from domain.RolloutStatus
+	out  domain.Outcome
+}
+
+// advance takes domain decisions until one waits, stalls, ends or mutates (a mutation asks
+// for a requeue), at most maxDecisions. While the runtime is paused no new step starts: only
+// a step in flight is judged.
+func (r *RolloutReconciler) advance(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, env domain.Environment,
+	planStall *domain.Stall, paused bool) (domain.Outcome, []decision, error) {
+	st := toDomainStatus(ro)
+	if planStall != nil {
+		return domain.Outcome{Status: st, Stall: planStall}, nil, nil
+	}
+	rollout, err := domain.RolloutFromStatus(toDomainSpec(ro, env.Target, env.Active), st)
+	if err != nil {
+		stall := &domain.Stall{Reason: domain.StallStepUnknown, Message: err.Error()}
+		return domain.Outcome{Status: st, Stall: stall}, nil, nil
+	}
+	out := domain.Outcome{Status: st}
+	var decisions []decision
+	for range maxDecisions {
+		from := rollout.Status()
+		if paused && env.RuntimeUID == ro.Spec.RuntimeUID && from.StepStartedAt.IsZero() {
+			break
+		}
+		next, err := rollout.Advance(ctx, r.ports, env)
+		if err != nil {
+			return out, decisions, err
+		}
+		out = next
+		if next.Event != "" || next.Stall != nil {
+			decisions = append(decisions, decision{from: from, out: next})
+		}
+		if next.RequeueAfter > 0 || next.Stall != nil || next.Phase().Terminal() || next.Event == "" || next.Status == from {
+			break
+		}
+	}
+	return out, decisions, nil
+}

@@ -1,0 +1,167 @@
+package controller
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// toDomainSpec maps a RuntimeRollout onto the domain. A step's namespace comes from the plan
+// holding its release: the active plan for a Remove, the target plan otherwise; a release the
+// plan lacks keeps an empty namespace, which the domain reports as StepUnknown. The CRD does
+// not record whether a transition record has steps after the apply: a manual verdict means it
+// lists manual steps, so a manual step pauses for acknowledgement (RO-9).
+func toDomainSpec(ro *aicrv1alpha1.RuntimeRollout, target, active *domain.Plan) domain.RolloutSpec {
+	steps := make([]domain.Step, 0, len(ro.Spec.Steps))
+	for _, s := range ro.Spec.Steps {
+		plan := target
+		if s.Operation == aicrv1alpha1.OperationRemove {
+			plan = active
+		}
+		ref, component := releaseRef(plan, s.Release)
+		steps = append(steps, domain.Step{
+			Release: ref, Component: component, Operation: domain.Operation(s.Operation),
+			Assessment: ports.UpgradeVerdict(s.Assessment), ChangesCRDs: s.ChangesCRDs,
+			AcknowledgeAfterApply: s.Assessment == aicrv1alpha1.Assessment(ports.VerdictManual),
+		})
+	}
+	return domain.RolloutSpec{
+		Name: ro.Name, RuntimeUID: ro.Spec.RuntimeUID, FromPlanDigest: ro.Spec.FromPlanDigest,
+		ToPlanDigest: ro.Spec.ToPlanDigest, StartingInventoryDigest: ro.Spec.StartingInventoryDigest,
+		CreatedAt: ro.CreationTimestamp.Time, Deadline: ro.Spec.Deadline.Time,
+		ApprovalRequired: ro.Spec.ApprovalRequired, Steps: steps, Approval: toDomainApproval(ro.Spec.Approval),
+	}
+}
+
+func releaseRef(plan *domain.Plan, id string) (ports.ReleaseRef, string) {
+	if plan != nil {
+		for _, r := range plan.Releases {
+			if r.ID == id {
+				return r.Ref(), r.Component
+			}
+		}
+	}
+	return ports.ReleaseRef{ID: id}, ""
+}
+
+func toDomainApproval(a *aicrv1alpha1.Approval) domain.Approval {
+	if a == nil {
+		return domain.Approval{}
+	}
+	out := domain.Approval{
+		ApprovedBy: a.ApprovedBy, ExpiresAt: timeOf(a.ExpiresAt), Reason: a.Reason,
+		RevokedBy: a.RevokedBy, RevokedAt: timeOf(a.RevokedAt), RevokeReason: a.RevokeReason,
+	}
+	for _, ack := range a.Acknowledgements {
+		out.Acknowledgements = append(out.Acknowledgements, domain.Acknowledgement{
+			Release: ack.Release, AcknowledgedBy: ack.AcknowledgedBy, AcknowledgedAt: ack.AcknowledgedAt.Time,
+		})
+	}
+	return out
+}
+
+func timeOf(t *metav1.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.Time
+}
+
+// toDomainStatus rebuilds the domain status from the persisted one. The step in flight is the
+// first step whose release is not Ready or Removed; a restored rollout without status starts
+// from its outcome label (RO-13) or Pending and re-judges its steps from the engine objects.
+func toDomainStatus(ro *aicrv1alpha1.RuntimeRollout) domain.RolloutStatus {
+	st := domain.RolloutStatus{
+		Phase: domain.Phase(ro.Status.Phase), Message: ro.Status.Message, ValidationRun: ro.Status.ValidationRun,
+	}
+	if outcome := ro.Labels[aicrv1alpha1.LabelOutcome]; outcome != "" {
+		st.Phase = domain.Phase(outcome)
+	}
+	done := map[string]aicrv1alpha1.ReleaseStatus{}
+	for _, r := range ro.Status.Releases {
+		done[r.Release] = r
+	}
+	for st.Step < len(ro.Spec.Steps) {
+		r := done[ro.Spec.Steps[st.Step].Release]
+		if r.State != releaseReady && r.State != releaseRemoved {
+			st.StepStartedAt = timeOf(r.StartedAt)
+			break
+		}
+		st.Step++
+	}
+	return st
+}
+
+// Release states recorded in status.releases.
+const (
+	releasePending  aicrv1alpha1.ReleaseState = "Pending"
+	releaseInFlight aicrv1alpha1.ReleaseState = "InFlight"
+	releaseReady    aicrv1alpha1.ReleaseState = "Ready"
+	releaseFailed   aicrv1alpha1.ReleaseState = "Failed"
+	releaseRemoved  aicrv1alpha1.ReleaseState = "Removed"
+	releaseUnknown  aicrv1alpha1.ReleaseState = "Unknown"
+)
+
+// toStatus maps the domain status onto a copy of the persisted status.
+func toStatus(ro *aicrv1alpha1.RuntimeRollout, st domain.RolloutStatus, stall *domain.Stall, now time.Time) aicrv1alpha1.RuntimeRolloutStatus {
+	out := *ro.Status.DeepCopy()
+	out.ObservedGeneration = ro.Generation
+	out.Phase, out.Message, out.ValidationRun = aicrv1alpha1.Phase(st.Phase), truncate(st.Message), st.ValidationRun
+	out.CurrentStep = 0
+	if st.Phase != domain.PhasePending && st.Phase != domain.PhaseAwaitingApproval && len(ro.Spec.Steps) > 0 {
+		out.CurrentStep = int32(min(st.Step+1, len(ro.Spec.Steps))) // #nosec G115 -- at most 256 steps (RO-5)
+	}
+	out.Releases = releaseStates(ro, st, out.Releases)
+	if out.StartedAt == nil && !st.StepStartedAt.IsZero() {
+		out.StartedAt = &metav1.Time{Time: st.StepStartedAt}
+	}
+	if st.Phase.Terminal() && out.CompletedAt == nil {
+		out.CompletedAt = &metav1.Time{Time: now}
+	}
+	out.Conditions = rolloutConditions(ro, st, stall, now)
+	return out
+}
+
+func releaseStates(ro *aicrv1alpha1.RuntimeRollout, st domain.RolloutStatus, prev []aicrv1alpha1.ReleaseStatus) []aicrv1alpha1.ReleaseStatus {
+	byID := map[string]aicrv1alpha1.ReleaseStatus{}
+	for _, r := range prev {
+		byID[r.Release] = r
+	}
+	out := make([]aicrv1alpha1.ReleaseStatus, 0, len(ro.Spec.Steps))
+	seen := map[string]bool{}
+	for i, s := range ro.Spec.Steps {
+		if seen[s.Release] {
+			continue
+		}
+		seen[s.Release] = true
+		r := byID[s.Release]
+		r.Release = s.Release
+		switch {
+		case i < st.Step && s.Operation == aicrv1alpha1.OperationRemove:
+			r.State = releaseRemoved
+		case i < st.Step:
+			r.State = releaseReady
+		case i == st.Step && st.Phase == domain.PhaseFailed && !st.StepStartedAt.IsZero():
+			r.State = releaseFailed
+		case i == st.Step && !st.StepStartedAt.IsZero():
+			r.State, r.StartedAt = releaseInFlight, &metav1.Time{Time: st.StepStartedAt}
+		case r.State == releaseUnknown:
+		default:
+			r.State = releasePending
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func truncate(s string) string {
+	const maxMessage = 1024
+	if len(s) > maxMessage {
+		return s[:maxMessage]
+	}
+	return s
+}

@@ -1,0 +1,123 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// persist writes what the decisions changed: first, when the rollout ended, the outcome label
+// (and the evidence annotation of a validated success) with a patch whose precondition is the
+// resourceVersion, so both are set once (RO-6); then the status, only when it changed; then
+// the Events of the decisions.
+func (r *RolloutReconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, out domain.Outcome,
+	decisions []decision) error {
+	prevStall := meta.FindStatusCondition(ro.Status.Conditions, condStalled)
+	if out.Phase().Terminal() && ro.Labels[aicrv1alpha1.LabelOutcome] == "" {
+		patch := client.MergeFromWithOptions(ro.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		if ro.Labels == nil {
+			ro.Labels = map[string]string{}
+		}
+		ro.Labels[aicrv1alpha1.LabelOutcome] = string(out.Phase())
+		if out.EvidenceDigest != "" {
+			if ro.Annotations == nil {
+				ro.Annotations = map[string]string{}
+			}
+			ro.Annotations[aicrv1alpha1.AnnotationEvidence] = string(out.EvidenceDigest)
+		}
+		if err := r.client.Patch(ctx, ro, patch); err != nil {
+			return fmt.Errorf("set outcome label of %s: %w", ro.Name, err)
+		}
+	}
+	now := r.ports.Clock.Now()
+	status := toStatus(ro, out.Status, out.Stall, now)
+	if !equality.Semantic.DeepEqual(ro.Status, status) {
+		ro.Status = status
+		if err := r.client.Status().Update(ctx, ro); err != nil {
+			return fmt.Errorf("write status of %s: %w", ro.Name, err)
+		}
+	}
+	r.record(ro, decisions, prevStall)
+	return nil
+}
+
+// record emits one Event per decision (OPS-1, STYLE R24) and one per new stall, and updates
+// the step and stall metrics.
+func (r *RolloutReconciler) record(ro *aicrv1alpha1.RuntimeRollout, decisions []decision, prevStall *metav1.Condition) {
+	now := r.ports.Clock.Now()
+	for _, d := range decisions {
+		if d.out.Event != "" {
+			reason, kind := eventReason(d.from, d.out.Status)
+			r.recorder.Event(ro, kind, string(reason), truncate(d.out.Event))
+			if reason == EventStepSucceeded && !d.from.StepStartedAt.IsZero() && d.from.Step < len(ro.Spec.Steps) {
+				op := string(ro.Spec.Steps[d.from.Step].Operation)
+				r.metrics.StepDuration.WithLabelValues(op).Observe(now.Sub(d.from.StepStartedAt).Seconds())
+			}
+		}
+		s := d.out.Stall
+		if s == nil || (prevStall != nil && prevStall.Reason == string(s.Reason) && prevStall.Message == s.Message) {
+			continue
+		}
+		r.recorder.Event(ro, corev1.EventTypeWarning, string(s.Reason), truncate(s.Message))
+		r.metrics.Stalls.WithLabelValues(string(s.Reason)).Inc()
+	}
+}
+
+// eventReason classifies a decision by what it changed.
+func eventReason(from, to domain.RolloutStatus) (EventReason, string) {
+	switch {
+	case to.Phase.Terminal() && to.Phase == domain.PhaseSucceeded:
+		return EventRolloutEnded, corev1.EventTypeNormal
+	case to.Phase.Terminal():
+		return EventRolloutEnded, corev1.EventTypeWarning
+	case from.Phase == domain.PhasePending && to.Phase != domain.PhasePending:
+		return EventRolloutStarted, corev1.EventTypeNormal
+	case from.Phase == domain.PhaseAwaitingApproval && to.Phase == domain.PhaseProgressing:
+		return EventRolloutApproved, corev1.EventTypeNormal
+	case from.Phase == domain.PhaseAwaitingAcknowledgement && to.Phase == domain.PhaseProgressing:
+		return EventAcknowledged, corev1.EventTypeNormal
+	case to.Phase == domain.PhaseValidating:
+		return EventValidationStarted, corev1.EventTypeNormal
+	case to.Step > from.Step:
+		return EventStepSucceeded, corev1.EventTypeNormal
+	case from.StepStartedAt.IsZero() && !to.StepStartedAt.IsZero():
+		return EventStepStarted, corev1.EventTypeNormal
+	}
+	return EventEngineSuspended, corev1.EventTypeNormal
+}
+
+// settleEnded handles a rollout carrying its outcome label: a restored rollout without status
+// rebuilds its phase from the label and records each release of its steps as Unknown (RO-13).
+func (r *RolloutReconciler) settleEnded(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) error {
+	outcome := aicrv1alpha1.Phase(ro.Labels[aicrv1alpha1.LabelOutcome])
+	if ro.Status.Phase == outcome {
+		return nil
+	}
+	restored := ro.Status.Phase == ""
+	st := domain.RolloutStatus{Phase: domain.Phase(outcome), Message: ro.Status.Message}
+	if restored {
+		st.Message = "restored: phase rebuilt from the outcome label"
+	}
+	status := toStatus(ro, st, nil, r.ports.Clock.Now())
+	if restored {
+		for i := range status.Releases {
+			status.Releases[i].State, status.Releases[i].StartedAt = releaseUnknown, nil
+		}
+	}
+	ro.Status = status
+	if err := r.client.Status().Update(ctx, ro); err != nil {
+		return fmt.Errorf("write status of %s: %w", ro.Name, err)
+	}
+	if restored {
+		r.recorder.Event(ro, corev1.EventTypeNormal, string(EventRolloutRestored), st.Message)
+	}
+	return nil
+}

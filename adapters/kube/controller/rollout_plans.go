@@ -1,0 +1,92 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// PlanReader reads plan ConfigMaps of the operator namespace through configdoc and checks
+// PLAN-5/PLAN-6 before returning a plan. Plans are immutable, so decoded plans are kept by
+// ConfigMap UID and resourceVersion and decoded once.
+type PlanReader struct {
+	reader    client.Reader
+	namespace string
+
+	mu      sync.Mutex
+	decoded map[string]*domain.Plan
+}
+
+// NewPlanReader returns a reader of the plan ConfigMaps in namespace.
+func NewPlanReader(reader client.Reader, namespace string) *PlanReader {
+	return &PlanReader{reader: reader, namespace: namespace, decoded: map[string]*domain.Plan{}}
+}
+
+// Read returns the plan of digest for runtimeUID. A missing, unreadable or foreign plan is a
+// stall (PlanUnreadable, PlanOfAnotherRuntime); any other error is transient.
+func (p *PlanReader) Read(ctx context.Context, digest, runtimeUID string) (*domain.Plan, *domain.Stall, error) {
+	name, err := configdoc.PlanConfigMapName(digest)
+	if err != nil {
+		return nil, unreadable("plan digest %q is not a sha256 digest", digest), nil
+	}
+	cm := &corev1.ConfigMap{}
+	if err = p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: name}, cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, unreadable("plan %s: ConfigMap %s/%s not found", digest, p.namespace, name), nil
+		}
+		return nil, nil, fmt.Errorf("read plan %s: %w", digest, err)
+	}
+	plan, err := p.decode(cm)
+	if err != nil {
+		return nil, unreadable("plan %s: %v", digest, err), nil
+	}
+	stored := domain.StoredPlan{
+		DigestAnnotation: cm.Annotations[aicrv1alpha1.AnnotationPlanDigest],
+		SchemaLabel:      cm.Labels[aicrv1alpha1.LabelSchemaVersion],
+		PayloadSchema:    plan.SchemaVersion, PayloadDigest: plan.Digest,
+		RuntimeUID: plan.RuntimeUID, Source: plan.Source,
+	}
+	if s := domain.CheckPlanReadable(stored, runtimeUID); s != nil {
+		return nil, s, nil
+	}
+	if stored.DigestAnnotation != digest {
+		return nil, unreadable("plan ConfigMap %s carries plan digest %s, not %s", name, stored.DigestAnnotation, digest), nil
+	}
+	return plan, nil, nil
+}
+
+func (p *PlanReader) decode(cm *corev1.ConfigMap) (*domain.Plan, error) {
+	key := string(cm.UID) + "/" + cm.ResourceVersion
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if plan, ok := p.decoded[key]; ok {
+		return plan, nil
+	}
+	raw, ok := cm.Data[configdoc.PlanKey]
+	if !ok {
+		return nil, fmt.Errorf("no %s key", configdoc.PlanKey)
+	}
+	doc, err := configdoc.DecodePlan([]byte(raw))
+	if err != nil {
+		return nil, err
+	}
+	plan := doc.Plan
+	if len(p.decoded) > 64 {
+		clear(p.decoded)
+	}
+	p.decoded[key] = &plan
+	return &plan, nil
+}
+
+func unreadable(format string, args ...any) *domain.Stall {
+	return &domain.Stall{Reason: domain.StallPlanUnreadable, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,137 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// AssessmentSource returns AICR upgrade-check's rows for the transition from one plan to
+// another and the digest of the report they come from ("" and nil when no check ran).
+type AssessmentSource func(ctx context.Context, runtimeUID, fromPlanDigest, toPlanDigest string) (
+	[]ports.ComponentAssessment, string, error)
+
+// RuntimeReconciler turns the ClusterRuntime's target plan into RuntimeRollouts (RO-1) and
+// derives its conditions Ready, Available, Reconciling, Stalled and EngineAvailable (CR-6..10),
+// applied with the field manager aicr-rollout so the resolver's Resolved is never touched.
+type RuntimeReconciler struct {
+	client      client.Client
+	ports       domain.Ports
+	plans       *PlanReader
+	creator     *RolloutCreator
+	assessments AssessmentSource
+	recorder    record.EventRecorder
+	metrics     *Metrics
+	opts        Options
+}
+
+// NewRuntimeReconciler returns the runtime reconciler. assessments may be nil (no upgrade-check).
+func NewRuntimeReconciler(c client.Client, p domain.Ports, plans *PlanReader, creator *RolloutCreator,
+	assessments AssessmentSource, recorder record.EventRecorder, opts Options) *RuntimeReconciler {
+	return &RuntimeReconciler{client: c, ports: p, plans: plans, creator: creator, assessments: assessments,
+		recorder: recorder, metrics: NewMetrics(), opts: opts}
+}
+
+// +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes/status,verbs=get;patch
+// +kubebuilder:rbac:groups=operator.aicr.run,resources=runtimerollouts,verbs=get;list;watch;create
+
+// Reconcile observes the runtime, creates the rollout toward its target when due and applies
+// its conditions and status.
+func (r *RuntimeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cr := &aicrv1alpha1.ClusterRuntime{}
+	if err := r.client.Get(ctx, req.NamespacedName, cr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	obs, err := r.observe(ctx, cr)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	retry := retryRequest(cr)
+	if r.due(cr, obs, retry != "") {
+		if err := r.create(ctx, cr, obs); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	r.metrics.observeRollouts(obs.rollouts)
+	return ctrl.Result{}, r.applyStatus(ctx, cr, desiredStatus(cr, obs, retry, r.ports.Clock.Now()))
+}
+
+// retryRequest returns the retry-requested-at annotation when it was not handled yet (CR-11).
+func retryRequest(cr *aicrv1alpha1.ClusterRuntime) string {
+	v := cr.Annotations[aicrv1alpha1.AnnotationRetryRequestedAt]
+	if v == "" || v == cr.Status.HandledRequests.RetryRequestedAt {
+		return ""
+	}
+	return v
+}
+
+// due reports whether a rollout toward the target should be created now: the target differs
+// from the active plan, nothing blocks, no rollout is in progress, and the last rollout of
+// this transition did not fail, expire or get revoked unless a retry was requested.
+func (r *RuntimeReconciler) due(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retry bool) bool {
+	switch {
+	case obs.target == "" || obs.target == obs.active || obs.inProgress != nil:
+		return false
+	case cr.DeletionTimestamp != nil || cr.Spec.Paused || obs.engineStall != nil || obs.planStall != nil:
+		return false
+	case obs.latest != nil && rolloutStall(obs.latest) != nil:
+		return retry
+	}
+	return true
+}
+
+// create builds the rollout from the domain's transition and creates it under RO-1.
+func (r *RuntimeReconciler) create(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, obs *observation) error {
+	in := domain.TransitionInput{Active: obs.activePlan, Target: obs.targetPlan, Adoptable: adoptable(cr, obs.live)}
+	var assessmentDigest string
+	if r.assessments != nil && obs.active != "" {
+		var err error
+		if in.Assessments, assessmentDigest, err = r.assessments(ctx, obs.uid, obs.active, obs.target); err != nil {
+			return fmt.Errorf("read upgrade-check assessment: %w", err)
+		}
+	}
+	t, err := domain.PlanTransition(in)
+	if err != nil {
+		obs.planStall = &domain.Stall{Reason: domain.StallPlanUnreadable, Message: err.Error()}
+		return nil
+	}
+	inventory, err := domain.InventoryDigest(obs.live)
+	if err != nil {
+		return fmt.Errorf("inventory digest: %w", err)
+	}
+	template := newRolloutTemplate(obs, t, inventory, assessmentDigest, r.ports.Clock.Now().Add(r.window()))
+	name, created, err := r.creator.Ensure(ctx, template)
+	if err != nil {
+		return err
+	}
+	if created {
+		r.recorder.Eventf(cr, corev1.EventTypeNormal, string(EventRolloutCreated),
+			"rollout %s created toward plan %s (%d steps)", name, obs.target, len(t.Steps))
+	}
+	var ro aicrv1alpha1.RuntimeRollout
+	if err := r.creator.reader.Get(ctx, client.ObjectKey{Name: name}, &ro); err != nil {
+		return fmt.Errorf("read rollout %s: %w", name, err)
+	}
+	obs.inProgress = &ro
+	if ro.Spec.ToPlanDigest == obs.target {
+		obs.latest = &ro
+	}
+	return nil
+}
+
+func (r *RuntimeReconciler) window() time.Duration {
+	if r.opts.RolloutWindow > 0 {
+		return r.opts.RolloutWindow
+	}
+	return DefaultRolloutWindow
+}

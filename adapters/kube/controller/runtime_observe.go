@@ -1,0 +1,129 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// observation is what the runtime reconciler derives its decisions and conditions from; it is
+// rebuilt from live objects on every reconcile (STYLE R7).
+type observation struct {
+	uid, active, target string
+	// rollouts are this runtime's rollouts, oldest first.
+	rollouts []aicrv1alpha1.RuntimeRollout
+	// inProgress is the rollout without an outcome label, if any.
+	inProgress *aicrv1alpha1.RuntimeRollout
+	// latest is the newest rollout toward the target from the active plan.
+	latest      *aicrv1alpha1.RuntimeRollout
+	engineStall *domain.Stall
+	planStall   *domain.Stall
+	targetPlan  *domain.Plan
+	activePlan  *domain.Plan
+	live        []ports.ReleaseStatus
+}
+
+// observe lists the runtime's rollouts (cached), derives the active plan from the newest
+// rollout labelled Succeeded (RO-6, RO-13: it survives the loss of status), checks the engine
+// and reads the target and active plans.
+func (r *RuntimeReconciler) observe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (*observation, error) {
+	obs := &observation{uid: string(cr.UID), target: targetPlanDigest(cr)}
+	var list aicrv1alpha1.RuntimeRolloutList
+	if err := r.client.List(ctx, &list); err != nil {
+		return nil, fmt.Errorf("list rollouts: %w", err)
+	}
+	for _, ro := range list.Items {
+		if ro.Spec.RuntimeUID == obs.uid {
+			obs.rollouts = append(obs.rollouts, ro)
+		}
+	}
+	sort.SliceStable(obs.rollouts, func(i, j int) bool { return olderRollout(&obs.rollouts[i], &obs.rollouts[j]) })
+	for i := range obs.rollouts {
+		ro := &obs.rollouts[i]
+		switch ro.Labels[aicrv1alpha1.LabelOutcome] {
+		case "":
+			obs.inProgress = ro
+		case string(aicrv1alpha1.PhaseSucceeded):
+			obs.active = ro.Spec.ToPlanDigest
+		}
+	}
+	for i := range obs.rollouts {
+		ro := &obs.rollouts[i]
+		if ro.Spec.ToPlanDigest == obs.target && ro.Spec.FromPlanDigest == obs.active {
+			obs.latest = ro
+		}
+	}
+	if err := r.observeEngine(ctx, obs); err != nil {
+		return nil, err
+	}
+	return obs, r.observePlans(ctx, obs)
+}
+
+func (r *RuntimeReconciler) observeEngine(ctx context.Context, obs *observation) error {
+	err := r.ports.Engine.Check(ctx)
+	if err == nil {
+		obs.live, err = r.ports.Engine.List(ctx)
+	}
+	for _, m := range []struct {
+		sentinel error
+		reason   domain.StallReason
+	}{
+		{ports.ErrEngineMissing, domain.StallEngineMissing}, {ports.ErrEngineUnsupported, domain.StallEngineMissing},
+		{ports.ErrProjectMissing, domain.StallProjectMissing}, {ports.ErrUnauthorized, domain.StallUnauthorized},
+	} {
+		if errors.Is(err, m.sentinel) {
+			obs.engineStall = &domain.Stall{Reason: m.reason, Message: "deployment engine: " + err.Error()}
+			return nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("deployment engine: %w", err)
+	}
+	return nil
+}
+
+func (r *RuntimeReconciler) observePlans(ctx context.Context, obs *observation) error {
+	var err error
+	if obs.target != "" {
+		obs.targetPlan, obs.planStall, err = r.plans.Read(ctx, obs.target, obs.uid)
+		if err != nil || obs.planStall != nil {
+			return err
+		}
+	}
+	if obs.active != "" {
+		obs.activePlan, obs.planStall, err = r.plans.Read(ctx, obs.active, obs.uid)
+	}
+	return err
+}
+
+// olderRollout orders rollouts by creation time, then by name.
+func olderRollout(a, b *aicrv1alpha1.RuntimeRollout) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
+
+// rolloutStall is the stall a rollout reports: its Stalled condition, else the stall of a
+// failed, expired or revoked outcome (a restored rollout has no conditions).
+func rolloutStall(ro *aicrv1alpha1.RuntimeRollout) *domain.Stall {
+	if c := meta.FindStatusCondition(ro.Status.Conditions, condStalled); c != nil && c.Status == "True" {
+		return &domain.Stall{Reason: domain.StallReason(c.Reason), Message: c.Message}
+	}
+	reasons := map[string]domain.StallReason{
+		string(aicrv1alpha1.PhaseFailed): domain.StallRolloutFailed, string(aicrv1alpha1.PhaseExpired): domain.StallRolloutExpired,
+		string(aicrv1alpha1.PhaseRevoked): domain.StallRolloutRevoked,
+	}
+	outcome := ro.Labels[aicrv1alpha1.LabelOutcome]
+	if reason, ok := reasons[outcome]; ok {
+		return &domain.Stall{Reason: reason, Message: "rollout " + ro.Name + " " + outcome}
+	}
+	return nil
+}

@@ -1,0 +1,335 @@
+package rollout_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/nvidia/aicr-operator/adapters/clock"
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// epoch is where every fake clock starts.
+var epoch = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+const (
+	waitFor = 60 * time.Second
+	tick    = 20 * time.Millisecond
+)
+
+// harness runs the controllers in a manager that can be stopped and started again; the
+// engine, jobs and clock outlive managers as the outside world does.
+type harness struct {
+	t           *testing.T
+	clock       *clock.Fake
+	engine      *fakeEngine
+	jobs        *fakeJobs
+	opts        controller.Options
+	assessments controller.AssessmentSource
+	writes      atomic.Int64
+	seen        map[string]bool
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+	mgrCtx context.Context
+}
+
+func newHarness(t *testing.T, instant bool) *harness {
+	t.Helper()
+	cleanCluster(t)
+	c := clock.NewFake(epoch)
+	h := &harness{t: t, clock: c, engine: newFakeEngine(c, instant), jobs: newFakeJobs(), seen: map[string]bool{},
+		opts: controller.Options{OperatorNamespace: operatorNamespace, RequeueCap: 30 * time.Millisecond,
+			RolloutWindow: time.Hour, ValidationEnabled: true, ValidationImage: "validator@sha256:" + zeros}}
+	t.Cleanup(h.stop)
+	return h
+}
+
+const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// cleanCluster removes what an earlier test left: the runtime, rollouts and plans.
+func cleanCluster(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, client.IgnoreNotFound(k8s.Delete(ctx, &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}})))
+	require.NoError(t, k8s.DeleteAllOf(ctx, &aicrv1alpha1.RuntimeRollout{}))
+	require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNamespace),
+		client.MatchingLabels{aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan}))
+	require.Eventually(t, func() bool {
+		var list aicrv1alpha1.RuntimeRolloutList
+		cr := &aicrv1alpha1.ClusterRuntime{}
+		return k8s.List(ctx, &list) == nil && len(list.Items) == 0 &&
+			k8s.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, cr) != nil
+	}, waitFor, tick)
+}
+
+// start runs a new manager with the rollout and runtime controllers.
+func (h *harness) start() {
+	h.t.Helper()
+	mgr, err := ctrl.NewManager(controlPlane.Config, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(h.t, err)
+	c := countingClient{Client: mgr.GetClient(), writes: &h.writes}
+	p := domain.Ports{Engine: h.engine, Jobs: h.jobs, Registry: fakeRegistry{}, Clock: h.clock}
+	plans := controller.NewPlanReader(mgr.GetClient(), operatorNamespace)
+	recorder := mgr.GetEventRecorderFor("aicr-rollout")
+	ro := controller.NewRolloutReconciler(c, p, plans, recorder, h.opts)
+	_, err = ro.SetupWithManager(mgr)
+	require.NoError(h.t, err)
+	rt := controller.NewRuntimeReconciler(c, p, plans, controller.NewRolloutCreator(mgr.GetAPIReader(), c),
+		h.assessments, recorder, h.opts)
+	_, err = rt.SetupWithManager(mgr)
+	require.NoError(h.t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	h.mu.Lock()
+	h.cancel, h.done, h.mgrCtx = cancel, done, ctx
+	h.mu.Unlock()
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			h.t.Errorf("manager: %v", err)
+		}
+	}()
+}
+
+// stop stops the running manager and waits for it.
+func (h *harness) stop() {
+	h.mu.Lock()
+	cancel, done := h.cancel, h.done
+	h.cancel, h.done = nil, nil
+	h.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// managerContext is the context of the running manager.
+func (h *harness) managerContext() context.Context {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.mgrCtx
+}
+
+// countingClient counts the operator's API writes and can inject a create failure.
+type countingClient struct {
+	client.Client
+	writes   *atomic.Int64
+	onCreate func(ctx context.Context, obj client.Object) error
+}
+
+func (c countingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	c.writes.Add(1)
+	if c.onCreate != nil {
+		if err := c.onCreate(ctx, obj); err != nil {
+			return err
+		}
+	}
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+func (c countingClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	c.writes.Add(1)
+	return c.Client.Update(ctx, obj, opts...)
+}
+
+func (c countingClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	c.writes.Add(1)
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}
+
+func (c countingClient) Status() client.SubResourceWriter {
+	return countingStatus{SubResourceWriter: c.Client.Status(), writes: c.writes}
+}
+
+type countingStatus struct {
+	client.SubResourceWriter
+	writes *atomic.Int64
+}
+
+func (s countingStatus) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	s.writes.Add(1)
+	return s.SubResourceWriter.Update(ctx, obj, opts...)
+}
+
+func (s countingStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	s.writes.Add(1)
+	return s.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+}
+
+// createRuntime creates the ClusterRuntime with validation disabled unless mutate says otherwise.
+func (h *harness) createRuntime(mutate func(cr *aicrv1alpha1.ClusterRuntime)) string {
+	h.t.Helper()
+	cr := &aicrv1alpha1.ClusterRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName},
+		Spec: aicrv1alpha1.ClusterRuntimeSpec{
+			Intent: "training", Platform: "kubeflow",
+			Placement: aicrv1alpha1.Placement{
+				System:      aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{"example.com/pool": "system"}},
+				Accelerated: aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{"example.com/pool": "gpu"}},
+			},
+			Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationDisabled},
+		},
+	}
+	if mutate != nil {
+		mutate(cr)
+	}
+	require.NoError(h.t, k8s.Create(context.Background(), cr))
+	return string(cr.UID)
+}
+
+// setCandidate plays the resolver: candidatePlanDigest and Resolved, with its own field manager.
+func (h *harness) setCandidate(digest string, resolved metav1.Condition) {
+	h.t.Helper()
+	if resolved.Type == "" {
+		resolved = metav1.Condition{Status: metav1.ConditionTrue, Reason: "Resolved", Message: "plan " + digest + " resolved"}
+	}
+	resolved.Type = aicrv1alpha1.ConditionResolved
+	status := map[string]any{"conditions": []any{map[string]any{
+		"type": resolved.Type, "status": string(resolved.Status), "reason": resolved.Reason, "message": resolved.Message,
+		"lastTransitionTime": epoch.Format(time.RFC3339),
+	}}}
+	if digest != "" {
+		status["candidatePlanDigest"] = digest
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": aicrv1alpha1.GroupVersion.String(), "kind": "ClusterRuntime",
+		"metadata": map[string]any{"name": aicrv1alpha1.ClusterRuntimeName}, "status": status,
+	}}
+	require.NoError(h.t, k8s.Status().Patch(context.Background(), u, client.Apply, client.FieldOwner("aicr-resolver"), client.ForceOwnership))
+}
+
+// runtime reads the live ClusterRuntime.
+func (h *harness) runtime() *aicrv1alpha1.ClusterRuntime {
+	h.t.Helper()
+	cr := &aicrv1alpha1.ClusterRuntime{}
+	require.NoError(h.t, k8s.Get(context.Background(), client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, cr))
+	return cr
+}
+
+// rollouts lists the live rollouts.
+func (h *harness) rollouts() []aicrv1alpha1.RuntimeRollout {
+	h.t.Helper()
+	var list aicrv1alpha1.RuntimeRolloutList
+	require.NoError(h.t, k8s.List(context.Background(), &list))
+	return list.Items
+}
+
+// rollout reads one rollout.
+func (h *harness) rollout(name string) *aicrv1alpha1.RuntimeRollout {
+	h.t.Helper()
+	ro := &aicrv1alpha1.RuntimeRollout{}
+	require.NoError(h.t, k8s.Get(context.Background(), client.ObjectKey{Name: name}, ro))
+	return ro
+}
+
+// waitRollout waits until exactly n rollouts exist and returns the one not returned before.
+func (h *harness) waitRollout(n int) *aicrv1alpha1.RuntimeRollout {
+	h.t.Helper()
+	var ro *aicrv1alpha1.RuntimeRollout
+	require.Eventually(h.t, func() bool {
+		items := h.rollouts()
+		if len(items) != n {
+			return false
+		}
+		for i := range items {
+			if !h.seen[items[i].Name] {
+				ro = &items[i]
+			}
+		}
+		return ro != nil
+	}, waitFor, tick, "want %d rollouts", n)
+	h.seen[ro.Name] = true
+	return ro
+}
+
+// waitOutcome waits for the rollout's outcome label.
+func (h *harness) waitOutcome(name string, want aicrv1alpha1.Phase) *aicrv1alpha1.RuntimeRollout {
+	h.t.Helper()
+	var ro *aicrv1alpha1.RuntimeRollout
+	require.Eventually(h.t, func() bool {
+		ro = h.rollout(name)
+		return ro.Labels[aicrv1alpha1.LabelOutcome] != "" && ro.Status.Phase == want
+	}, waitFor, tick, "rollout %s never reached %s", name, want)
+	require.Equal(h.t, string(want), ro.Labels[aicrv1alpha1.LabelOutcome])
+	return ro
+}
+
+// waitPhase waits for the rollout's status phase.
+func (h *harness) waitPhase(name string, want aicrv1alpha1.Phase) *aicrv1alpha1.RuntimeRollout {
+	h.t.Helper()
+	var ro *aicrv1alpha1.RuntimeRollout
+	require.Eventually(h.t, func() bool {
+		ro = h.rollout(name)
+		return ro.Status.Phase == want
+	}, waitFor, tick, "rollout %s never reached phase %s", name, want)
+	return ro
+}
+
+// waitCondition waits until the runtime's condition has status, reason and message.
+func (h *harness) waitCondition(typ string, status metav1.ConditionStatus, reason, message string) {
+	h.t.Helper()
+	var got *metav1.Condition
+	require.Eventually(h.t, func() bool {
+		cr := h.runtime()
+		got = findCondition(cr.Status.Conditions, typ)
+		return got != nil && got.Status == status && got.Reason == reason && (message == "" || got.Message == message)
+	}, waitFor, tick, "condition %s never became %s/%s %q (last: %+v)", typ, status, reason, message, got)
+}
+
+func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == typ {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// approve sets the approval as the impersonated approver.
+func (h *harness) approve(name string, expires time.Time) {
+	h.t.Helper()
+	h.patchApproval(name, map[string]any{"approvedBy": approver, "expiresAt": expires.Format(time.RFC3339), "reason": "change window"})
+}
+
+// patchApproval merge-patches spec.approval as the impersonated approver.
+func (h *harness) patchApproval(name string, approval map[string]any) {
+	h.t.Helper()
+	c, err := client.New(controlPlane.Impersonate(approver), client.Options{Scheme: scheme})
+	require.NoError(h.t, err)
+	ro := &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	raw, err := jsonMarshal(map[string]any{"spec": map[string]any{"approval": approval}})
+	require.NoError(h.t, err)
+	require.NoError(h.t, c.Patch(context.Background(), ro, client.RawPatch("application/merge-patch+json", raw)))
+}
+
+// releaseIDs returns the IDs of the engine objects.
+func (h *harness) liveReleases() map[string]ports.ReleaseStatus {
+	live, _ := h.engine.List(context.Background())
+	out := map[string]ports.ReleaseStatus{}
+	for _, s := range live {
+		out[s.Ref.ID] = s
+	}
+	return out
+}
+
+func releaseRef(id string) ports.ReleaseRef { return ports.ReleaseRef{ID: id} }

@@ -1,0 +1,63 @@
+package rollout_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/nvidia/aicr-operator/adapters/aicr"
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+const fixtures = "../testdata/aicr"
+
+// Fixture bundles (v1 layout): an install, and the two sides of an upgrade.
+var (
+	fixtureInstall     = filepath.Join(fixtures, "v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow", "bundle-helm")
+	fixtureUpgradeFrom = filepath.Join(fixtures, "upgrade-from-v0.10.16-eks-h100-ubuntu-training-kubeflow", "v1-synthetic", "bundle-helm")
+	fixtureUpgradeTo   = filepath.Join(fixtures, "upgrade-set-overrides-eks-h100-ubuntu-training-kubeflow", "v1-synthetic", "bundle-helm")
+)
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// fixturePlan builds the plan of a fixture bundle for runtimeUID.
+func (h *harness) fixturePlan(dir, runtimeUID string) *domain.Plan {
+	h.t.Helper()
+	b, err := aicr.ReadDir(dir)
+	require.NoError(h.t, err)
+	p, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: runtimeUID, Source: domain.SourceResolved, Bundle: b})
+	require.NoError(h.t, err)
+	p.HasRecipe = true
+	return p
+}
+
+// writePlan stores p as the resolver would (PLAN-1, PLAN-2) and returns its digest.
+func (h *harness) writePlan(p *domain.Plan) string {
+	h.t.Helper()
+	raw, err := configdoc.EncodePlan(&configdoc.Plan{Plan: *p, RenderFlags: []string{}})
+	require.NoError(h.t, err)
+	name, err := configdoc.PlanConfigMapName(p.Digest)
+	require.NoError(h.t, err)
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: operatorNamespace,
+			Labels: map[string]string{
+				aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: strconv.Itoa(domain.PlanSchemaVersion),
+				aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue,
+			},
+			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: p.Digest},
+		},
+		Immutable: ptr.To(true),
+		Data:      map[string]string{configdoc.PlanKey: string(raw)},
+	}
+	require.NoError(h.t, k8s.Create(context.Background(), cm))
+	return p.Digest
+}

@@ -1,0 +1,51 @@
+package rollout_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+// Kill-and-restart: the manager is stopped right after each step's engine write (before the
+// rollout's status records it) and a new one started. The rollout completes with exactly one
+// engine write per step and the same approval (RO-12).
+func TestRolloutKillAndRestart(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	uid, _ := h.installed(nil)
+	_, ro := h.upgrade(uid)
+	wrote := make(chan string, 1)
+	h.engine.mu.Lock()
+	h.engine.onWrite = func(string) {
+		ctx := h.managerContext()
+		wrote <- ""
+		<-ctx.Done() // the reconcile that wrote never records it
+	}
+	h.engine.mu.Unlock()
+	before := h.engine.writeCount()
+	h.approve(ro.Name, epoch.Add(30*time.Minute))
+	approval := h.rollout(ro.Name).Spec.Approval.DeepCopy()
+	restarts := 0
+	for restarts < len(ro.Spec.Steps) {
+		select {
+		case <-wrote:
+		case <-time.After(waitFor):
+			live := h.rollout(ro.Name)
+			require.FailNow(t, "no engine write", "after %d restarts of %d steps: %+v", restarts, len(live.Spec.Steps), live.Status)
+		}
+		h.stop()
+		restarts++
+		h.start()
+	}
+	h.engine.mu.Lock()
+	h.engine.onWrite = nil
+	h.engine.mu.Unlock()
+	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
+	assert.Equal(t, len(ro.Spec.Steps), h.engine.writeCount()-before, "every step written exactly once")
+	assert.Equal(t, approval, done.Spec.Approval, "the approval is reused")
+	assert.Len(t, h.rollouts(), 2, "no second rollout")
+}

@@ -1,0 +1,139 @@
+package rollout_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// installed creates the runtime, installs the upgrade's from-plan and returns its UID and digest.
+func (h *harness) installed(mutate func(*aicrv1alpha1.ClusterRuntime)) (string, *domain.Plan) {
+	h.t.Helper()
+	uid := h.createRuntime(mutate)
+	a := h.fixturePlan(fixtureUpgradeFrom, uid)
+	h.setCandidate(h.writePlan(a), metav1.Condition{})
+	first := h.waitRollout(1)
+	h.waitOutcome(first.Name, aicrv1alpha1.PhaseSucceeded)
+	return uid, a
+}
+
+// upgrade writes the upgrade's to-plan as the new candidate and returns its rollout.
+func (h *harness) upgrade(uid string) (*domain.Plan, *aicrv1alpha1.RuntimeRollout) {
+	h.t.Helper()
+	b := h.fixturePlan(fixtureUpgradeTo, uid)
+	h.setCandidate(h.writePlan(b), metav1.Condition{})
+	ro := h.waitRollout(2)
+	h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingApproval)
+	return b, ro
+}
+
+func stepCounts(ro *aicrv1alpha1.RuntimeRollout) map[aicrv1alpha1.Operation]int {
+	out := map[aicrv1alpha1.Operation]int{}
+	for _, s := range ro.Spec.Steps {
+		out[s.Operation]++
+	}
+	return out
+}
+
+// An upgrade between the two upgrade fixtures removes first, then upgrades and verifies in
+// plan order; it waits for an approval given by an impersonated approver (RO-7, RO-8, CR-8).
+func TestRolloutUpgradeWithApproval(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	uid, a := h.installed(nil)
+	b, ro := h.upgrade(uid)
+	assert.Equal(t, a.Digest, ro.Spec.FromPlanDigest)
+	assert.Equal(t, b.Digest, ro.Spec.ToPlanDigest)
+	assert.True(t, ro.Spec.ApprovalRequired)
+	counts := stepCounts(ro)
+	assert.Positive(t, counts[aicrv1alpha1.OperationUpgrade])
+	assert.Positive(t, counts[aicrv1alpha1.OperationRemove])
+	for i, s := range ro.Spec.Steps {
+		if i >= counts[aicrv1alpha1.OperationRemove] {
+			assert.NotEqual(t, aicrv1alpha1.OperationRemove, s.Operation, "removals come first")
+		}
+	}
+	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.AwaitingApprovalMessage(ro.Name))
+	assert.Equal(t, status.InProgressStatus, h.kstatusOf())
+	before := h.engine.writeCount()
+
+	h.approve(ro.Name, epoch.Add(30*time.Minute))
+	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
+	assert.Equal(t, approver, done.Spec.Approval.ApprovedBy)
+	assert.Equal(t, len(ro.Spec.Steps), h.engine.writeCount()-before, "one engine write per step")
+	live := h.liveReleases()
+	assert.Len(t, live, len(b.Releases))
+	for _, rel := range b.Releases {
+		assert.Equal(t, b.Digest, live[rel.ID].Owner.PlanDigest, rel.ID)
+	}
+	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled, "")
+	assert.Equal(t, b.Digest, h.runtime().Status.ActivePlanDigest)
+}
+
+// Without an approval the rollout expires at its deadline on the fake clock; the runtime
+// stalls and kstatus reports Failed; the retry annotation creates one fresh rollout (RO-8, CR-11).
+func TestRolloutExpiryAndRetry(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	uid, _ := h.installed(nil)
+	_, ro := h.upgrade(uid)
+
+	h.clock.Step(2 * time.Hour)
+	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseExpired)
+	msg := "rollout " + ro.Name + " expired: no approval before the deadline"
+	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallRolloutExpired), msg)
+	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.StalledMessage(ro.Name, msg))
+	assert.Equal(t, status.FailedStatus, h.kstatusOf())
+	assert.Len(t, h.rollouts(), 2, "an expired rollout is not replaced without a retry request")
+
+	cr := h.runtime()
+	cr.Annotations = map[string]string{aicrv1alpha1.AnnotationRetryRequestedAt: "2026-11-29T14:00:00Z"}
+	require.NoError(t, k8s.Update(context.Background(), cr))
+	retry := h.waitRollout(3)
+	assert.Equal(t, ro.Labels[aicrv1alpha1.LabelTransition], retry.Labels[aicrv1alpha1.LabelTransition])
+	assert.Equal(t, ro.Name[:len(ro.Name)-1]+"2", retry.Name)
+	require.Eventually(t, func() bool {
+		return h.runtime().Status.HandledRequests.RetryRequestedAt == "2026-11-29T14:00:00Z"
+	}, waitFor, tick)
+	h.waitPhase(retry.Name, aicrv1alpha1.PhaseAwaitingApproval)
+	assert.Len(t, h.rollouts(), 3, "the request is handled once")
+}
+
+// A revocation mid-rollout lets the step in flight finish and starts no further step (RO-8).
+func TestRolloutRevocation(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	uid, _ := h.installed(nil)
+	_, ro := h.upgrade(uid)
+	h.engine.mu.Lock()
+	h.engine.instant = false
+	h.engine.mu.Unlock()
+	before := h.engine.writeCount()
+	removes := stepCounts(ro)[aicrv1alpha1.OperationRemove]
+	h.approve(ro.Name, epoch.Add(30*time.Minute))
+	require.Eventually(t, func() bool { return h.engine.writeCount() == before+removes+1 }, waitFor, tick)
+	inFlight := h.waitPhase(ro.Name, aicrv1alpha1.PhaseProgressing)
+	require.Eventually(t, func() bool {
+		inFlight = h.rollout(ro.Name)
+		return int(inFlight.Status.CurrentStep) == removes+1
+	}, waitFor, tick)
+
+	h.patchApproval(ro.Name, map[string]any{"revokedBy": approver, "revokedAt": epoch.Format(time.RFC3339), "revokeReason": "incident"})
+	require.Eventually(t, func() bool { return len(h.rollout(ro.Name).Spec.Approval.RevokedBy) > 0 }, waitFor, tick)
+	assert.Empty(t, h.rollout(ro.Name).Labels[aicrv1alpha1.LabelOutcome], "the step in flight finishes first")
+	h.engine.settle()
+	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseRevoked)
+	assert.Equal(t, before+removes+1, h.engine.writeCount(), "no further step after the revocation")
+	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallRolloutRevoked), "")
+	assert.Equal(t, status.FailedStatus, h.kstatusOf())
+	_ = client.ObjectKey{}
+}
