@@ -1,0 +1,177 @@
+package argocdsim_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nvidia/aicr-operator/adapters/argocd"
+	"github.com/nvidia/aicr-operator/adapters/clock"
+	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/argocdsim"
+	"github.com/nvidia/aicr-operator/test/env"
+)
+
+var (
+	cfg    *rest.Config
+	c      client.Client
+	engine *argocd.Engine
+	t0     = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	cp, err := env.Start(env.Options{CRDDirectoryPaths: []string{filepath.Join("..", "testdata", "argocd", "crds")}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() {
+		if stopErr := cp.Stop(); stopErr != nil {
+			fmt.Fprintln(os.Stderr, stopErr)
+		}
+	}()
+	if err = setup(cp); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+func setup(cp *env.Env) error {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := argocd.AddToScheme(scheme); err != nil {
+		return err
+	}
+	cfg = cp.Config
+	var err error
+	if c, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if err = c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: argocd.DefaultNamespace}}); err != nil {
+		return err
+	}
+	engine = argocd.NewEngine(c, nil, argocd.Config{Registry: "registry.test/aicr"})
+	return nil
+}
+
+func apply(t *testing.T, id string) ports.ReleaseRef {
+	t.Helper()
+	ref := ports.ReleaseRef{ID: id, Namespace: "sim"}
+	require.NoError(t, engine.Apply(t.Context(), ports.ReleaseSpec{
+		Ref:   ref,
+		Chart: ports.ChartSource{Repository: "https://charts.example.com", Name: id, Version: "1.0.0", ManifestDigest: "sha256:" + id},
+		Owner: ports.ReleaseOwner{RuntimeUID: "uid-sim", PlanDigest: "sha256:plan"},
+	}))
+	return ref
+}
+
+// TestModes: each mode yields the engine-neutral status the rollout
+// controller's failure tests rely on, stamped with the fake clock.
+func TestModes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		mode   argocdsim.Mode
+		health ports.Health
+		op     ports.OperationState
+		synced bool
+	}{
+		{argocdsim.Healthy, ports.HealthHealthy, ports.OperationSucceeded, true},
+		{argocdsim.Degraded, ports.HealthDegraded, ports.OperationSucceeded, true},
+		{argocdsim.Progressing, ports.HealthProgressing, ports.OperationSucceeded, true},
+		{argocdsim.OutOfSync, ports.HealthHealthy, ports.OperationSucceeded, false},
+		{argocdsim.SyncFailed, ports.HealthMissing, ports.OperationFailed, false},
+		{argocdsim.Syncing, ports.HealthProgressing, ports.OperationRunning, false},
+	}
+	sim := argocdsim.New(c, argocd.DefaultNamespace, clock.NewFake(t0))
+	for _, tc := range cases {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			t.Parallel()
+			ref := apply(t, "mode-"+strings.ToLower(string(tc.mode)))
+			sim.SetMode(ref, tc.mode)
+			wrote, err := sim.Settle(t.Context(), ref)
+			require.NoError(t, err)
+			assert.True(t, wrote)
+			st, err := engine.Status(t.Context(), ref)
+			require.NoError(t, err)
+			assert.Equal(t, tc.health, st.Health)
+			assert.Equal(t, tc.op, st.Operation)
+			assert.Equal(t, tc.synced, st.Synced())
+			assert.Equal(t, t0, st.LastSyncAt.UTC())
+
+			wrote, err = sim.Settle(t.Context(), ref)
+			require.NoError(t, err)
+			assert.False(t, wrote, "settling a settled Application writes nothing")
+		})
+	}
+}
+
+// TestSettleAllAndDeletion: SettleAll follows spec changes with the default
+// mode; FinishDeletion completes a Remove as Argo CD's cascade would.
+func TestSettleAllAndDeletion(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	fake := clock.NewFake(t0)
+	sim := argocdsim.New(c, argocd.DefaultNamespace, fake)
+	ref := apply(t, "settle-all")
+	_, err := sim.SettleAll(ctx)
+	require.NoError(t, err)
+	st, err := engine.Status(ctx, ref)
+	require.NoError(t, err)
+	require.True(t, st.Ready())
+
+	sim.SetDefault(argocdsim.Degraded)
+	fake.Step(time.Minute)
+	_, err = sim.SettleAll(ctx)
+	require.NoError(t, err)
+	st, err = engine.Status(ctx, ref)
+	require.NoError(t, err)
+	assert.Equal(t, ports.HealthDegraded, st.Health)
+	assert.Equal(t, t0.Add(time.Minute), st.LastSyncAt.UTC())
+
+	owner := ports.ReleaseOwner{RuntimeUID: "uid-sim"}
+	require.NoError(t, engine.Remove(ctx, ref, owner))
+	guarded, err := sim.CascadeGuarded(ctx, ref)
+	require.NoError(t, err)
+	require.True(t, guarded)
+	require.NoError(t, sim.FinishDeletion(ctx, ref))
+	_, err = engine.Status(ctx, ref)
+	require.ErrorIs(t, err, ports.ErrTargetNotFound)
+	require.NoError(t, sim.FinishDeletion(ctx, ref), "finishing a finished deletion is a no-op")
+	guarded, err = sim.CascadeGuarded(ctx, ref)
+	require.NoError(t, err)
+	assert.False(t, guarded)
+}
+
+func TestForeignNamespaceIgnored(t *testing.T) {
+	t.Parallel()
+	sim := argocdsim.New(c, argocd.DefaultNamespace, clock.NewFake(t0))
+	_, err := sim.Reconcile(t.Context(), reconcileRequest("other", "x"))
+	require.NoError(t, err)
+	_, err = sim.Reconcile(t.Context(), reconcileRequest(argocd.DefaultNamespace, "gone"))
+	require.NoError(t, err, "a deleted Application is no error")
+	var apps argov1.ApplicationList
+	require.NoError(t, c.List(t.Context(), &apps, client.InNamespace("other")))
+	assert.Empty(t, apps.Items)
+}
