@@ -102,3 +102,17 @@ func countJobs(h *harness, kind string) int {
 	}
 	return n
 }
+
+// applyActive sets status.activePlanDigest as the rollout controller would.
+func applyActive(t *testing.T, digest string) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": aicrv1alpha1.GroupVersion.String(), "kind": "ClusterRuntime",
+		"metadata": map[string]any{"name": aicrv1alpha1.ClusterRuntimeName},
+		"status":   map[string]any{"activePlanDigest": digest},
+	}}
+	require.NoError(t, k8s.Status().Patch(context.Background(), u, client.Apply,
+		client.FieldOwner("aicr-rollout"), client.ForceOwnership))
+}
+
+func jsonValue(s string) apiextensionsv1.JSON { return apiextensionsv1.JSON{Raw: []byte(s)} }

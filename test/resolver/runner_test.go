@@ -1,0 +1,136 @@
+package resolver_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nvidia/aicr-operator/adapters/jobs"
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/jobexec"
+)
+
+// TestRunner_CredentialsSecretOwnedByJob: a JobSpec with credentials gets a
+// per-run docker config Secret owned by the Job and mounted for AICR (RES-8);
+// Start is idempotent; Delete removes the Job with its run-scoped objects.
+func TestRunner_CredentialsSecretOwnedByJob(t *testing.T) {
+	ctx := context.Background()
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, k8s, k8s)
+	require.NoError(t, err)
+	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
+		return jobexec.Result{Version: "1.1.0", Data: map[string]string{jobs.OutputKey: "kind: Snapshot\n"}}
+	})
+	require.NoError(t, err)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = exec.Run(runCtx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	spec := ports.JobSpec{
+		Name: "aicr-snapshot-credentials", Kind: ports.JobSnapshot, Image: image,
+		Args:        []string{"--log-json", "snapshot", "-o", runner.OutputRef("aicr-snapshot-credentials")},
+		Credentials: []byte(`{"auths":{"registry.example.com":{"auth":"dTpw"}}}`),
+		Owner:       ports.ReleaseOwner{RuntimeUID: "uid-1"},
+	}
+	ref, err := runner.Start(ctx, spec)
+	require.NoError(t, err)
+	_, err = runner.Start(ctx, spec)
+	require.NoError(t, err, "idempotent")
+	require.Eventually(t, func() bool {
+		st, err := runner.Status(ctx, ref)
+		return err == nil && st.State == ports.JobSucceeded && st.AICRVersion == "1.1.0"
+	}, wait, tick)
+	assert.Empty(t, exec.Violations())
+
+	secret := &corev1.Secret{}
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: jobs.RegistryName(spec.Name)}, secret))
+	assert.Equal(t, corev1.SecretTypeDockerConfigJson, secret.Type)
+	assert.Equal(t, spec.Credentials, secret.Data[corev1.DockerConfigJsonKey])
+	job := &batchv1.Job{}
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: spec.Name}, job))
+	assert.Equal(t, job.UID, secret.OwnerReferences[0].UID)
+	assert.Contains(t, job.Spec.Template.Spec.Containers[0].Env, corev1.EnvVar{Name: "DOCKER_CONFIG", Value: jobs.RegistryDir})
+
+	require.NoError(t, runner.Delete(ctx, ref))
+	require.Eventually(t, func() bool {
+		_, err := runner.Status(ctx, ref)
+		return err != nil && secretGone(ctx, secret)
+	}, wait, tick, "foreground deletion removes the job and its secret")
+}
+
+func secretGone(ctx context.Context, s *corev1.Secret) bool {
+	return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(s), &corev1.Secret{}))
+}
+
+// TestResolve_StalledJobRetainedAndEvents: a stalled stage's failed Job keeps
+// seven days (RES-7) and every stage records started, succeeded and failed
+// Events (STYLE R24).
+func TestResolve_StalledJobRetainedAndEvents(t *testing.T) {
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+	start(t, options{version: "1.1.0", allowed: allowed,
+		behavior: failing(f, ports.JobRecipe, 2, failed("INVALID_REQUEST", "INVALID_REQUEST", 2))})
+	cr := createRuntime(t, runtimeSpec())
+	resolved(t, string(domain.StallAICRInvalidRequest))
+	ctx := context.Background()
+	require.Eventually(t, func() bool {
+		list := &batchv1.JobList{}
+		if k8s.List(ctx, list, client.InNamespace(jobNS), client.MatchingLabels{jobs.KindLabel: string(ports.JobRecipe)}) != nil || len(list.Items) != 1 {
+			return false
+		}
+		ttl := list.Items[0].Spec.TTLSecondsAfterFinished
+		return ttl != nil && *ttl == jobs.TTLStalled
+	}, wait, tick, "the failed recipe job is retained for seven days")
+	require.Eventually(t, func() bool {
+		reasons := eventReasons(ctx, cr)
+		return reasons[controller.EventResolveStageStarted] >= 2 && reasons[controller.EventResolveStageSucceeded] >= 1 &&
+			reasons[controller.EventResolveStageFailed] == 1
+	}, wait, tick, "events %v", eventReasons(ctx, cr))
+}
+
+func eventReasons(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) map[string]int {
+	list := &corev1.EventList{}
+	out := map[string]int{}
+	if k8s.List(ctx, list) != nil {
+		return out
+	}
+	for _, e := range list.Items {
+		if e.InvolvedObject.UID == cr.UID {
+			out[e.Reason] += int(e.Count)
+		}
+	}
+	return out
+}
+
+// TestResolve_UpgradeCheckAgainstActivePlan: with an active plan that has a
+// recipe, the resolver runs upgrade-check from it, keeps the report (role
+// assessment) and records it in the new plan (RES-1, RES-7).
+func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
+	createRuntime(t, runtimeSpec())
+	_, live := resolved(t, controller.ReasonResolved)
+	first := live.Status.CandidatePlanDigest
+
+	applyActive(t, first)
+	ctx := context.Background()
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, live))
+	live.Spec.Overrides = []aicrv1alpha1.Override{{Component: "gpu-operator", Path: "driver.version", Value: jsonValue(`"580.2"`)}}
+	require.NoError(t, k8s.Update(ctx, live))
+	require.Eventually(t, func() bool { return countJobs(h, "upgrade-check") == 1 && countJobs(h, "bundle") == 2 }, wait, tick)
+	resolved(t, controller.ReasonResolved)
+	kept := &corev1.ConfigMapList{}
+	require.Eventually(t, func() bool {
+		return k8s.List(ctx, kept, client.InNamespace(operatorNS),
+			client.MatchingLabels{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleAssessment}) == nil && len(kept.Items) == 1
+	}, wait, tick)
+	assert.Empty(t, kept.Items[0].OwnerReferences)
+}
