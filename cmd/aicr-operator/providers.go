@@ -41,6 +41,8 @@ func provideManagerOptions(cfg app.Config) manager.Options {
 		HealthProbeBindAddress:  cfg.HealthProbeBindAddress,
 		GracefulShutdownTimeout: gracefulShutdown,
 		AddToScheme:             []func(*runtime.Scheme) error{argocd.AddToScheme},
+		CacheByObject:           argocd.CacheByObject(cfg.EngineNamespace),
+		Uncached:                argocd.Uncached(),
 	}
 }
 

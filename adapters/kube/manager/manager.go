@@ -1,11 +1,13 @@
 // Package manager builds the operator's controller-runtime manager: leader election with a
 // Lease in the operator namespace, metrics and health endpoints, graceful shutdown, and
 // caches limited to the operator's own labelled objects, so unrelated ConfigMaps are never
-// cached and Secrets are never listed, watched or cached (CH-4, OPS-2).
+// cached and Secrets (and the engine objects the operator only reads by name) are never
+// listed, watched or cached (CH-4, OPS-2).
 package manager
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -45,6 +47,10 @@ type Options struct {
 	GracefulShutdownTimeout time.Duration
 	// AddToScheme registers engine types (for example Argo CD's) next to the core and operator types.
 	AddToScheme []func(*runtime.Scheme) error
+	// CacheByObject adds engine objects to the cache with their own restrictions.
+	CacheByObject map[client.Object]cache.ByObject
+	// Uncached are object types read by name only, never listed, watched or cached.
+	Uncached []client.Object
 }
 
 // NewScheme returns the core, operator and extra types.
@@ -75,6 +81,14 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	for _, ns := range o.JobNamespaces {
 		jobNamespaces[ns] = cache.Config{}
 	}
+	byObject := map[client.Object]cache.ByObject{
+		&corev1.ConfigMap{}: {
+			Namespaces: map[string]cache.Config{o.OperatorNamespace: {}},
+			Label:      labels.NewSelector().Add(*roleExists),
+		},
+		&batchv1.Job{}: {Namespaces: jobNamespaces, Label: managed},
+	}
+	maps.Copy(byObject, o.CacheByObject)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		LeaderElection:                o.LeaderElect,
@@ -87,14 +101,8 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress:        o.HealthProbeBindAddress,
 		GracefulShutdownTimeout:       &o.GracefulShutdownTimeout,
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.ConfigMap{}: {
-				Namespaces: map[string]cache.Config{o.OperatorNamespace: {}},
-				Label:      labels.NewSelector().Add(*roleExists),
-			},
-			&batchv1.Job{}: {Namespaces: jobNamespaces, Label: managed},
-		}},
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		Cache:                         cache.Options{ByObject: byObject},
+		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: append([]client.Object{&corev1.Secret{}}, o.Uncached...)}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build manager: %w", err)

@@ -1,0 +1,91 @@
+// Package chartrender renders charts/aicr-operator with the Helm v3 SDK, as `helm template`
+// does, and applies what it renders to a cluster with server-side apply. Tests, the CLI suite
+// and `make demo` share it.
+package chartrender
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/releaseutil"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// ReleaseName is the Helm release name renders use.
+const ReleaseName = "aicr-operator"
+
+// ChartDir returns the chart's directory, found relative to this file.
+func ChartDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "charts", "aicr-operator")
+}
+
+// Render renders the chart into namespace with values and returns its objects in Helm's
+// install order (CRDs and namespaces first).
+func Render(namespace string, values map[string]any) ([]*unstructured.Unstructured, error) {
+	chrt, err := loader.Load(ChartDir())
+	if err != nil {
+		return nil, fmt.Errorf("load chart: %w", err)
+	}
+	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
+	install.DryRun, install.ClientOnly, install.Replace, install.IncludeCRDs = true, true, true, true
+	install.ReleaseName = ReleaseName
+	install.Namespace = namespace
+	install.KubeVersion = &chartutil.KubeVersion{Version: "v1.34.4", Major: "1", Minor: "34"}
+	rel, err := install.Run(chrt, values)
+	if err != nil {
+		return nil, fmt.Errorf("render chart: %w", err)
+	}
+	manifests := releaseutil.SplitManifests(rel.Manifest)
+	keys := make([]string, 0, len(manifests))
+	for k := range manifests {
+		keys = append(keys, k)
+	}
+	sort.Sort(releaseutil.BySplitManifestsOrder(keys))
+	objs := make([]*unstructured.Unstructured, 0, len(keys))
+	for _, k := range keys {
+		if strings.TrimSpace(manifests[k]) == "" {
+			continue
+		}
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(manifests[k]), &obj.Object); err != nil {
+			return nil, fmt.Errorf("decode rendered manifest %s: %w", k, err)
+		}
+		if len(obj.Object) > 0 {
+			objs = append(objs, obj)
+		}
+	}
+	return objs, nil
+}
+
+// Apply server-side applies objs in order with field manager "helm", skipping the kinds in
+// skip (for example Deployment when the operator runs outside the cluster). A namespaced
+// object without a namespace lands in namespace.
+func Apply(ctx context.Context, c client.Client, namespace string, objs []*unstructured.Unstructured, skip ...string) error {
+	for _, obj := range objs {
+		if slices.Contains(skip, obj.GetKind()) {
+			continue
+		}
+		isNamespaced, err := c.IsObjectNamespaced(obj)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+		if isNamespaced && obj.GetNamespace() == "" {
+			obj.SetNamespace(namespace)
+		}
+		if err := c.Patch(ctx, obj, client.Apply, client.FieldOwner("helm"), client.ForceOwnership); err != nil {
+			return fmt.Errorf("apply %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+func (d *demo) changeOverride(ctx context.Context) error {
+	stage("Change an override: gpu-operator driver.version (the new render also drops aws-ebs-csi-driver)")
+	var cr aicrv1alpha1.ClusterRuntime
+	if err := d.admin.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, &cr); err != nil {
+		return err
+	}
+	cr.Spec.Overrides = []aicrv1alpha1.Override{{
+		Component: "gpu-operator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.95.05"`)},
+	}}
+	if err := d.admin.Update(ctx, &cr); err != nil {
+		return err
+	}
+	stage("Wait for the new rollout: removing a release needs an approver")
+	_, err := waitRuntime(ctx, d.admin, "a rollout awaiting approval", func(cr *aicrv1alpha1.ClusterRuntime) bool {
+		return cr.Status.Rollout != "" && cr.Status.TargetPlanDigest != cr.Status.ActivePlanDigest &&
+			d.rolloutPhase(ctx, cr.Status.Rollout) == aicrv1alpha1.PhaseAwaitingApproval
+	})
+	return err
+}
+
+func (d *demo) rolloutPhase(ctx context.Context, name string) aicrv1alpha1.Phase {
+	var ro aicrv1alpha1.RuntimeRollout
+	if err := d.admin.Get(ctx, client.ObjectKey{Name: name}, &ro); err != nil {
+		return ""
+	}
+	return ro.Status.Phase
+}
+
+func (d *demo) approve(ctx context.Context) error {
+	var cr aicrv1alpha1.ClusterRuntime
+	if err := d.admin.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, &cr); err != nil {
+		return err
+	}
+	plugin := filepath.Join(d.binaries, "kubectl-aicr")
+	stage("kubectl aicr describe %s", cr.Status.Rollout)
+	out, err := output(ctx, d.adminKC, plugin, "describe", cr.Status.Rollout)
+	indent(out)
+	if err != nil {
+		return err
+	}
+	stage("kubectl aicr approve %s --as %s", cr.Status.Rollout, approverUser)
+	out, err = output(ctx, d.adminKC, plugin, "approve", cr.Status.Rollout, "--as", approverUser,
+		"--expires", "1h", "--reason", "Demo maintenance window")
+	indent(out)
+	if err != nil {
+		return err
+	}
+	stage("Roll out the approved transition")
+	_, err = waitRuntime(ctx, d.admin, "the approved rollout", func(cr *aicrv1alpha1.ClusterRuntime) bool {
+		return conditionTrue(cr, aicrv1alpha1.ConditionReady) && cr.Status.ActivePlanDigest == cr.Status.TargetPlanDigest &&
+			d.rolloutPhase(ctx, cr.Status.Rollout) == aicrv1alpha1.PhaseSucceeded
+	})
+	return err
+}
+
+func (d *demo) summary(ctx context.Context) error {
+	stage("Result")
+	for _, r := range []string{"clusterruntimes", "runtimerollouts"} {
+		if err := printWide(ctx, d.cp.Config, r); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\nExplore with: export KUBECONFIG=%s\n", d.adminKC)
+	fmt.Println("  (kubectl get aicrrt,aicrro -o wide; kubectl aicr describe <rollout>; logs in " + d.workdir + ")")
+	fmt.Println("Stop: the demo stops everything when it exits (run it with --keep to explore first, then Ctrl-C).")
+	return nil
+}
+
+func (d *demo) stop() {
+	for i := len(d.procs) - 1; i >= 0; i-- {
+		d.procs[i].stop()
+	}
+	if d.cp != nil {
+		if err := d.cp.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stop control plane:", err)
+		}
+	}
+}
+
+func signalContext() context.Context {
+	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return ctx
+}

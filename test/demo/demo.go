@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+	"github.com/nvidia/aicr-operator/test/env"
+	"github.com/nvidia/aicr-operator/test/jobexec"
+)
+
+// demo is the state of one walkthrough.
+type demo struct {
+	workdir  string
+	pause    time.Duration
+	cp       *env.Env
+	admin    client.Client
+	adminKC  string
+	procs    []*process
+	binaries string
+}
+
+func runDemo(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	workdir := fs.String("workdir", filepath.Join(os.TempDir(), "aicr-demo"), "directory for kubeconfigs, binaries and logs")
+	pause := fs.Duration("pause", 2*time.Second, "pause between stages, for a reader to follow (0 in CI)")
+	keep := fs.Bool("keep", interactive(), "keep the control plane running at the end until Ctrl-C (default when run from a terminal)")
+	timeout := fs.Duration("timeout", 10*time.Minute, "give up when the whole walkthrough takes longer")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	d := &demo{workdir: *workdir, pause: *pause, binaries: filepath.Join(*workdir, "bin")}
+	defer d.stop()
+	if err := d.walk(ctx); err != nil {
+		return fail("%v (logs in %s)", err, d.workdir)
+	}
+	if *keep {
+		fmt.Println("\nThe control plane keeps running; press Ctrl-C to stop it.")
+		<-signalContext().Done()
+	}
+	return nil
+}
+
+func (d *demo) walk(ctx context.Context) error {
+	for _, s := range []func(context.Context) error{
+		d.startControlPlane, d.install, d.startProcesses, d.applyRuntime, d.initialInstall, d.changeOverride, d.approve, d.summary,
+	} {
+		if err := s(ctx); err != nil {
+			return err
+		}
+		for _, p := range d.procs {
+			if err := p.exited(); err != nil {
+				return err
+			}
+		}
+		pauseFor(d.pause)
+	}
+	return nil
+}
+
+func (d *demo) startControlPlane(context.Context) error {
+	stage("Start a local control plane: kube-apiserver %s and etcd, built from the Go module proxy", env.K8sVersion)
+	if err := os.RemoveAll(d.workdir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(d.binaries, 0o755); err != nil {
+		return err
+	}
+	var err error
+	if d.cp, err = env.Start(env.Options{}); err != nil {
+		return err
+	}
+	if d.adminKC, err = d.kubeconfig("admin", "demo-admin", "system:masters"); err != nil {
+		return err
+	}
+	scheme, err := manager.NewScheme(apiextensionsv1.AddToScheme)
+	if err != nil {
+		return err
+	}
+	d.admin, err = client.New(d.cp.Config, client.Options{Scheme: scheme})
+	progress("API server %s, admin kubeconfig %s", d.cp.Config.Host, d.adminKC)
+	return err
+}
+
+func (d *demo) kubeconfig(file, user string, groups ...string) (string, error) {
+	raw, err := d.cp.KubeConfig(user, groups...)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(d.workdir, file+".kubeconfig")
+	return path, os.WriteFile(path, raw, 0o600)
+}
+
+func (d *demo) install(ctx context.Context) error {
+	stage("Install what the chart renders (CRDs, RBAC, admission policies, namespaces, AppProject) and Argo CD's CRDs")
+	if err := installArgoCDCRDs(ctx, d.admin); err != nil {
+		return err
+	}
+	args, err := installChart(ctx, d.admin)
+	if err != nil {
+		return err
+	}
+	if err = createNodes(ctx, d.admin); err != nil {
+		return err
+	}
+	progress("installed; registered nodes system-0 (example.com/pool=system) and gpu-0 (example.com/pool=gpu)")
+	progress("building the operator and kubectl-aicr")
+	if err = build(ctx, d.binaries); err != nil {
+		return err
+	}
+	operatorKC, err := d.kubeconfig("operator", operatorUser, "system:serviceaccounts", "system:serviceaccounts:"+operatorNamespace)
+	if err != nil {
+		return err
+	}
+	stage("Start the operator binary as its ServiceAccount, with the flags the chart's Deployment passes")
+	p, err := start(d.workdir, "aicr-operator", operatorKC, filepath.Join(d.binaries, "aicr-operator"), args...)
+	if err != nil {
+		return err
+	}
+	d.procs = append(d.procs, p)
+	progress("%s", strings.Join(args, " "))
+	return nil
+}
+
+func (d *demo) startProcesses(context.Context) error {
+	stage("Start the simulators in their own processes: a kubelet playing the AICR container, and Argo CD")
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	image := flagValue(d.procs[0].cmd.Args, "--aicr-image")
+	for _, sim := range [][]string{
+		{"kubelet-simulator", "--namespace", flagValue(d.procs[0].cmd.Args, "--jobs-namespace"), "--image", image, "--aicr-version", aicrVersion},
+		{"argocd-simulator", "--namespace", flagValue(d.procs[0].cmd.Args, "--engine-namespace")},
+	} {
+		p, err := start(d.workdir, sim[0], d.adminKC, self, sim...)
+		if err != nil {
+			return err
+		}
+		d.procs = append(d.procs, p)
+	}
+	return nil
+}
+
+func (d *demo) applyRuntime(ctx context.Context) error {
+	stage("Apply the ClusterRuntime (training on kubeflow, EKS H100 Ubuntu, system and GPU node groups)")
+	cr := &aicrv1alpha1.ClusterRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName},
+		Spec: aicrv1alpha1.ClusterRuntimeSpec{
+			Intent: "training", Platform: "kubeflow",
+			Criteria: map[string]aicrv1alpha1.CriterionValue{"service": "eks", "accelerator": "h100", "os": "ubuntu"},
+			Placement: aicrv1alpha1.Placement{
+				System: aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{"example.com/pool": "system"}},
+				Accelerated: aicrv1alpha1.NodeGroup{
+					NodeSelector: map[string]aicrv1alpha1.LabelValue{"example.com/pool": "gpu"},
+					Tolerations:  []aicrv1alpha1.Toleration{{Key: "nvidia.com/gpu", Operator: "Exists", Effect: "NoSchedule"}},
+				},
+			},
+			Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationDisabled},
+		},
+	}
+	if err := d.admin.Create(ctx, cr); err != nil {
+		return err
+	}
+	stage("Resolve the plan: snapshot, recipe and bundle Jobs of the pinned AICR image")
+	got, err := waitRuntime(ctx, d.admin, "the plan to resolve", func(cr *aicrv1alpha1.ClusterRuntime) bool {
+		return conditionTrue(cr, aicrv1alpha1.ConditionResolved)
+	})
+	if err != nil {
+		return err
+	}
+	progress("resolved plan %s", got.Status.CandidatePlanDigest)
+	return nil
+}
+
+func (d *demo) initialInstall(ctx context.Context) error {
+	stage("Roll out the initial install, one Argo CD Application per Helm release, in dependency order")
+	got, err := waitRuntime(ctx, d.admin, "the initial install", func(cr *aicrv1alpha1.ClusterRuntime) bool {
+		return conditionTrue(cr, aicrv1alpha1.ConditionReady)
+	})
+	if err != nil {
+		return err
+	}
+	progress("rolled out: active plan %s", got.Status.ActivePlanDigest)
+	return nil
+}
+
+// flagValue returns the value of --name=value in args.
+func flagValue(args []string, name string) string {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func repoRoot() string { return jobexec.Root() }
+
+// interactive reports whether standard input is a terminal.
+func interactive() bool {
+	fi, err := os.Stdin.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"syscall"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/nvidia/aicr-operator/adapters/argocd"
+	"github.com/nvidia/aicr-operator/adapters/clock"
+	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+	"github.com/nvidia/aicr-operator/test/argocdsim"
+	"github.com/nvidia/aicr-operator/test/jobexec"
+)
+
+// Fixture bundles the kubelet simulator plays: the initial render, and the render with the
+// demo's override (the bundle Job carries --set-json).
+var (
+	initialBundle  = filepath.Join("v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow", "bundle-helm")
+	overrideBundle = filepath.Join("upgrade-set-overrides-eks-h100-ubuntu-training-kubeflow", "v1-synthetic", "bundle-helm")
+)
+
+// runKubeletSimulator plays the AICR container of every Job in its namespace until SIGTERM.
+func runKubeletSimulator(args []string) error {
+	ctrl.SetLogger(zap.New())
+	fs := flag.NewFlagSet("kubelet-simulator", flag.ContinueOnError)
+	namespace := fs.String("namespace", "aicr-jobs", "namespace of the AICR Jobs")
+	image := fs.String("image", "", "AICR image every Job must run, pinned by digest")
+	version := fs.String("aicr-version", "1.1.0", "AICR version the simulated container reports")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	initial, err := jobexec.BundleFixture(*version, initialBundle, nil)
+	if err != nil {
+		return fmt.Errorf("load the initial fixture: %w", err)
+	}
+	withOverride, err := jobexec.BundleFixture(*version, overrideBundle, nil)
+	if err != nil {
+		return fmt.Errorf("load the override fixture: %w", err)
+	}
+	behavior := func(job *batchv1.Job, inputs *corev1.ConfigMap) jobexec.Result {
+		if c := job.Spec.Template.Spec.Containers; len(c) > 0 && slices.Contains(c[0].Args, "--set-json") {
+			return withOverride.Behavior()(job, inputs)
+		}
+		return initial.Behavior()(job, inputs)
+	}
+	scheme, err := manager.NewScheme()
+	if err != nil {
+		return err
+	}
+	exec, err := jobexec.New(ctrl.GetConfigOrDie(), scheme, *namespace, *image, behavior)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := exec.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// runArgoCDSimulator marks every Application in its namespace synced and healthy until SIGTERM.
+func runArgoCDSimulator(args []string) error {
+	ctrl.SetLogger(zap.New())
+	fs := flag.NewFlagSet("argocd-simulator", flag.ContinueOnError)
+	namespace := fs.String("namespace", "argocd", "namespace of the Argo CD Applications")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	scheme, err := manager.NewScheme(argocd.AddToScheme)
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		return fmt.Errorf("build manager: %w", err)
+	}
+	if err := argocdsim.New(mgr.GetClient(), *namespace, clock.New()).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	return mgr.Start(ctx)
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+// pollInterval is how often the demo looks at the cluster while it waits.
+const pollInterval = 250 * time.Millisecond
+
+// poll calls done until it reports true, fails or ctx ends.
+func poll(ctx context.Context, done func() (bool, error)) error {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		ok, err := done()
+		if err != nil || ok {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// waitRuntime polls the ClusterRuntime until want reports true, printing every new Ready
+// message on the way, and fails early when the runtime stalls.
+func waitRuntime(ctx context.Context, c client.Client, what string, want func(*aicrv1alpha1.ClusterRuntime) bool) (*aicrv1alpha1.ClusterRuntime, error) {
+	var cr aicrv1alpha1.ClusterRuntime
+	last := ""
+	err := poll(ctx, func() (bool, error) {
+		if err := c.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, &cr); err != nil {
+			return false, err
+		}
+		if ready := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionReady); ready != nil && ready.Message != last {
+			last = ready.Message
+			progress("%s", last)
+		}
+		if want(&cr) {
+			return true, nil
+		}
+		if s := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionStalled); s != nil &&
+			s.Status == metav1.ConditionTrue && s.Reason != "AwaitingApproval" {
+			return false, fmt.Errorf("the runtime stalled while waiting for %s: %s: %s", what, s.Reason, s.Message)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("waiting for %s: %w", what, err)
+	}
+	return &cr, nil
+}
+
+func conditionTrue(cr *aicrv1alpha1.ClusterRuntime, t string) bool {
+	return meta.IsStatusConditionTrue(cr.Status.Conditions, t)
+}
+
+func decodeYAML(raw []byte) (*unstructured.Unstructured, error) {
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(raw, &obj.Object); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
