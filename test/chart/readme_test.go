@@ -1,0 +1,43 @@
+package chart_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReadmeDocumentsEveryValue guards the chart README's values table (issue 6): every value
+// in values.schema.json is listed, by its own path or, for a structured value, an ancestor's.
+func TestReadmeDocumentsEveryValue(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(chartDir(), "values.schema.json"))
+	require.NoError(t, err)
+	readme, err := os.ReadFile(filepath.Join(chartDir(), "README.md"))
+	require.NoError(t, err)
+	var schema map[string]any
+	require.NoError(t, json.Unmarshal(raw, &schema))
+	documented := func(path string) bool { return strings.Contains(string(readme), "`"+path+"`") }
+	// A leaf is a value without inline properties; it is documented by its path or an ancestor's.
+	var walk func(prefix string, node map[string]any)
+	walk = func(prefix string, node map[string]any) {
+		props, ok := node["properties"].(map[string]any)
+		if !ok {
+			found := false
+			for p := prefix; p != "" && !found; p = p[:max(strings.LastIndex(p, "."), 0)] {
+				found = documented(p)
+			}
+			assert.True(t, found, "README documents %s", prefix)
+			return
+		}
+		for name, child := range props {
+			c, _ := child.(map[string]any)
+			walk(strings.TrimPrefix(prefix+"."+name, "."), c)
+		}
+	}
+	walk("", schema)
+}
