@@ -98,12 +98,13 @@ type Login struct {
 	Password string
 }
 
-// InClusterUsername is the username of the generated in-cluster registry login.
-const InClusterUsername = "aicr-operator"
+// InClusterUsername is the username of the generated in-cluster registry
+// login, the one the chart writes into the repo-creds Secret.
+const InClusterUsername = "aicr"
 
 // InCluster is the in-cluster registry provider: plain HTTP (Options.PlainHTTP)
 // with a login generated at install time and kept in a Secret with the keys
-// username and password.
+// username and password (the chart's repo-creds Secret has both).
 type InCluster struct {
 	Secrets    SecretReader
 	SecretName string

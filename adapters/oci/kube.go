@@ -45,17 +45,21 @@ const (
 	argoRepoCreds       = "repo-creds"                     //nolint:gosec // a label value, not a credential
 )
 
-// ArgoRepoCreds writes Argo CD's repository-credentials Secret (label
-// argocd.argoproj.io/secret-type: repo-creds; data url, username, password,
-// type helm, enableOCI true). The chart creates the Secret; the operator may
-// only get and update it by name, so a missing Secret is
-// ports.ErrCredentialsUnavailable, never created here.
+// ArgoRepoCreds writes registry logins into Argo CD's repository-credentials
+// Secret (label argocd.argoproj.io/secret-type: repo-creds). The chart creates
+// the Secret (type oci, url, in-cluster extras); the operator may only get
+// and update it by name, so a missing Secret is ports.ErrCredentialsUnavailable
+// and is never created here. Every write sets username and password and keeps
+// the other keys; URL and Type, when set, also set url and type (type helm
+// adds enableOCI: "true").
 type ArgoRepoCreds struct {
 	Client    client.Client
 	Namespace string
 	Name      string
-	// URL is the credential's URL prefix (the registry without oci://).
+	// URL is the credential's URL prefix (empty: keep the chart's).
 	URL string
+	// Type is the repository type, oci or helm (empty: keep the chart's).
+	Type string
 }
 
 var _ RepoCredsWriter = ArgoRepoCreds{}
@@ -67,8 +71,15 @@ func (a ArgoRepoCreds) WriteRepoCreds(ctx context.Context, login Login) error {
 	if err := a.Client.Get(ctx, key, &s); err != nil {
 		return kubeErr("get repo-creds secret "+key.String(), err)
 	}
-	want := RepoCredsData(a.URL, login)
-	same := s.Labels[argoSecretTypeLabel] == argoRepoCreds && len(s.Data) == len(want) && len(s.StringData) == 0
+	want := map[string][]byte{"username": []byte(login.Username), "password": []byte(login.Password)}
+	if a.URL != "" || a.Type != "" {
+		for k, v := range RepoCredsData(a.URL, a.Type, login) {
+			if len(v) > 0 {
+				want[k] = v
+			}
+		}
+	}
+	same := s.Labels[argoSecretTypeLabel] == argoRepoCreds && len(s.StringData) == 0
 	for k, v := range want {
 		same = same && string(s.Data[k]) == string(v)
 	}
@@ -78,30 +89,39 @@ func (a ArgoRepoCreds) WriteRepoCreds(ctx context.Context, login Login) error {
 	if s.Labels == nil {
 		s.Labels = map[string]string{}
 	}
+	if s.Data == nil {
+		s.Data = map[string][]byte{}
+	}
 	s.Labels[argoSecretTypeLabel] = argoRepoCreds
-	s.Data, s.StringData = want, nil
+	for k, v := range want {
+		s.Data[k] = v
+	}
 	if err := a.Client.Update(ctx, &s); err != nil {
 		return kubeErr("update repo-creds secret "+key.String(), err)
 	}
 	return nil
 }
 
-// RepoCredsData is the data of Argo CD's repo-creds Secret for url and login.
-func RepoCredsData(url string, login Login) map[string][]byte {
-	return map[string][]byte{
-		"url": []byte(url), "username": []byte(login.Username), "password": []byte(login.Password),
-		"type": []byte("helm"), "enableOCI": []byte("true"),
+// RepoCredsData is the data of Argo CD's repo-creds Secret for url, the
+// repository type (oci or helm; helm adds enableOCI: "true") and login.
+func RepoCredsData(url, typ string, login Login) map[string][]byte {
+	d := map[string][]byte{
+		"url": []byte(url), "username": []byte(login.Username), "password": []byte(login.Password), "type": []byte(typ),
 	}
+	if typ == "helm" {
+		d["enableOCI"] = []byte("true")
+	}
+	return d
 }
 
-// NewRepoCredsSecret returns the repo-creds Secret the chart installs, for
-// tests and for documentation of the format.
-func NewRepoCredsSecret(namespace, name, url string, login Login) *corev1.Secret {
+// NewRepoCredsSecret returns a repo-creds Secret as the chart installs it,
+// for tests and as documentation of the format.
+func NewRepoCredsSecret(namespace, name, url, typ string, login Login) *corev1.Secret {
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: namespace, Name: name,
 			Labels: map[string]string{argoSecretTypeLabel: argoRepoCreds},
 		},
-		Data: RepoCredsData(url, login),
+		Data: RepoCredsData(url, typ, login),
 	}
 }

@@ -23,24 +23,40 @@ const ecrURL = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/aicr"
 func TestArgoRepoCreds_WritesArgoCDRepoCredsFormat(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	initial := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "argocd", Name: "aicr-registry-creds"}}
+	initial := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "argocd", Name: "aicr-registry"}}
 	c := fake.NewClientBuilder().WithObjects(initial).Build()
-	w := oci.ArgoRepoCreds{Client: c, Namespace: "argocd", Name: "aicr-registry-creds", URL: ecrURL}
+	w := oci.ArgoRepoCreds{Client: c, Namespace: "argocd", Name: "aicr-registry", URL: ecrURL, Type: "helm"}
 
 	require.NoError(t, w.WriteRepoCreds(ctx, oci.Login{Username: "AWS", Password: "token-1"}))
 	var s corev1.Secret
-	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "argocd", Name: "aicr-registry-creds"}, &s))
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "argocd", Name: "aicr-registry"}, &s))
 	assert.Equal(t, "repo-creds", s.Labels["argocd.argoproj.io/secret-type"])
 	assert.Equal(t, map[string][]byte{
 		"url": []byte(ecrURL), "username": []byte("AWS"), "password": []byte("token-1"),
 		"type": []byte("helm"), "enableOCI": []byte("true"),
 	}, s.Data)
-	assert.Equal(t, oci.NewRepoCredsSecret("argocd", "aicr-registry-creds", ecrURL, oci.Login{Username: "AWS", Password: "token-1"}).Data, s.Data)
 
 	rv := s.ResourceVersion
 	require.NoError(t, w.WriteRepoCreds(ctx, oci.Login{Username: "AWS", Password: "token-1"}))
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(&s), &s))
 	assert.Equal(t, rv, s.ResourceVersion, "the same login is not written again")
+}
+
+func TestArgoRepoCreds_KeepsTheChartsSecretAndRotatesThePassword(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	chartSecret := oci.NewRepoCredsSecret("argocd", "aicr-registry", "oci://"+ecrURL, "oci", oci.Login{Username: "AWS"})
+	chartSecret.Data["insecureOCIForceHttp"] = []byte("true")
+	c := fake.NewClientBuilder().WithObjects(chartSecret).Build()
+	w := oci.ArgoRepoCreds{Client: c, Namespace: "argocd", Name: "aicr-registry"}
+
+	require.NoError(t, w.WriteRepoCreds(ctx, oci.Login{Username: "AWS", Password: "token-2"}))
+	var s corev1.Secret
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(chartSecret), &s))
+	assert.Equal(t, map[string][]byte{
+		"url": []byte("oci://" + ecrURL), "username": []byte("AWS"), "password": []byte("token-2"),
+		"type": []byte("oci"), "insecureOCIForceHttp": []byte("true"),
+	}, s.Data)
 }
 
 func TestArgoRepoCreds_FailuresMapToSentinels(t *testing.T) {
