@@ -63,6 +63,10 @@ func TestRolloutBenchmark128(t *testing.T) {
 	t.Logf("BENCH 128-release install: overhead per step median %s p95 %s; API writes %d (%.2f per step)",
 		median, p95, writes, perStep)
 	assert.LessOrEqual(t, perStep, 3.0, "API writes per step")
+	for _, name := range []string{"runtimerollout", "clusterruntime"} {
+		sum, count := reconcileTime(t, name)
+		t.Logf("BENCH %s: %d reconciles, mean %s", name, int(count), time.Duration(sum/count*float64(time.Second)))
+	}
 
 	h.writes.Store(0)
 	name, err := configdoc.PlanConfigMapName(plan.Digest)
@@ -117,4 +121,25 @@ func syntheticPlan(n int, runtimeUID string) (*domain.Plan, error) {
 	var err error
 	p.Digest, err = domain.DesiredStateDigest(p.Releases)
 	return p, err
+}
+
+// reconcileTime reads controller-runtime's reconcile time histogram of a controller.
+func reconcileTime(t *testing.T, controllerName string) (sum, count float64) {
+	t.Helper()
+	families, err := ctrlmetrics.Registry.Gather()
+	require.NoError(t, err)
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_time_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == controllerName {
+					sum += m.GetHistogram().GetSampleSum()
+					count += float64(m.GetHistogram().GetSampleCount())
+				}
+			}
+		}
+	}
+	return sum, count
 }

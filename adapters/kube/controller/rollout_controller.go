@@ -22,7 +22,7 @@ const (
 	// maxDecisions bounds the domain decisions one reconcile takes; each mutation ends it.
 	maxDecisions = 4
 	// conflictRetry is the delay before retrying a write that lost to a newer resourceVersion.
-	conflictRetry = 100 * time.Millisecond
+	conflictRetry = 10 * time.Millisecond
 )
 
 // Options configures the rollout and runtime controllers from the installation values.
