@@ -27,7 +27,8 @@ var errNotPinned = errors.New("chart not pinned by a registry manifest digest")
 // Apply creates or updates the Application of spec.Ref (ENG-1, ENG-2). It
 // writes only when something the engine owns differs, so a repeated call
 // makes no write. An existing Application that does not record
-// spec.Owner.RuntimeUID is never modified: ErrForeignObject.
+// spec.Owner.RuntimeUID is never modified: ErrForeignObject. Apply writes
+// automated sync enabled, so applying a suspended release resumes it.
 func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
 	if spec.Chart.ManifestDigest == "" {
 		return fmt.Errorf("apply %s: %w", spec.Ref, errNotPinned)
