@@ -5,14 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/test/chartrender"
@@ -71,10 +67,10 @@ func installArgoCDCRDs(ctx context.Context, c client.Client) error {
 	if err := chartrender.Apply(ctx, c, "", objs); err != nil {
 		return err
 	}
-	return waitCRDsEstablished(ctx, c, objs)
+	return chartrender.WaitEstablished(ctx, c, objs)
 }
 
-// installChart renders the chart and applies everything but the operator Deployment (the
+// installChart renders the chart and installs everything but the operator Deployment (the
 // demo runs the operator binary as a local process). It returns the operator's arguments
 // exactly as the rendered Deployment passes them.
 func installChart(ctx context.Context, c client.Client) ([]string, error) {
@@ -88,66 +84,10 @@ func installChart(ctx context.Context, c client.Client) ([]string, error) {
 			return nil, err
 		}
 	}
-	var crds []*unstructured.Unstructured
-	for _, o := range objs {
-		if o.GetKind() == "CustomResourceDefinition" {
-			crds = append(crds, o)
-		}
-	}
-	if err := chartrender.Apply(ctx, c, operatorNamespace, crds); err != nil {
+	if err := chartrender.Install(ctx, c, operatorNamespace, objs, "Deployment"); err != nil {
 		return nil, err
 	}
-	if err := waitCRDsEstablished(ctx, c, crds); err != nil {
-		return nil, err
-	}
-	if err := chartrender.Apply(ctx, c, operatorNamespace, objs, "Deployment", "CustomResourceDefinition"); err != nil {
-		return nil, err
-	}
-	return operatorArgs(objs)
-}
-
-func operatorArgs(objs []*unstructured.Unstructured) ([]string, error) {
-	for _, o := range objs {
-		if o.GetKind() != "Deployment" {
-			continue
-		}
-		var d appsv1.Deployment
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d); err != nil {
-			return nil, err
-		}
-		var args []string
-		for _, a := range d.Spec.Template.Spec.Containers[0].Args {
-			a = strings.ReplaceAll(a, "$(POD_NAMESPACE)", operatorNamespace)
-			switch {
-			case strings.HasPrefix(a, "--metrics-bind-address="), strings.HasPrefix(a, "--health-probe-bind-address="):
-				a = a[:strings.Index(a, "=")+1] + "0" // a local process must not take fixed ports
-			}
-			args = append(args, a)
-		}
-		return args, nil
-	}
-	return nil, fmt.Errorf("the chart rendered no operator Deployment")
-}
-
-func waitCRDsEstablished(ctx context.Context, c client.Client, crds []*unstructured.Unstructured) error {
-	for _, o := range crds {
-		err := poll(ctx, func() (bool, error) {
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := c.Get(ctx, client.ObjectKey{Name: o.GetName()}, &crd); err != nil {
-				return false, client.IgnoreNotFound(err)
-			}
-			for _, cond := range crd.Status.Conditions {
-				if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			return fmt.Errorf("CRD %s not established: %w", o.GetName(), err)
-		}
-	}
-	return nil
+	return chartrender.OperatorArgs(objs, operatorNamespace)
 }
 
 // createNodes registers one system and one GPU node, so discovery finds both node groups.

@@ -1,0 +1,145 @@
+package operator_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nvidia/aicr-operator/test/chartrender"
+	"github.com/nvidia/aicr-operator/test/env"
+)
+
+// BenchmarkOperatorRSS starts the operator binary as its ServiceAccount in a cluster holding
+// 10,000 unrelated ConfigMaps and 1,000 Secrets and reports its resident set size once its
+// caches have synced (goal <= 64 MiB): the caches hold only the operator's labelled objects
+// and Secrets are never listed (OPS-2, CH-4).
+func BenchmarkOperatorRSS(b *testing.B) {
+	cp, err := env.Start(env.Options{})
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, cp.Stop()) })
+	ctx := context.Background()
+	admin, err := client.New(cp.Config, client.Options{})
+	require.NoError(b, err)
+	args := installChart(ctx, b, admin)
+	fill(ctx, b, admin, "noise", 10000, 1000)
+
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "aicr-operator")
+	build := exec.Command("go", "build", "-o", bin, "github.com/nvidia/aicr-operator/cmd/aicr-operator")
+	build.Stderr = os.Stderr
+	require.NoError(b, build.Run())
+	kubeconfig := filepath.Join(dir, "operator.kubeconfig")
+	raw, err := cp.KubeConfig(operatorUser, "system:serviceaccounts", "system:serviceaccounts:"+operatorNamespace)
+	require.NoError(b, err)
+	require.NoError(b, os.WriteFile(kubeconfig, raw, 0o600))
+
+	for b.Loop() {
+		rss, peak := operatorRSS(b, bin, kubeconfig, args)
+		b.ReportMetric(float64(rss)/(1<<20), "RSS-MiB")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+	}
+}
+
+// operatorRSS runs the operator until every controller's caches have synced (controller-runtime
+// logs "Starting workers" then) and returns its resident set size and its peak, in bytes.
+func operatorRSS(b *testing.B, bin, kubeconfig string, args []string) (rss, peak int64) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	logs, err := cmd.StderrPipe()
+	require.NoError(b, err)
+	require.NoError(b, cmd.Start())
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	started := make(chan struct{})
+	go func() {
+		scanner := bufio.NewScanner(logs)
+		for scanner.Scan() {
+			if strings.Contains(scanner.Text(), "Starting workers") {
+				close(started)
+				break
+			}
+		}
+		for scanner.Scan() { // keep draining so the process never blocks on a full pipe
+		}
+	}()
+	select {
+	case <-started:
+	case <-time.After(2 * time.Minute):
+		b.Fatal("the operator did not start within 2 minutes")
+	}
+	return procStatus(b, cmd.Process.Pid, "VmRSS:"), procStatus(b, cmd.Process.Pid, "VmHWM:")
+}
+
+// procStatus reads one kB field of /proc/<pid>/status, in bytes.
+func procStatus(b *testing.B, pid int, field string) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	require.NoError(b, err)
+	defer func() { _ = f.Close() }()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if v, ok := strings.CutPrefix(s.Text(), field); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			require.NoError(b, err)
+			return kb << 10
+		}
+	}
+	b.Fatalf("no %s in /proc status", field)
+	return 0
+}
+
+// fill creates configMaps unrelated ConfigMaps and secrets Secrets in namespace.
+func fill(ctx context.Context, b *testing.B, c client.Client, namespace string, configMaps, secrets int) {
+	require.NoError(b, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}))
+	payload := strings.Repeat("x", 1024)
+	for i := range configMaps {
+		require.NoError(b, c.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%05d", i), Namespace: namespace},
+			Data:       map[string]string{"payload": payload},
+		}))
+	}
+	for i := range secrets {
+		require.NoError(b, c.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("secret-%04d", i), Namespace: namespace},
+			StringData: map[string]string{"payload": payload},
+		}))
+	}
+}
+
+const (
+	operatorNamespace = "aicr-system"
+	operatorUser      = "system:serviceaccount:" + operatorNamespace + ":aicr-operator"
+)
+
+// installChart applies what the chart renders (minus the Deployment) and returns the
+// operator's arguments as the Deployment passes them.
+func installChart(ctx context.Context, b *testing.B, c client.Client) []string {
+	for _, ns := range []string{operatorNamespace, "argocd"} {
+		require.NoError(b, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	}
+	values := map[string]any{
+		"aicr":       map[string]any{"version": "1.1.0"},
+		"registry":   map[string]any{"repository": "oci://registry.example/aicr"},
+		"namespaces": map[string]any{"components": []any{map[string]any{"name": "gpu-operator", "podSecurity": "privileged"}}},
+	}
+	objs, err := chartrender.Render(operatorNamespace, values)
+	require.NoError(b, err)
+	// Argo CD's CRDs are not needed to measure the caches, so the AppProject is left out.
+	require.NoError(b, chartrender.Install(ctx, c, operatorNamespace, objs, "Deployment", "AppProject"))
+	args, err := chartrender.OperatorArgs(objs, operatorNamespace)
+	require.NoError(b, err)
+	return args
+}
