@@ -19,7 +19,8 @@ func writeReproduce(o *Options, name string, plan *configdoc.Plan, recipePath st
 	p.printf("Bundle:     %s\n", plan.BundleRef)
 	p.printf("Recipe:     %s (%s, %s)\n", recipePath, plan.ConfigMapRef.Name, plan.ConfigMapRef.Digest)
 	render := []string{
-		`docker run --rm --user "$(id -u):$(id -g)" -v "` + mountSource(dir) + `:/work"`, shellQuote(plan.AICRImage),
+		`docker run --rm --user "$(id -u):$(id -g)" -v "` + mountSource(dir) + `:/work" --entrypoint aicr`,
+		shellQuote(plan.AICRImage),
 		"bundle --recipe /work/recipe.json --output /work/aicr-bundle",
 	}
 	for _, f := range plan.RenderFlags {

@@ -112,7 +112,7 @@ func TestReproduce_ByDigestAndByName(t *testing.T) {
 			"Bundle:     "+bundleRef+"\n"+
 			"Recipe:     "+dir+"/recipe.json ("+recipeName+", "+configdoc.ContentDigest([]byte(recipe))+")\n"+
 			"\nTo check that the operator deployed exactly what the AICR CLI renders, run:\n\n"+
-			`  docker run --rm --user "$(id -u):$(id -g)" -v "`+dir+`:/work" `+aicrImage+
+			`  docker run --rm --user "$(id -u):$(id -g)" -v "`+dir+`:/work" --entrypoint aicr `+aicrImage+
 			` bundle --recipe /work/recipe.json --output /work/aicr-bundle --deployer helm --set 'gpuoperator:driver.version=580.82.07 lts'`+"\n"+
 			"  oras pull "+bundleRef+" --output "+dir+"/operator-bundle\n"+
 			"  diff -r "+dir+"/aicr-bundle "+dir+"/operator-bundle\n"+
