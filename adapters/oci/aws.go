@@ -109,6 +109,13 @@ func (e ECRAPI) Token(ctx context.Context) (ECRToken, error) {
 // doJSON sends req and decodes a 200 answer into out; 401 and 403 wrap
 // ports.ErrUnauthorized, other statuses are transient.
 func doJSON(hc *http.Client, req *http.Request, out any) error {
+	return do(hc, req, func(raw []byte) error { return json.Unmarshal(raw, out) })
+}
+
+// do sends req and decodes a 200 answer with decode; 401, 403 and an
+// AccessDenied or InvalidIdentityToken 400 wrap ports.ErrUnauthorized, other
+// statuses are transient.
+func do(hc *http.Client, req *http.Request, decode func([]byte) error) error {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
@@ -123,12 +130,13 @@ func doJSON(hc *http.Client, req *http.Request, out any) error {
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized, resp.StatusCode == http.StatusForbidden,
-		resp.StatusCode == http.StatusBadRequest && bytes.Contains(raw, []byte("AccessDenied")):
+		resp.StatusCode == http.StatusBadRequest &&
+			(bytes.Contains(raw, []byte("AccessDenied")) || bytes.Contains(raw, []byte("InvalidIdentityToken"))):
 		return fmt.Errorf("call %s: status %d: %w", req.URL.Host, resp.StatusCode, ports.ErrUnauthorized)
 	case resp.StatusCode != http.StatusOK:
 		return fmt.Errorf("call %s: status %d", req.URL.Host, resp.StatusCode)
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := decode(raw); err != nil {
 		return fmt.Errorf("decode %s answer: %w", req.URL.Host, err)
 	}
 	return nil
