@@ -28,6 +28,10 @@
 //     mounted at RegistryDir with DOCKER_CONFIG pointing to it) is created only
 //     when the JobSpec carries credentials. Both are owned by the Job, so
 //     garbage collection removes them with it even when the operator is down.
+//   - Ordering. A Job is created suspended and resumed only once its
+//     run-scoped objects exist and are owned by it, so its Pod never starts
+//     without its inputs or with a stale output ConfigMap of an earlier Job of
+//     the same name that garbage collection has not removed yet.
 //   - Hygiene. Jobs run as ServiceAccount "aicr-jobs", with the image pinned by
 //     digest (New refuses any other image), backoffLimit 0 and
 //     ttlSecondsAfterFinished 24 h; Retain raises the TTL to 7 days on the

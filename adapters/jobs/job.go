@@ -39,6 +39,7 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 			Name: spec.Name, Namespace: r.cfg.Namespace, Labels: labels(spec), Annotations: annotations(spec),
 		},
 		Spec: batchv1.JobSpec{
+			Suspend:                 ptr.To(true),
 			BackoffLimit:            ptr.To[int32](0),
 			TTLSecondsAfterFinished: ptr.To(TTLFinished),
 			Template: corev1.PodTemplateSpec{

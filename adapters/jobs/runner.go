@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -124,7 +125,25 @@ func (r *Runner) Start(ctx context.Context, spec ports.JobSpec) (ports.JobRef, e
 	if job.DeletionTimestamp != nil {
 		return ref, fmt.Errorf("job %s is being deleted", spec.Name)
 	}
-	return ref, r.ensureRunObjects(ctx, job, spec)
+	if err = r.ensureRunObjects(ctx, job, spec); err != nil {
+		return ref, err
+	}
+	return ref, r.resume(ctx, job)
+}
+
+// resume unsuspends a Job once its run-scoped objects exist: Jobs are created
+// suspended, so no Pod starts before its inputs and output ConfigMap are in
+// place (and never with a stale one left by an earlier Job of the name).
+func (r *Runner) resume(ctx context.Context, job *batchv1.Job) error {
+	if job.Spec.Suspend == nil || !*job.Spec.Suspend {
+		return nil
+	}
+	patch := client.MergeFrom(job.DeepCopy())
+	job.Spec.Suspend = ptr.To(false)
+	if err := r.client.Patch(ctx, job, patch); err != nil {
+		return fmt.Errorf("resume job %s: %w", job.Name, err)
+	}
+	return nil
 }
 
 // ensureRunObjects creates the output and inputs ConfigMaps and the credential
@@ -143,11 +162,33 @@ func (r *Runner) ensureRunObjects(ctx context.Context, job *batchv1.Job, spec po
 		})
 	}
 	for _, o := range objs {
-		if err := r.client.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := r.ensureOwned(ctx, job, o); err != nil {
 			return fmt.Errorf("create %s of job %s: %w", o.GetName(), job.Name, err)
 		}
 	}
 	return nil
+}
+
+// ensureOwned creates o; an existing object owned by an earlier Job of the
+// same name (not garbage-collected yet) is deleted and created again, so a
+// Job never reads another run's output or inputs.
+func (r *Runner) ensureOwned(ctx context.Context, job *batchv1.Job, o client.Object) error {
+	err := r.client.Create(ctx, o.DeepCopyObject().(client.Object))
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	existing := o.DeepCopyObject().(client.Object)
+	if err = r.reader.Get(ctx, client.ObjectKeyFromObject(o), existing); err != nil {
+		return err
+	}
+	if owner := metav1.GetControllerOf(existing); owner != nil && owner.UID == job.UID {
+		return nil
+	}
+	uid := existing.GetUID()
+	if err = r.client.Delete(ctx, existing, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	return r.client.Create(ctx, o.DeepCopyObject().(client.Object))
 }
 
 func (r *Runner) runMeta(job *batchv1.Job, name string, spec ports.JobSpec) metav1.ObjectMeta {

@@ -145,6 +145,7 @@ func (e *Executor) pass(ctx context.Context) {
 		switch {
 		case job.DeletionTimestamp != nil:
 			err = e.collect(ctx, job)
+		case job.Spec.Suspend != nil && *job.Spec.Suspend:
 		case !finished(job):
 			err = e.play(ctx, job)
 		}

@@ -26,6 +26,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
 
@@ -46,6 +47,7 @@ type options struct {
 	version  string
 	allowed  []string
 	behavior jobexec.Behavior
+	registry ports.Registry
 }
 
 // start runs a manager with the resolver and an executor until the test ends.
@@ -60,10 +62,10 @@ func start(t testing.TB, o options) *harness {
 	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(t, err)
 	h := &harness{clock: clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))}
-	r, err := controller.NewResolver(mgr.GetClient(), mgr.GetAPIReader(), runner, h.clock,
+	r, err := controller.NewResolver(mgr.GetClient(), mgr.GetAPIReader(), runner, o.registry, h.clock,
 		mgr.GetEventRecorderFor("aicr-resolver"), controller.ResolverConfig{
 			OperatorNamespace: operatorNS, JobNamespace: jobNS, Image: image,
-			AICRVersion: o.version, AllowedNamespaces: o.allowed,
+			AICRVersion: o.version, AllowedNamespaces: o.allowed, ChartMirror: "registry.example.com/charts",
 		})
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))

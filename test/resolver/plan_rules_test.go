@@ -122,3 +122,25 @@ func TestPlanRules_ContentTooLarge(t *testing.T) {
 		assert.Empty(t, list.Items, role)
 	}
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// TestPlanRules_LostPlanResolvedAgain: a deleted plan ConfigMap is written
+// again from a new bundle Job (PLAN-7).
+func TestPlanRules_LostPlanResolvedAgain(t *testing.T) {
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
+	createRuntime(t, runtimeSpec())
+	want := wantDigest(t, v1Synthetic)
+	resolved(t, controller.ReasonResolved)
+	assertJobsGone(t)
+	lost := planConfigMap(t, want)
+	require.NoError(t, k8s.Delete(context.Background(), lost))
+	require.Eventually(t, func() bool {
+		cm := &corev1.ConfigMap{}
+		err := k8s.Get(context.Background(), client.ObjectKeyFromObject(lost), cm)
+		return err == nil && cm.UID != lost.UID
+	}, wait, tick)
+	assert.Equal(t, 2, countJobs(h, "bundle"))
+	assert.Equal(t, 1, countJobs(h, "snapshot"))
+}

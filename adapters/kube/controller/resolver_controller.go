@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -53,6 +54,9 @@ type ResolverConfig struct {
 	AICRVersion string
 	// AllowedNamespaces are the chart's namespaces.components (RES-3).
 	AllowedNamespaces []string
+	// ChartMirror is the runtime registry's chart repository prefix
+	// (<registry>/charts); used only when the resolver has a Registry.
+	ChartMirror string
 }
 
 // Resolver resolves the ClusterRuntime into a candidate plan: discovery,
@@ -60,17 +64,22 @@ type ResolverConfig struct {
 // (RES-1..8, PLAN-1..7). It writes only the Resolved condition and the status
 // fields it owns, with its own field manager.
 type Resolver struct {
-	Client   client.Client
-	Reader   client.Reader
-	Jobs     AICRJobs
+	Client client.Client
+	Reader client.Reader
+	Jobs   AICRJobs
+	// Registry, when set, pins every upstream chart of a new plan to its
+	// manifest digest in the runtime registry (PLAN-3, domain.PinCharts);
+	// nil leaves charts unpinned, so the plan digest is the offline one.
+	Registry ports.Registry
 	Clock    ports.Clock
 	Recorder record.EventRecorder
 	Config   ResolverConfig
 }
 
 // NewResolver returns a Resolver. c is the manager's client (cached reads of
-// the ClusterRuntime and Nodes), reader the uncached API reader (ConfigMaps).
-func NewResolver(c client.Client, reader client.Reader, jobs AICRJobs, clock ports.Clock,
+// the ClusterRuntime and Nodes), reader the uncached API reader (ConfigMaps),
+// reg the runtime registry or nil (no chart pinning).
+func NewResolver(c client.Client, reader client.Reader, jobs AICRJobs, reg ports.Registry, clock ports.Clock,
 	recorder record.EventRecorder, cfg ResolverConfig) (*Resolver, error) {
 	if c == nil || reader == nil || jobs == nil || clock == nil || recorder == nil {
 		return nil, fmt.Errorf("resolver: every dependency is required")
@@ -78,7 +87,7 @@ func NewResolver(c client.Client, reader client.Reader, jobs AICRJobs, clock por
 	if cfg.OperatorNamespace == "" || cfg.JobNamespace == "" || cfg.AICRVersion == "" {
 		return nil, fmt.Errorf("resolver: operator namespace, job namespace and AICR version are required")
 	}
-	return &Resolver{Client: c, Reader: reader, Jobs: jobs, Clock: clock, Recorder: recorder, Config: cfg}, nil
+	return &Resolver{Client: c, Reader: reader, Jobs: jobs, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg}, nil
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
@@ -114,7 +123,8 @@ func (r *Resolver) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 }
 
 // SetupWithManager watches the ClusterRuntime (spec and annotation changes),
-// the operator's Jobs in the Job namespace and Node label changes.
+// the operator's Jobs in the Job namespace, Node label changes and deleted
+// plan ConfigMaps (metadata only).
 func (r *Resolver) SetupWithManager(mgr ctrl.Manager) error {
 	toRuntime := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
@@ -122,10 +132,21 @@ func (r *Resolver) SetupWithManager(mgr ctrl.Manager) error {
 	ownJobs := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == r.Config.JobNamespace && o.GetLabels()[aicrv1alpha1.LabelManagedBy] == aicrv1alpha1.ManagedByValue
 	})
+	// A deleted plan ConfigMap is resolved again (PLAN-7).
+	lostPlans := predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		UpdateFunc:  func(event.UpdateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		DeleteFunc: func(e event.DeleteEvent) bool {
+			return e.Object.GetNamespace() == r.Config.OperatorNamespace &&
+				e.Object.GetLabels()[aicrv1alpha1.LabelRole] == aicrv1alpha1.RolePlan
+		},
+	}
 	return ctrl.NewControllerManagedBy(mgr).Named("resolver").
 		For(&aicrv1alpha1.ClusterRuntime{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&batchv1.Job{}, toRuntime, builder.WithPredicates(ownJobs)).
 		Watches(&corev1.Node{}, toRuntime, builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		Watches(&corev1.ConfigMap{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(lostPlans)).
 		Complete(r)
 }

@@ -148,6 +148,9 @@ func (r *Resolver) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunt
 	if out != nil {
 		return out
 	}
+	if out = r.pinCharts(ctx, plan); out != nil {
+		return out
+	}
 	if out = r.writePlan(ctx, cr, resPlanWrite{
 		plan: plan, recipe: recipe, validationRecipe: validation, bundleJob: name, renderFlags: args, assessment: assessment,
 	}); out != nil {
@@ -157,6 +160,24 @@ func (r *Resolver) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunt
 		return resTransient(err)
 	}
 	return resSuccess(plan.Digest)
+}
+
+// pinCharts records the registry manifest digest of every upstream chart
+// when the resolver has a registry: credential problems stall with
+// RegistryCredentialsUnavailable, RegistryCredentialsStale or Unauthorized,
+// any other registry error retries with backoff (RES-6).
+func (r *Resolver) pinCharts(ctx context.Context, plan *domain.Plan) *resOutcome {
+	if r.Registry == nil {
+		return nil
+	}
+	stall, err := domain.PinCharts(ctx, r.Registry, r.Config.ChartMirror, plan)
+	if err != nil {
+		return resTransient(err)
+	}
+	if stall != nil {
+		return resStalled(stall)
+	}
+	return nil
 }
 
 func resSuccess(digest string) *resOutcome {
