@@ -168,10 +168,26 @@ func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 	st = advance(t, p, rollout(t, spec(t), st), e).Status
 
 	r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
-	r.reg.PushEvidence(gomock.Any(), gomock.Any()).Return(ports.Digest("sha256:ev"), nil)
+	r.engine.Status(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
+		return ports.ReleaseStatus{Ref: ref, SyncedRevision: "rev-" + ref.ID}, nil
+	}).Times(len(e.Target.Releases))
+	var pushed ports.Evidence
+	r.reg.PushEvidence(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ev ports.Evidence) (ports.Digest, error) {
+		pushed = ev
+		return ports.Digest("sha256:ev"), nil
+	})
 	out := advance(t, p, rollout(t, spec(t), st), e)
 	assert.Equal(t, domain.PhaseSucceeded, out.Phase())
 	assert.Equal(t, ports.Digest("sha256:ev"), out.EvidenceDigest)
+
+	// RO-10: the evidence names the plan, the rollout and every release's synced revision.
+	assert.Equal(t, spec(t).ToPlanDigest, pushed.PlanDigest)
+	assert.Equal(t, rolloutName, pushed.Rollout)
+	require.Len(t, pushed.Releases, len(e.Target.Releases))
+	for i, rel := range e.Target.Releases {
+		assert.Equal(t, "rev-"+rel.ID, pushed.Releases[i].Revision)
+		assert.Equal(t, rel.Namespace, pushed.Releases[i].Namespace)
+	}
 }
 
 func TestAdvance_TransientErrors(t *testing.T) {

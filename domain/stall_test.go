@@ -149,6 +149,7 @@ func rolloutStallCases(t *testing.T) []stallCase {
 			advanceStall(base, domain.RolloutStatus{Phase: domain.PhaseValidating, Step: 2, ValidationRun: "v"},
 				func(e *domain.Environment) { e.ValidationRequired = true }, func(r recorders) {
 					r.jobs.Status(gomock.Any(), ports.JobRef{Name: "v"}).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+					r.engine.Status(gomock.Any(), gomock.Any()).Return(ports.ReleaseStatus{SyncedRevision: "r"}, nil).AnyTimes()
 					r.reg.PushEvidence(gomock.Any(), gomock.Any()).Return(ports.Digest(""), ports.ErrCredentialsStale)
 				})},
 		{"PlanOfAnotherRuntime when the target plan records another runtime", domain.StallPlanOfAnotherRuntime,

@@ -27,7 +27,11 @@ func (r *Rollout) validate(ctx context.Context, p Ports, env Environment) (Outco
 	}
 	switch st.State {
 	case ports.JobSucceeded:
-		digest, err := p.Registry.PushEvidence(ctx, ports.Evidence{PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name})
+		ev, err := r.evidence(ctx, p, env)
+		if err != nil {
+			return r.stallOrError("collect validation evidence", err)
+		}
+		digest, err := p.Registry.PushEvidence(ctx, ev)
 		if err != nil {
 			return r.stallOrError("push validation evidence", err)
 		}

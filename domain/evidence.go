@@ -1,0 +1,38 @@
+package domain
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// evidence builds the evidence of a validated rollout (RO-10): the plan, the approval it ran
+// under with its acknowledgements, and the revision the engine synced each target release to.
+func (r *Rollout) evidence(ctx context.Context, p Ports, env Environment) (ports.Evidence, error) {
+	ev := ports.Evidence{PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name}
+	if a := r.spec.Approval; a.Approved() {
+		ap := ports.EvidenceApproval{ApprovedBy: a.ApprovedBy, ExpiresAt: a.ExpiresAt, Reason: a.Reason}
+		for _, ack := range a.Acknowledgements {
+			if ap.Acknowledgements == nil {
+				ap.Acknowledgements = map[string]string{}
+			}
+			ap.Acknowledgements[ack.Release] = ack.AcknowledgedBy
+		}
+		ev.Approvals = []ports.EvidenceApproval{ap}
+	}
+	if env.Target == nil {
+		return ev, nil
+	}
+	for _, rel := range env.Target.Releases {
+		st, err := p.Engine.Status(ctx, rel.Ref())
+		if err != nil {
+			return ports.Evidence{}, fmt.Errorf("status of %s: %w", rel.Ref(), err)
+		}
+		ev.Releases = append(ev.Releases, ports.EvidenceRelease{
+			ID: rel.ID, Namespace: rel.Namespace, Revision: st.SyncedRevision,
+			ChartDigest: ports.Digest(rel.Chart.ManifestDigest),
+		})
+	}
+	return ev, nil
+}
