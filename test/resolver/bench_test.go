@@ -16,6 +16,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
@@ -72,9 +73,8 @@ func BenchmarkResolve_UpdateToPlan(b *testing.B) {
 				live.Status.CandidatePlanDigest == before || live.Status.CandidatePlanDigest == "" {
 				return false
 			}
-			cm := &corev1.ConfigMap{}
-			return k8s.Get(ctx, client.ObjectKey{Namespace: operatorNS,
-				Name: controller.PlanConfigMapName(aicrv1alpha1.RolePlan, live.Status.CandidatePlanDigest)}, cm) == nil
+			name, err := configdoc.PlanConfigMapName(live.Status.CandidatePlanDigest)
+			return err == nil && k8s.Get(ctx, client.ObjectKey{Namespace: operatorNS, Name: name}, &corev1.ConfigMap{}) == nil
 		}, wait, time.Millisecond)
 	}
 }

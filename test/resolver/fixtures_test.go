@@ -2,7 +2,6 @@ package resolver_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/domain"
 )
@@ -52,18 +52,21 @@ func assertPlan(t *testing.T, cm *corev1.ConfigMap, digest, uid string) {
 	assert.Equal(t, "1", cm.Labels[aicrv1alpha1.LabelSchemaVersion])
 	assert.Equal(t, uid, cm.Labels[aicrv1alpha1.LabelRuntimeUID])
 	assert.Equal(t, digest, cm.Annotations[aicrv1alpha1.AnnotationPlanDigest])
-	var stored controller.StoredPlan
-	require.NoError(t, json.Unmarshal([]byte(cm.Data[controller.PlanKey]), &stored))
+	stored, err := configdoc.DecodePlan([]byte(cm.Data[configdoc.PlanKey]))
+	require.NoError(t, err, "the rollout controller's codec reads the plan")
 	assert.Equal(t, digest, stored.Digest)
 	assert.Equal(t, uid, stored.RuntimeUID)
 	assert.Equal(t, domain.SourceResolved, stored.Source)
 	assert.Equal(t, image, stored.AICRImage)
 	assert.Nil(t, domain.CheckPlanReadable(controller.ReadStoredPlan(cm), uid))
-	for _, ref := range []string{stored.ConfigMapRef, stored.ValuesConfigMapRef} {
+	assert.NotNil(t, stored.RenderFlags)
+	for _, ref := range []*configdoc.ConfigMapRef{stored.ConfigMapRef, stored.ValidationConfigMapRef} {
+		require.NotNil(t, ref)
 		other := &corev1.ConfigMap{}
-		require.NoError(t, k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNS, Name: ref}, other))
-		assert.True(t, *other.Immutable, ref)
-		assert.Equal(t, digest, other.Annotations[aicrv1alpha1.AnnotationPlanDigest], ref)
+		require.NoError(t, k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNS, Name: ref.Name}, other))
+		assert.True(t, *other.Immutable, ref.Name)
+		assert.Equal(t, aicrv1alpha1.RoleRecipe, other.Labels[aicrv1alpha1.LabelRole])
+		assert.Equal(t, ref.Digest, configdoc.ContentDigest([]byte(other.Data[configdoc.RecipeKey])), ref.Name)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -172,8 +173,9 @@ func resolvedWith(t testing.TB, reason, contains string) (metav1.Condition, *aic
 // planConfigMap reads the plan ConfigMap of digest.
 func planConfigMap(t testing.TB, digest string) *corev1.ConfigMap {
 	t.Helper()
+	name, err := configdoc.PlanConfigMapName(digest)
+	require.NoError(t, err)
 	cm := &corev1.ConfigMap{}
-	require.NoError(t, k8s.Get(context.Background(), client.ObjectKey{
-		Namespace: operatorNS, Name: controller.PlanConfigMapName(aicrv1alpha1.RolePlan, digest)}, cm))
+	require.NoError(t, k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNS, Name: name}, cm))
 	return cm
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -32,16 +33,18 @@ func createStoredPlan(t *testing.T, want string, p storedPlan) *corev1.ConfigMap
 		"schemaVersion": 1, "desiredStateDigest": p.payloadDigest, "runtimeUID": p.uid, "source": p.source,
 	})
 	require.NoError(t, err)
+	name, err := configdoc.PlanConfigMapName(want)
+	require.NoError(t, err)
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: controller.PlanConfigMapName(aicrv1alpha1.RolePlan, want), Namespace: operatorNS,
+			Name: name, Namespace: operatorNS,
 			Labels: map[string]string{
 				aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: p.schema,
 				aicrv1alpha1.LabelRuntimeUID: p.uid,
 			},
 			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: p.annotation},
 		},
-		Immutable: ptr.To(true), Data: map[string]string{controller.PlanKey: string(payload)},
+		Immutable: ptr.To(true), Data: map[string]string{configdoc.PlanKey: string(payload)},
 	}
 	require.NoError(t, k8s.Create(context.Background(), cm))
 	return cm
@@ -122,8 +125,6 @@ func TestPlanRules_ContentTooLarge(t *testing.T) {
 		assert.Empty(t, list.Items, role)
 	}
 }
-
-func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
 
 // TestPlanRules_LostPlanResolvedAgain: a deleted plan ConfigMap is written
 // again from a new bundle Job (PLAN-7).

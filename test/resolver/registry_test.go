@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/mock/gomock"
 
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/mocks"
@@ -49,8 +50,8 @@ func TestResolved_RegistryReasons(t *testing.T) {
 		createRuntime(t, runtimeSpec())
 		_, live := resolved(t, controller.ReasonResolved)
 		require.NotEqual(t, wantDigest(t, v1Synthetic), live.Status.CandidatePlanDigest, "pinning is part of the digest")
-		var stored controller.StoredPlan
-		require.NoError(t, jsonUnmarshal(planConfigMap(t, live.Status.CandidatePlanDigest).Data[controller.PlanKey], &stored))
+		stored, err := configdoc.DecodePlan([]byte(planConfigMap(t, live.Status.CandidatePlanDigest).Data[configdoc.PlanKey]))
+		require.NoError(t, err)
 		for _, r := range stored.Releases {
 			if r.Kind == ports.KindUpstream {
 				assert.Equal(t, string(pinned), r.Chart.ManifestDigest, r.ID)

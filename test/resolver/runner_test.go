@@ -13,6 +13,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -133,4 +134,10 @@ func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
 			client.MatchingLabels{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleAssessment}) == nil && len(kept.Items) == 1
 	}, wait, tick)
 	assert.Empty(t, kept.Items[0].OwnerReferences)
+	report, err := configdoc.DecodeReport([]byte(kept.Items[0].Data[configdoc.ReportKey]))
+	require.NoError(t, err)
+	assert.Equal(t, 0, report.Summary.Failing)
+	_, live = resolved(t, controller.ReasonResolved)
+	assert.Equal(t, live.Status.CandidatePlanDigest, kept.Items[0].Annotations[aicrv1alpha1.AnnotationPlanDigest])
+	assert.Equal(t, first, kept.Items[0].Annotations[controller.AnnotationFromPlanDigest])
 }

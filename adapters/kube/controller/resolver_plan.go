@@ -2,59 +2,32 @@ package controller
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// Plan ConfigMap layout (PLAN-1..3).
+// Resolver-specific metadata keys (to move to well_known.go).
 const (
-	// PlanKey is the data key of the plan document (plain JSON, PLAN-2).
-	PlanKey = "plan.json"
-	// RecipeKey holds the recipe as AICR resolved it (configMapRef).
-	RecipeKey = "recipe.yaml"
-	// ValidationRecipeKey holds the recipe as the bundle records it (validationConfigMapRef).
-	ValidationRecipeKey = "validation-recipe.yaml"
 	// LabelResolvedBy names the bundle Job whose output a plan records, so a
 	// later reconcile finds the result after the Job is deleted.
 	LabelResolvedBy = aicrv1alpha1.Prefix + "resolved-by"
+	// AnnotationFromPlanDigest is the active plan an assessment compares
+	// against; its plan-digest annotation is the plan it assesses.
+	AnnotationFromPlanDigest = aicrv1alpha1.Prefix + "from-plan-digest"
+	// RecipePrefix starts the name of a recipe ConfigMap:
+	// aicr-recipe-<16 hex of the recipe document's content digest>.
+	RecipePrefix = "aicr-recipe-"
 )
-
-// StoredPlan is the plan document the resolver writes under PlanKey: the
-// domain plan plus the references that are not part of its digest.
-type StoredPlan struct {
-	*domain.Plan
-	// ConfigMapRef names the recipe ConfigMap (key RecipeKey).
-	ConfigMapRef string `json:"configMapRef,omitempty"`
-	// ValidationConfigMapRef names the same ConfigMap (key ValidationRecipeKey).
-	ValidationConfigMapRef string `json:"validationConfigMapRef,omitempty"`
-	// ValuesConfigMapRef names the values ConfigMap (one <release>.json per release).
-	ValuesConfigMapRef string `json:"valuesConfigMapRef,omitempty"`
-	// AICRImage is the pinned image that rendered the plan.
-	AICRImage string `json:"aicrImage,omitempty"`
-	// RenderFlags are the aicr bundle flags of the resolution.
-	RenderFlags []string `json:"renderFlags,omitempty"`
-	// AssessmentConfigMapRef names the kept upgrade-check report against the active plan, if any.
-	AssessmentConfigMapRef string `json:"assessmentConfigMapRef,omitempty"`
-}
-
-// PlanConfigMapName returns aicr-<kind>-<first 16 hex of the digest> (PLAN-1).
-func PlanConfigMapName(kind, digest string) string {
-	hex := strings.TrimPrefix(digest, "sha256:")
-	if len(hex) > 16 {
-		hex = hex[:16]
-	}
-	return "aicr-" + kind + "-" + hex
-}
 
 type resPlanWrite struct {
 	plan             *domain.Plan
@@ -62,53 +35,79 @@ type resPlanWrite struct {
 	validationRecipe []byte
 	bundleJob        string
 	renderFlags      []string
-	assessment       string
+	// report is the upgrade-check report against fromPlan (nil: none).
+	report   []byte
+	fromPlan string
 }
 
-// writePlan writes the recipe, values and plan ConfigMaps, create-once
-// (PLAN-5). Sizes are checked before anything is written (PLAN-3).
+// writePlan writes the recipe ConfigMaps (content-addressed), the assessment
+// and the plan ConfigMap (configdoc layout), create-once (PLAN-5). Sizes are
+// checked before anything is written (PLAN-3).
 func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w resPlanWrite) *resOutcome {
 	d := w.plan.Digest
-	recipeCM := r.planObject(cr, aicrv1alpha1.RoleRecipe, d, map[string]string{
-		RecipeKey: string(w.recipe), ValidationRecipeKey: string(w.validationRecipe)})
-	values := map[string]string{}
-	for _, rel := range w.plan.Releases {
-		b, err := domain.CanonicalJSON(rel.Values)
-		if err != nil {
-			return resStalled(&domain.Stall{Reason: domain.StallContentTooLarge, Message: err.Error()})
+	var objs []*corev1.ConfigMap
+	doc := &configdoc.Plan{Plan: *w.plan, AICRImage: r.Config.Image, RenderFlags: append([]string{}, w.renderFlags...)}
+	for _, rc := range []struct {
+		raw []byte
+		ref **configdoc.ConfigMapRef
+	}{{w.recipe, &doc.ConfigMapRef}, {w.validationRecipe, &doc.ValidationConfigMapRef}} {
+		if len(rc.raw) == 0 {
+			continue
 		}
-		values[rel.ID+".json"] = string(b)
+		cm, ref, err := r.recipeObject(cr, d, rc.raw)
+		if err != nil {
+			return resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+		}
+		*rc.ref = ref
+		objs = append(objs, cm)
 	}
-	valuesCM := r.planObject(cr, aicrv1alpha1.RoleValues, d, values)
-	payload, err := json.Marshal(StoredPlan{
-		Plan: w.plan, ConfigMapRef: recipeCM.Name, ValidationConfigMapRef: recipeCM.Name,
-		ValuesConfigMapRef: valuesCM.Name, AICRImage: r.Config.Image, RenderFlags: w.renderFlags,
-		AssessmentConfigMapRef: w.assessment,
-	})
+	if w.report != nil {
+		name, _ := configdoc.AssessmentConfigMapName(configdoc.ContentDigest(w.report))
+		cm := r.planObject(cr, aicrv1alpha1.RoleAssessment, name, d, map[string]string{configdoc.ReportKey: string(w.report)})
+		cm.Annotations[AnnotationFromPlanDigest] = w.fromPlan
+		objs = append(objs, cm)
+	}
+	payload, err := configdoc.EncodePlan(doc)
 	if err != nil {
-		return resTransient(fmt.Errorf("encode plan: %w", err))
+		return resTransient(err)
 	}
-	planCM := r.planObject(cr, aicrv1alpha1.RolePlan, d, map[string]string{PlanKey: string(payload)})
+	name, err := configdoc.PlanConfigMapName(d)
+	if err != nil {
+		return resTransient(err)
+	}
+	planCM := r.planObject(cr, aicrv1alpha1.RolePlan, name, d, map[string]string{configdoc.PlanKey: string(payload)})
 	planCM.Labels[aicrv1alpha1.LabelSchemaVersion] = fmt.Sprint(domain.PlanSchemaVersion)
 	planCM.Labels[LabelResolvedBy] = w.bundleJob
-	for _, cm := range []*corev1.ConfigMap{recipeCM, valuesCM, planCM} {
+	for _, cm := range append(objs, planCM) {
 		if n := resSize(cm); n > domain.MaxPlanBytes {
 			return resStalled(&domain.Stall{Reason: domain.StallContentTooLarge, Message: fmt.Sprintf(
 				"%s ConfigMap of plan %s has %d bytes, a ConfigMap holds at most %d", cm.Labels[aicrv1alpha1.LabelRole], d, n, domain.MaxPlanBytes)})
 		}
 	}
-	for _, cm := range []*corev1.ConfigMap{recipeCM, valuesCM} {
-		if err = r.createOnce(ctx, cm); err != nil {
-			return resTransient(err)
+	for _, cm := range objs {
+		if err = client.IgnoreAlreadyExists(r.Client.Create(ctx, cm)); err != nil {
+			return resTransient(fmt.Errorf("create %s: %w", cm.Name, err))
 		}
 	}
 	return r.createPlan(ctx, cr, planCM, w)
 }
 
-func (r *Resolver) planObject(cr *aicrv1alpha1.ClusterRuntime, role, digest string, data map[string]string) *corev1.ConfigMap {
+// recipeObject stores a recipe as JSON under configdoc.RecipeKey in a
+// ConfigMap named after its content digest, so equal recipes share one.
+func (r *Resolver) recipeObject(cr *aicrv1alpha1.ClusterRuntime, digest string, raw []byte) (*corev1.ConfigMap, *configdoc.ConfigMapRef, error) {
+	doc, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("recipe: %w", err)
+	}
+	ref := &configdoc.ConfigMapRef{Digest: configdoc.ContentDigest(doc)}
+	ref.Name = RecipePrefix + ref.Digest[len("sha256:"):len("sha256:")+16]
+	return r.planObject(cr, aicrv1alpha1.RoleRecipe, ref.Name, digest, map[string]string{configdoc.RecipeKey: string(doc)}), ref, nil
+}
+
+func (r *Resolver) planObject(cr *aicrv1alpha1.ClusterRuntime, role, name, digest string, data map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: PlanConfigMapName(role, digest), Namespace: r.Config.OperatorNamespace,
+			Name: name, Namespace: r.Config.OperatorNamespace,
 			Labels: map[string]string{
 				aicrv1alpha1.LabelRole: role, aicrv1alpha1.LabelRuntimeUID: string(cr.UID),
 				aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue,
@@ -127,23 +126,6 @@ func resSize(cm *corev1.ConfigMap) int {
 		n += len(k) + len(v)
 	}
 	return n
-}
-
-// createOnce creates a recipe or values ConfigMap; an existing one of this
-// runtime is kept, one left by another runtime is replaced.
-func (r *Resolver) createOnce(ctx context.Context, cm *corev1.ConfigMap) error {
-	err := r.Client.Create(ctx, cm.DeepCopy())
-	if !apierrors.IsAlreadyExists(err) {
-		return client.IgnoreAlreadyExists(err)
-	}
-	old := &corev1.ConfigMap{}
-	if err = r.Reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
-		return fmt.Errorf("get %s: %w", cm.Name, err)
-	}
-	if old.Annotations[aicrv1alpha1.AnnotationRuntimeUID] == cm.Annotations[aicrv1alpha1.AnnotationRuntimeUID] {
-		return nil
-	}
-	return r.replace(ctx, old, cm)
 }
 
 // replace deletes old (only that exact object) and creates cm.

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -68,7 +69,7 @@ func ReadStoredPlan(cm *corev1.ConfigMap) domain.StoredPlan {
 		RuntimeUID    string            `json:"runtimeUID"`
 		Source        domain.PlanSource `json:"source"`
 	}
-	_ = json.Unmarshal([]byte(cm.Data[PlanKey]), &payload)
+	_ = json.Unmarshal([]byte(cm.Data[configdoc.PlanKey]), &payload)
 	return domain.StoredPlan{
 		DigestAnnotation: cm.Annotations[aicrv1alpha1.AnnotationPlanDigest],
 		SchemaLabel:      cm.Labels[aicrv1alpha1.LabelSchemaVersion],

@@ -62,11 +62,7 @@ func (r *Resolver) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 	if s := domain.CheckOverrides(overrides, components); s != nil {
 		return resStalled(s)
 	}
-	assessment, out := r.upgradeCheck(ctx, cr, recipe)
-	if out != nil {
-		return out
-	}
-	return r.bundleStage(ctx, cr, recipeName, recipe, assessment)
+	return r.render(ctx, cr, recipeName, recipe)
 }
 
 // discover checks placement and node groups (RES-2, RES-3).
@@ -124,10 +120,11 @@ func (r *Resolver) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	return data, nil
 }
 
-// bundleStage renders the bundle, builds the plan and writes it; the bundle
-// Job is deleted once the plan is recorded. A plan already recorded for this
-// bundle Job (the resolved-by label) is success without a new Job.
-func (r *Resolver) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte, assessment string) *resOutcome {
+// render finishes the resolution: a plan already recorded for the bundle
+// Job (the resolved-by label) is success without a new Job; otherwise the
+// upgrade-check (when there is an active plan) and bundle Jobs run, the plan
+// is built and written, and both Jobs are deleted once it is recorded.
+func (r *Resolver) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte) *resOutcome {
 	args := resBundleArgs(cr)
 	name := resJobName("bundle", string(cr.UID), recipeName, fmt.Sprint(args))
 	if digest, err := r.recordedPlan(ctx, cr, name); err != nil || digest != "" {
@@ -135,6 +132,10 @@ func (r *Resolver) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunt
 			return resTransient(err)
 		}
 		return resSuccess(digest)
+	}
+	check, out := r.upgradeCheck(ctx, cr, recipe)
+	if out != nil {
+		return out
 	}
 	files, out := r.runStage(ctx, cr, resStage{
 		kind: ports.JobBundle, name: name, inputs: map[string][]byte{resInputRecipe: recipe},
@@ -151,13 +152,18 @@ func (r *Resolver) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunt
 	if out = r.pinCharts(ctx, plan); out != nil {
 		return out
 	}
-	if out = r.writePlan(ctx, cr, resPlanWrite{
-		plan: plan, recipe: recipe, validationRecipe: validation, bundleJob: name, renderFlags: args, assessment: assessment,
-	}); out != nil {
+	w := resPlanWrite{plan: plan, recipe: recipe, validationRecipe: validation, bundleJob: name, renderFlags: args,
+		report: check.report, fromPlan: cr.Status.ActivePlanDigest}
+	if out = r.writePlan(ctx, cr, w); out != nil {
 		return out
 	}
-	if err := r.Jobs.Delete(ctx, ports.JobRef{Name: name}); err != nil {
-		return resTransient(err)
+	for _, job := range []string{name, check.job} {
+		if job == "" {
+			continue
+		}
+		if err := r.Jobs.Delete(ctx, ports.JobRef{Name: job}); err != nil {
+			return resTransient(err)
+		}
 	}
 	return resSuccess(plan.Digest)
 }
