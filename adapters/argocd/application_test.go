@@ -12,6 +12,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -46,8 +47,9 @@ func TestApplyWritesTheApplication(t *testing.T) {
 	app := getApp(t, s.Ref)
 	assert.Equal(t, "gpu-operator.gpu-operator", app.Name)
 	assert.Equal(t, argocd.DefaultProject, app.Spec.Project)
-	assert.Equal(t, testRegistry+"/charts", app.Spec.Source.RepoURL)
-	assert.Equal(t, "gpu-operator", app.Spec.Source.Chart)
+	assert.Equal(t, "oci://"+testRegistry+"/charts/gpu-operator", app.Spec.Source.RepoURL, "ENG-1 native OCI source")
+	assert.Empty(t, app.Spec.Source.Chart)
+	assert.Equal(t, ".", app.Spec.Source.Path)
 	assert.Equal(t, pinned, app.Spec.Source.TargetRevision, "pinned by the mirrored manifest digest")
 	assert.Equal(t, "gpu-operator", app.Spec.Source.Helm.ReleaseName)
 	assert.JSONEq(t, `{"driver":{"enabled":true}}`, string(app.Spec.Source.Helm.ValuesObject.Raw))
@@ -76,7 +78,7 @@ func TestApplyLocalChartFromWrappersWithoutPolicy(t *testing.T) {
 	s.Policy, s.Values, s.DependsOn = ports.EnginePolicy{}, nil, nil
 	require.NoError(t, e.Apply(t.Context(), s))
 	app := getApp(t, s.Ref)
-	assert.Equal(t, "oci.test/aicr/wrappers", app.Spec.Source.RepoURL)
+	assert.Equal(t, "oci://oci.test/aicr/wrappers/gpu-operator-post", app.Spec.Source.RepoURL)
 	assert.Empty(t, app.Spec.SyncPolicy.SyncOptions)
 	assert.Nil(t, app.Spec.Source.Helm.ValuesObject)
 	assert.Empty(t, app.Spec.Source.Helm.Values)
@@ -129,7 +131,7 @@ func TestApplyRefusesAnUnpinnedChart(t *testing.T) {
 	e, writes := newEngine(t, cp.Config, argocd.Config{})
 	s := release("unpinned", "unpinned")
 	s.Chart.ManifestDigest = ""
-	require.Error(t, e.Apply(t.Context(), s))
+	require.ErrorIs(t, e.Apply(t.Context(), s), chartref.ErrUnpinned)
 	assert.Zero(t, writes.Load())
 }
 

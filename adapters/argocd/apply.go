@@ -3,7 +3,6 @@ package argocd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -12,6 +11,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -21,17 +21,14 @@ const (
 	syncOptionServerSideApply = "ServerSideApply=true"
 )
 
-// errNotPinned reports a release whose chart the registry has not resolved to a digest.
-var errNotPinned = errors.New("chart not pinned by a registry manifest digest")
-
 // Apply creates or updates the Application of spec.Ref (ENG-1, ENG-2). It
 // writes only when something the engine owns differs, so a repeated call
 // makes no write. An existing Application that does not record
 // spec.Owner.RuntimeUID is never modified: ErrForeignObject. Apply writes
 // automated sync enabled, so applying a suspended release resumes it.
 func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
-	if spec.Chart.ManifestDigest == "" {
-		return fmt.Errorf("apply %s: %w", spec.Ref, errNotPinned)
+	if _, err := chartref.For(e.cfg.Registry, spec); err != nil {
+		return fmt.Errorf("apply %s: %w", spec.Ref, err)
 	}
 	err := retry.OnError(retry.DefaultRetry, retriable, func() error {
 		app := &argov1.Application{}
@@ -97,10 +94,16 @@ func (e *Engine) fill(app *argov1.Application, spec ports.ReleaseSpec) error {
 		app.Finalizers = nil
 	}
 
+	// A native OCI Helm source (Argo CD 3.1+): the chart's repository in the runtime registry,
+	// pinned by manifest digest, rendered from the artifact's root (ENG-1, PLAN-3).
+	pinned, err := chartref.For(e.cfg.Registry, spec)
+	if err != nil {
+		return err
+	}
 	source := &argov1.ApplicationSource{
-		RepoURL:        e.repository(spec.Chart),
-		Chart:          spec.Chart.Name,
-		TargetRevision: spec.Chart.ManifestDigest,
+		RepoURL:        pinned.RepoURL,
+		Path:           ".",
+		TargetRevision: pinned.TargetRevision,
 		Helm:           &argov1.ApplicationSourceHelm{ReleaseName: spec.Ref.ID},
 	}
 	if err := setValues(source.Helm, spec.Values); err != nil {
@@ -148,15 +151,6 @@ func syncPolicy(p ports.EnginePolicy, suspended bool) *argov1.SyncPolicy {
 		sp.SyncOptions = append(sp.SyncOptions, syncOptionServerSideApply)
 	}
 	return sp
-}
-
-// repository returns the registry repository a chart is read from: wrappers
-// for a local chart of the bundle, charts for a mirrored upstream chart.
-func (e *Engine) repository(c ports.ChartSource) string {
-	if c.Repository == "" {
-		return e.cfg.Registry + "/wrappers"
-	}
-	return e.cfg.Registry + "/charts"
 }
 
 // ownedBy returns ErrForeignObject unless app records runtimeUID (ENG-2): a

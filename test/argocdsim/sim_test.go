@@ -2,6 +2,8 @@ package argocdsim_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,7 +83,7 @@ func apply(t *testing.T, id string) ports.ReleaseRef {
 	ref := ports.ReleaseRef{ID: id, Namespace: "sim"}
 	require.NoError(t, engine.Apply(t.Context(), ports.ReleaseSpec{
 		Ref:   ref,
-		Chart: ports.ChartSource{Repository: "https://charts.example.com", Name: id, Version: "1.0.0", ManifestDigest: "sha256:" + id},
+		Chart: ports.ChartSource{Repository: "https://charts.example.com", Name: id, Version: "1.0.0", ManifestDigest: digestOf(id)},
 		Owner: ports.ReleaseOwner{RuntimeUID: "uid-sim", PlanDigest: "sha256:plan"},
 	}))
 	return ref
@@ -174,4 +176,10 @@ func TestForeignNamespaceIgnored(t *testing.T) {
 	var apps argov1.ApplicationList
 	require.NoError(t, c.List(t.Context(), &apps, client.InNamespace("other")))
 	assert.Empty(t, apps.Items)
+}
+
+// digestOf returns a well-formed manifest digest derived from s.
+func digestOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

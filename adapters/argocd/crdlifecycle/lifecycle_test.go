@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -98,7 +99,7 @@ func TestEngineFollowsTheCRDsAppearing(t *testing.T) {
 
 	spec := ports.ReleaseSpec{
 		Ref:   ref,
-		Chart: ports.ChartSource{Repository: "https://helm.ngc.nvidia.com/nvidia", Name: "gpu-operator", Version: "v25.10.1", ManifestDigest: "sha256:00"},
+		Chart: ports.ChartSource{Repository: "https://helm.ngc.nvidia.com/nvidia", Name: "gpu-operator", Version: "v25.10.1", ManifestDigest: "sha256:" + strings.Repeat("0", 64)},
 		Owner: ports.ReleaseOwner{RuntimeUID: "uid-late", PlanDigest: "sha256:plan"},
 	}
 	require.NoError(t, e.Apply(ctx, spec))
