@@ -43,6 +43,7 @@ type harness struct {
 	assessments controller.AssessmentSource
 	writes      atomic.Int64
 	seen        map[string]bool
+	argo        *argoWorld
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -89,15 +90,22 @@ func (h *harness) start() {
 	require.NoError(h.t, err)
 	c := countingClient{Client: mgr.GetClient(), writes: &h.writes}
 	p := domain.Ports{Engine: h.engine, Jobs: h.jobs, Registry: fakeRegistry{}, Clock: h.clock}
+	if h.argo != nil {
+		p.Engine = h.argo.engine(mgr)
+	}
 	plans := controller.NewPlanReader(mgr.GetClient(), operatorNamespace)
 	recorder := mgr.GetEventRecorderFor("aicr-rollout")
 	ro := controller.NewRolloutReconciler(c, p, plans, recorder, h.opts)
-	_, err = ro.SetupWithManager(mgr)
+	roCtrl, err := ro.SetupWithManager(mgr)
 	require.NoError(h.t, err)
 	rt := controller.NewRuntimeReconciler(c, p, plans, controller.NewRolloutCreator(mgr.GetAPIReader(), c),
 		h.assessments, recorder, h.opts)
-	_, err = rt.SetupWithManager(mgr)
+	rtCtrl, err := rt.SetupWithManager(mgr)
 	require.NoError(h.t, err)
+	if h.argo != nil {
+		h.argo.watch(h.t, mgr, controller.WatchTarget{Controller: roCtrl, Handler: ro.EngineHandler()},
+			controller.WatchTarget{Controller: rtCtrl, Handler: rt.EngineHandler()})
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	h.mu.Lock()

@@ -2,6 +2,8 @@ package rollout_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
 	"strconv"
@@ -36,6 +38,12 @@ func (h *harness) fixturePlan(dir, runtimeUID string) *domain.Plan {
 	p, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: runtimeUID, Source: domain.SourceResolved, Bundle: b})
 	require.NoError(h.t, err)
 	p.HasRecipe = true
+	for i := range p.Releases { // pinned as the resolver pins them into the runtime registry
+		sum := sha256.Sum256([]byte(p.Releases[i].ID + p.Releases[i].Chart.Version))
+		p.Releases[i].Chart.ManifestDigest = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	p.Digest, err = domain.DesiredStateDigest(p.Releases)
+	require.NoError(h.t, err)
 	return p
 }
 

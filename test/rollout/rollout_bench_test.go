@@ -114,7 +114,8 @@ func syntheticPlan(n int, runtimeUID string) (*domain.Plan, error) {
 		id := fmt.Sprintf("release-%03d", i)
 		p.Releases = append(p.Releases, domain.Release{
 			ID: id, Namespace: "components", Component: id, Kind: ports.KindUpstream,
-			Chart:  ports.ChartSource{Repository: "oci://registry.example.com/charts", Name: id, Version: "1.0.0"},
+			Chart: ports.ChartSource{Repository: "oci://registry.example.com/charts", Name: id, Version: "1.0.0",
+				ManifestDigest: "sha256:" + zeros},
 			Values: map[string]any{"replicas": i},
 		})
 	}

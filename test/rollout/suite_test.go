@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/nvidia/aicr-operator/adapters/argocd"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/test/env"
 )
@@ -41,7 +42,10 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) int {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
 	cp, err := env.Start(env.Options{
-		CRDDirectoryPaths: []string{filepath.Join("..", "..", "charts", "aicr-operator", "templates", "crds")},
+		CRDDirectoryPaths: []string{
+			filepath.Join("..", "..", "charts", "aicr-operator", "templates", "crds"),
+			filepath.Join("..", "testdata", "argocd", "crds"),
+		},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -54,7 +58,7 @@ func run(m *testing.M) int {
 	}()
 	controlPlane = cp
 	scheme = runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme, argocd.AddToScheme} {
 		if err = add(scheme); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -63,8 +63,9 @@ type decision struct {
 }
 
 // advance takes domain decisions until one waits, stalls, ends or mutates (a mutation asks
-// for a requeue), at most maxDecisions. While the runtime is paused no new step starts: only
-// a step in flight is judged.
+// for a requeue), at most maxDecisions. Leaving Pending is persisted before the first step's
+// mutation, so a restart never re-checks the starting inventory after a step wrote to the
+// engine (RO-12). While the runtime is paused no new step starts: only a step in flight is judged.
 func (r *RolloutReconciler) advance(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, env domain.Environment,
 	planStall *domain.Stall, paused bool) (domain.Outcome, []decision, error) {
 	st := toDomainStatus(ro)
@@ -91,7 +92,8 @@ func (r *RolloutReconciler) advance(ctx context.Context, ro *aicrv1alpha1.Runtim
 		if next.Event != "" || next.Stall != nil {
 			decisions = append(decisions, decision{from: from, out: next})
 		}
-		if next.RequeueAfter > 0 || next.Stall != nil || next.Phase().Terminal() || next.Event == "" || next.Status == from {
+		if next.RequeueAfter > 0 || next.Stall != nil || next.Phase().Terminal() || next.Event == "" || next.Status == from ||
+			from.Phase == domain.PhasePending {
 			break
 		}
 	}

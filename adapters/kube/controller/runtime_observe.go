@@ -103,10 +103,20 @@ func (r *RuntimeReconciler) observePlans(ctx context.Context, obs *observation) 
 	return err
 }
 
-// olderRollout orders rollouts by creation time, then by name.
+// olderRollout orders rollouts by creation time (second precision); within one second a
+// rollout starting from the plan another one rolled out is the newer, then by name.
 func olderRollout(a, b *aicrv1alpha1.RuntimeRollout) bool {
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+	switch {
+	case !a.CreationTimestamp.Equal(&b.CreationTimestamp):
 		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	case a.Spec.ToPlanDigest == b.Spec.FromPlanDigest && b.Spec.FromPlanDigest != "":
+		return true
+	case b.Spec.ToPlanDigest == a.Spec.FromPlanDigest && a.Spec.FromPlanDigest != "":
+		return false
+	case a.Spec.FromPlanDigest == "" && b.Spec.FromPlanDigest != "":
+		return true
+	case b.Spec.FromPlanDigest == "" && a.Spec.FromPlanDigest != "":
+		return false
 	}
 	return a.Name < b.Name
 }

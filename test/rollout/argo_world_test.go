@@ -1,0 +1,124 @@
+package rollout_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/nvidia/aicr-operator/adapters/argocd"
+	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/argocdsim"
+)
+
+// argoWorld is Argo CD for a test: its CRDs (installed by TestMain), the engine namespace and
+// AppProject, and the status simulator in its own manager, which outlives operator restarts.
+// It counts the operator's Application writes.
+type argoWorld struct {
+	dc     discovery.DiscoveryInterface
+	sim    *argocdsim.Sim
+	writes atomic.Int64
+	mu     sync.Mutex
+	hook   func()
+}
+
+// withArgo switches the harness to the Argo CD engine and starts the simulator.
+func (h *harness) withArgo() {
+	h.t.Helper()
+	ctx := context.Background()
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: argocd.DefaultNamespace}},
+		&argov1.AppProject{ObjectMeta: metav1.ObjectMeta{Name: argocd.DefaultProject, Namespace: argocd.DefaultNamespace}},
+	} {
+		if err := k8s.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			require.NoError(h.t, err)
+		}
+	}
+	require.NoError(h.t, k8s.DeleteAllOf(ctx, &argov1.Application{}, client.InNamespace(argocd.DefaultNamespace)))
+	dc, err := discovery.NewDiscoveryClientForConfig(controlPlane.Config)
+	require.NoError(h.t, err)
+	mgr, err := ctrl.NewManager(controlPlane.Config, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(h.t, err)
+	h.argo = &argoWorld{dc: dc, sim: argocdsim.New(mgr.GetClient(), argocd.DefaultNamespace, h.clock)}
+	require.NoError(h.t, h.argo.sim.SetupWithManager(mgr))
+	simCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = mgr.Start(simCtx)
+	}()
+	h.t.Cleanup(func() {
+		cancel()
+		<-done
+		_ = k8s.DeleteAllOf(context.Background(), &argov1.Application{}, client.InNamespace(argocd.DefaultNamespace))
+	})
+}
+
+// engine is the Argo CD engine of one operator manager.
+func (w *argoWorld) engine(mgr ctrl.Manager) ports.DeploymentEngine {
+	return argocd.NewEngine(appCounting{Client: mgr.GetClient(), w: w}, w.dc, argocd.Config{Registry: "registry.example.com/aicr"})
+}
+
+// watch adds the Applications watch once the kind is served (ENG-4).
+func (w *argoWorld) watch(t require.TestingT, mgr ctrl.Manager, targets ...controller.WatchTarget) {
+	ew, err := controller.NewEngineWatch(mgr, argocd.NewApplicationObject(),
+		func(context.Context) (bool, error) { return argocd.ApplicationServed(w.dc) }, 50*time.Millisecond, targets...)
+	require.NoError(t, err)
+	require.NoError(t, mgr.Add(ew))
+}
+
+func (w *argoWorld) wrote() {
+	w.writes.Add(1)
+	w.mu.Lock()
+	hook := w.hook
+	w.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+}
+
+// appCounting counts the operator's Application writes and runs the world's hook after each.
+type appCounting struct {
+	client.Client
+	w *argoWorld
+}
+
+func (c appCounting) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	err := c.Client.Create(ctx, obj, opts...)
+	if _, ok := obj.(*argov1.Application); ok && err == nil {
+		c.w.wrote()
+	}
+	return err
+}
+
+func (c appCounting) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	err := c.Client.Update(ctx, obj, opts...)
+	if _, ok := obj.(*argov1.Application); ok && err == nil {
+		c.w.wrote()
+	}
+	return err
+}
+
+func (c appCounting) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	err := c.Client.Delete(ctx, obj, opts...)
+	if _, ok := obj.(*argov1.Application); ok && err == nil {
+		c.w.writes.Add(1)
+	}
+	return err
+}
