@@ -36,6 +36,7 @@ func TestResolve_V1FixturesMatchOfflinePlan(t *testing.T) {
 			cond, live := resolved(t, controller.ReasonResolved)
 			assert.Equal(t, metav1.ConditionTrue, cond.Status)
 			assert.Equal(t, "candidate plan "+want, cond.Message)
+			assert.True(t, h.clock.Now().Equal(cond.LastTransitionTime.Time), "transition time from the fake clock")
 			assert.Equal(t, want, live.Status.CandidatePlanDigest)
 			assertPlan(t, planConfigMap(t, want), want, string(cr.UID))
 			assert.Len(t, h.exec.Executed(), 3, "snapshot, recipe and bundle jobs")

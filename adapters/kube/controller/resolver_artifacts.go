@@ -39,6 +39,9 @@ type resRecipe struct {
 // resAccelerators are AICR accelerator names, longest first so gb200 wins over b200.
 var resAccelerators = []string{"rtx-pro-6000", "gb300", "gb200", "vr200", "h200", "h100", "b200", "a100", "l40s", "l40"}
 
+// resProviders maps a node providerID scheme to the AICR service (AICR v1 detects the service from it).
+var resProviders = map[string]string{"aws://": "eks", "gce://": "gke", "azure://": "aks", "oci://": "oke"}
+
 // resCheckArtifact refuses an artifact that is not an AICR v1 artifact of kind (RES-5).
 func resCheckArtifact(a resArtifact, kind string) *domain.Stall {
 	if !strings.HasPrefix(a.APIVersion, "aicr.run/") || (a.Kind != "" && a.Kind != kind) {
@@ -72,11 +75,16 @@ func resMeasure(facts domain.SnapshotFacts, typ, subtype string, data map[string
 	str := func(k string) string { s, _ := data[k].(string); return strings.ToLower(s) }
 	switch typ + "." + subtype {
 	case "K8s.server", "K8s.node":
-		for _, v := range []string{str("version"), str("provider"), str("providerID")} {
+		for _, v := range []string{str("version"), str("provider")} {
 			for _, svc := range []string{"eks", "gke", "aks", "oke"} {
 				if strings.Contains(v, "-"+svc) || strings.HasPrefix(v, svc) {
 					facts["service"] = svc
 				}
+			}
+		}
+		for scheme, svc := range resProviders {
+			if strings.HasPrefix(str("providerID"), scheme) {
+				facts["service"] = svc
 			}
 		}
 	case "GPU.hardware", "GPU.smi":
