@@ -39,3 +39,12 @@ func TestProvideArgoCDConfigStripsTheOCIScheme(t *testing.T) {
 	c := provideArgoCDConfig(app.Config{EngineNamespace: "argocd", EngineProject: "aicr", RegistryRepository: "oci://registry.example/aicr"})
 	assert.Equal(t, argocd.Config{Namespace: "argocd", Project: "aicr", Registry: "registry.example/aicr"}, c)
 }
+
+func TestECRRegionFromTheRegistryHost(t *testing.T) {
+	t.Parallel()
+	region, err := ecrRegion("oci://123456789012.dkr.ecr.eu-west-1.amazonaws.com/aicr")
+	require.NoError(t, err)
+	assert.Equal(t, "eu-west-1", region)
+	_, err = ecrRegion("oci://ghcr.io/nvidia/aicr")
+	assert.ErrorIs(t, err, app.ErrInvalidConfig, "REG-1 the aws provider needs an ECR registry")
+}

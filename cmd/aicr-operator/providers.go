@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
+	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/ports"
@@ -70,16 +71,19 @@ func provideArgoCDConfig(cfg app.Config) argocd.Config {
 
 // runner is the assembled operator.
 type runner struct {
-	Manager ctrl.Manager
-	Engine  ports.DeploymentEngine
+	Manager  ctrl.Manager
+	Engine   ports.DeploymentEngine
+	Resolver *controller.Resolver
 }
 
-// run reports whether the engine is usable yet (the controllers surface it as the
-// EngineAvailable condition) and runs the manager until ctx ends.
+// run registers the controllers and runs the manager until ctx ends.
 func (r *runner) run(ctx context.Context) error {
 	log := ctrl.Log.WithName("aicr-operator")
 	if err := r.Engine.Check(ctx); err != nil {
 		log.Info("deployment engine not usable yet; the runtime reports EngineAvailable=False until it is", "reason", err.Error())
+	}
+	if err := r.Resolver.SetupWithManager(r.Manager); err != nil {
+		return fmt.Errorf("set up the resolver: %w", err)
 	}
 	if err := r.Manager.Start(ctx); err != nil {
 		return fmt.Errorf("run manager: %w", err)

@@ -17,6 +17,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	panic(wire.Build(
 		provideRestConfig, provideManagerOptions, provideManager, provideClient, provideDiscovery,
 		provideArgoCDConfig, argocd.NewEngine, flux.NewEngine, provideDeploymentEngine,
+		provideClock, provideJobs, provideRegistry, provideResolver,
 		wire.Struct(new(runner), "*"),
 	))
 }

@@ -41,9 +41,23 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	jobsRunner, err := provideJobs(cfg, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	clock := provideClock()
+	registry, err := provideRegistry(cfg, v, clock)
+	if err != nil {
+		return nil, nil, err
+	}
+	resolver, err := provideResolver(cfg, v, jobsRunner, registry, clock)
+	if err != nil {
+		return nil, nil, err
+	}
 	mainRunner := &runner{
-		Manager: v,
-		Engine:  deploymentEngine,
+		Manager:  v,
+		Engine:   deploymentEngine,
+		Resolver: resolver,
 	}
 	return mainRunner, func() {
 	}, nil
