@@ -43,6 +43,7 @@ type harness struct {
 	assessments controller.AssessmentSource
 	writes      atomic.Int64
 	seen        map[string]bool
+	failCreate  atomic.Bool
 	argo        *argoWorld
 
 	mu     sync.Mutex
@@ -88,7 +89,12 @@ func (h *harness) start() {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	require.NoError(h.t, err)
-	c := countingClient{Client: mgr.GetClient(), writes: &h.writes}
+	c := countingClient{Client: mgr.GetClient(), writes: &h.writes, onCreate: func(context.Context, client.Object) error {
+		if h.failCreate.Load() {
+			return errDropped
+		}
+		return nil
+	}}
 	p := domain.Ports{Engine: h.engine, Jobs: h.jobs, Registry: fakeRegistry{}, Clock: h.clock}
 	if h.argo != nil {
 		p.Engine = h.argo.engine(mgr)
@@ -208,7 +214,7 @@ func (h *harness) createRuntime(mutate func(cr *aicrv1alpha1.ClusterRuntime)) st
 // setCandidate plays the resolver: candidatePlanDigest and Resolved, with its own field manager.
 func (h *harness) setCandidate(digest string, resolved metav1.Condition) {
 	h.t.Helper()
-	if resolved.Type == "" {
+	if resolved.Status == "" {
 		resolved = metav1.Condition{Status: metav1.ConditionTrue, Reason: "Resolved", Message: "plan " + digest + " resolved"}
 	}
 	resolved.Type = aicrv1alpha1.ConditionResolved

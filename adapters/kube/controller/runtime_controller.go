@@ -57,13 +57,18 @@ func (r *RuntimeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, err
 	}
 	retry := retryRequest(cr)
+	var createErr error
 	if r.due(cr, obs, retry != "") {
-		if err := r.create(ctx, cr, obs); err != nil {
-			return ctrl.Result{}, err
-		}
+		createErr = r.create(ctx, cr, obs) // the status still says the target is not rolled out yet
 	}
 	r.metrics.observeRollouts(obs.rollouts)
-	return ctrl.Result{}, r.applyStatus(ctx, cr, desiredStatus(cr, obs, retry, r.ports.Clock.Now()))
+	if createErr != nil {
+		retry = "" // not handled yet
+	}
+	if err := r.applyStatus(ctx, cr, desiredStatus(cr, obs, retry, r.ports.Clock.Now())); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, createErr
 }
 
 // retryRequest returns the retry-requested-at annotation when it was not handled yet (CR-11).

@@ -1,0 +1,57 @@
+package rollout_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// A manual transition pauses after its release is applied until an approver acknowledges
+// the post-apply steps, then continues (RO-9).
+func TestRolloutAcknowledgementPauseAndResume(t *testing.T) {
+	h := newHarness(t, true)
+	var manual string
+	h.assessments = func(context.Context, string, string, string) ([]ports.ComponentAssessment, string, error) {
+		return []ports.ComponentAssessment{{Component: manual, Verdict: ports.VerdictManual, StepsAfterApply: true}}, "", nil
+	}
+	h.start()
+	uid, a := h.installed(nil)
+	b := h.fixturePlan(fixtureUpgradeTo, uid)
+	tr, err := domain.PlanTransition(domain.TransitionInput{Active: a, Target: b})
+	require.NoError(t, err)
+	var release string
+	for _, s := range tr.Steps {
+		if s.Operation == domain.OpUpgrade {
+			manual, release = s.Component, s.Release.ID
+			break
+		}
+	}
+	require.NotEmpty(t, manual)
+	h.setCandidate(h.writePlan(b), metav1.Condition{})
+	ro := h.waitRollout(2)
+	h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingApproval)
+	h.approve(ro.Name, epoch.Add(30*time.Minute))
+
+	paused := h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingAcknowledgement)
+	msg := "rollout " + ro.Name + " awaiting acknowledgement of " + release + " post-apply steps"
+	assert.Equal(t, msg, paused.Status.Message)
+	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.StalledMessage(ro.Name, msg))
+	h.waitCondition(aicrv1alpha1.ConditionReconciling, metav1.ConditionTrue, domain.ReasonRollingOut, "")
+	writes := h.engine.writeCount()
+	assert.Equal(t, aicrv1alpha1.PhaseAwaitingAcknowledgement, h.rollout(ro.Name).Status.Phase)
+	assert.Equal(t, writes, h.engine.writeCount(), "nothing runs while waiting")
+
+	h.patchApproval(ro.Name, map[string]any{"acknowledgements": []any{map[string]any{
+		"release": release, "acknowledgedBy": approver, "acknowledgedAt": epoch.Format(time.RFC3339),
+	}}})
+	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
+	assert.Greater(t, h.engine.writeCount(), writes)
+}
