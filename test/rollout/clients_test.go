@@ -1,0 +1,76 @@
+package rollout_test
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+// countingClient counts the operator's API writes and can inject a create failure.
+type countingClient struct {
+	client.Client
+	writes   *atomic.Int64
+	onCreate func(ctx context.Context, obj client.Object) error
+}
+
+func (c countingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	c.writes.Add(1)
+	if c.onCreate != nil {
+		if err := c.onCreate(ctx, obj); err != nil {
+			return err
+		}
+	}
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+func (c countingClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	c.writes.Add(1)
+	return c.Client.Update(ctx, obj, opts...)
+}
+
+func (c countingClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	c.writes.Add(1)
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}
+
+func (c countingClient) Status() client.SubResourceWriter {
+	return countingStatus{SubResourceWriter: c.Client.Status(), writes: c.writes}
+}
+
+type countingStatus struct {
+	client.SubResourceWriter
+	writes *atomic.Int64
+}
+
+func (s countingStatus) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	s.writes.Add(1)
+	return s.SubResourceWriter.Update(ctx, obj, opts...)
+}
+
+func (s countingStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	s.writes.Add(1)
+	return s.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+}
+
+// approve sets the approval as the impersonated approver.
+func (h *harness) approve(name string, expires time.Time) {
+	h.t.Helper()
+	h.patchApproval(name, map[string]any{"approvedBy": approver, "expiresAt": expires.Format(time.RFC3339), "reason": "change window"})
+}
+
+// patchApproval merge-patches spec.approval as the impersonated approver.
+func (h *harness) patchApproval(name string, approval map[string]any) {
+	h.t.Helper()
+	c, err := client.New(controlPlane.Impersonate(approver), client.Options{Scheme: scheme})
+	require.NoError(h.t, err)
+	ro := &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	raw, err := jsonMarshal(map[string]any{"spec": map[string]any{"approval": approval}})
+	require.NoError(h.t, err)
+	require.NoError(h.t, c.Patch(context.Background(), ro, client.RawPatch("application/merge-patch+json", raw)))
+}
