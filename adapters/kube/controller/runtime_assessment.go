@@ -1,0 +1,61 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// annotationFromPlanDigest is the active plan an assessment ConfigMap compares against (the
+// resolver writes it next to the plan-digest annotation of the assessed plan).
+const annotationFromPlanDigest = aicrv1alpha1.Prefix + "from-plan-digest"
+
+// NewAssessmentReader returns the AssessmentSource reading the upgrade-check reports the
+// resolver keeps in ConfigMaps labelled role=assessment in namespace: the one whose
+// annotations name the transition's plans. A row's verdict is kept as is; a manual row whose
+// transition records list steps for Argo CD or Helm has steps after the apply (RO-9).
+func NewAssessmentReader(reader client.Reader, namespace string) AssessmentSource {
+	return func(ctx context.Context, _, from, to string) ([]ports.ComponentAssessment, string, error) {
+		var list corev1.ConfigMapList
+		if err := reader.List(ctx, &list, client.InNamespace(namespace),
+			client.MatchingLabels{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleAssessment}); err != nil {
+			return nil, "", fmt.Errorf("list assessments: %w", err)
+		}
+		for _, cm := range list.Items {
+			if cm.Annotations[aicrv1alpha1.AnnotationPlanDigest] != to || cm.Annotations[annotationFromPlanDigest] != from {
+				continue
+			}
+			raw := cm.Data[configdoc.ReportKey]
+			report, err := configdoc.DecodeReport([]byte(raw))
+			if err != nil {
+				return nil, "", fmt.Errorf("assessment %s: %w", cm.Name, err)
+			}
+			return assessments(report), configdoc.ContentDigest([]byte(raw)), nil
+		}
+		return nil, "", nil
+	}
+}
+
+func assessments(report *configdoc.Report) []ports.ComponentAssessment {
+	out := make([]ports.ComponentAssessment, 0, len(report.Components))
+	for _, row := range report.Components {
+		a := ports.ComponentAssessment{Component: row.Component, Verdict: ports.UpgradeVerdict(row.Verdict), Reason: row.Reason}
+		for _, rec := range row.Transitions {
+			for _, ds := range rec.StepsByDeployer {
+				for _, d := range ds.Deployers {
+					if (d == "argocd" || d == "helm") && len(ds.Steps) > 0 {
+						a.StepsAfterApply = true
+					}
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
