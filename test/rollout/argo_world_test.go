@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/stretchr/testify/require"
@@ -19,7 +18,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/argocdsim"
 )
@@ -73,14 +71,6 @@ func (h *harness) withArgo() {
 // engine is the Argo CD engine of one operator manager.
 func (w *argoWorld) engine(mgr ctrl.Manager) ports.DeploymentEngine {
 	return argocd.NewEngine(appCounting{Client: mgr.GetClient(), w: w}, w.dc, argocd.Config{Registry: "registry.example.com/aicr"})
-}
-
-// watch adds the Applications watch once the kind is served (ENG-4).
-func (w *argoWorld) watch(t require.TestingT, mgr ctrl.Manager, targets ...controller.WatchTarget) {
-	ew, err := controller.NewEngineWatch(mgr, argocd.NewApplicationObject(),
-		func(context.Context) (bool, error) { return argocd.ApplicationServed(w.dc) }, 50*time.Millisecond, targets...)
-	require.NoError(t, err)
-	require.NoError(t, mgr.Add(ew))
 }
 
 func (w *argoWorld) wrote() {

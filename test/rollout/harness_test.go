@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
@@ -95,23 +96,17 @@ func (h *harness) start() {
 		}
 		return nil
 	}}
-	p := domain.Ports{Engine: h.engine, Jobs: h.jobs, Registry: fakeRegistry{}, Clock: h.clock}
-	if h.argo != nil {
-		p.Engine = h.argo.engine(mgr)
+	setup := controller.Setup{
+		Ports:  domain.Ports{Engine: h.engine, Jobs: h.jobs, Registry: fakeRegistry{}, Clock: h.clock},
+		Client: c, Assessments: h.assessments, Options: h.opts,
 	}
-	plans := controller.NewPlanReader(mgr.GetClient(), operatorNamespace)
-	recorder := mgr.GetEventRecorderFor("aicr-rollout")
-	ro := controller.NewRolloutReconciler(c, p, plans, recorder, h.opts)
-	roCtrl, err := ro.SetupWithManager(mgr)
-	require.NoError(h.t, err)
-	rt := controller.NewRuntimeReconciler(c, p, plans, controller.NewRolloutCreator(mgr.GetAPIReader(), c),
-		h.assessments, recorder, h.opts)
-	rtCtrl, err := rt.SetupWithManager(mgr)
-	require.NoError(h.t, err)
 	if h.argo != nil {
-		h.argo.watch(h.t, mgr, controller.WatchTarget{Controller: roCtrl, Handler: ro.EngineHandler()},
-			controller.WatchTarget{Controller: rtCtrl, Handler: rt.EngineHandler()})
+		setup.Ports.Engine = h.argo.engine(mgr)
+		setup.EngineObject = argocd.NewApplicationObject()
+		setup.EngineServed = func(context.Context) (bool, error) { return argocd.ApplicationServed(h.argo.dc) }
+		setup.EngineWatchInterval = 50 * time.Millisecond
 	}
+	require.NoError(h.t, controller.SetupRolloutControllers(mgr, setup))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	h.mu.Lock()
