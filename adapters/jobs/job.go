@@ -47,7 +47,12 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 				Spec: corev1.PodSpec{
 					ServiceAccountName: ServiceAccount,
 					RestartPolicy:      corev1.RestartPolicyNever,
-					Volumes:            volumes,
+					// The Job namespaces enforce the restricted Pod Security profile.
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Volumes: volumes,
 					Containers: []corev1.Container{{
 						Name:                     ContainerName,
 						Image:                    r.cfg.Image,
@@ -58,6 +63,8 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 						SecurityContext: &corev1.SecurityContext{
 							AllowPrivilegeEscalation: ptr.To(false),
 							RunAsNonRoot:             ptr.To(true),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+							SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 						},
 					}},
 				},

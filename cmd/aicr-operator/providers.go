@@ -31,9 +31,13 @@ func provideRestConfig() (*rest.Config, error) {
 }
 
 func provideManagerOptions(cfg app.Config) manager.Options {
+	jobNamespaces := []string{cfg.JobsNamespace, cfg.DiscoveryNamespace}
+	if cfg.ValidationEnabled { // the chart grants the validation namespace only then
+		jobNamespaces = append(jobNamespaces, cfg.ValidationNamespace)
+	}
 	return manager.Options{
 		OperatorNamespace:       cfg.OperatorNamespace,
-		JobNamespaces:           []string{cfg.JobsNamespace, cfg.DiscoveryNamespace, cfg.ValidationNamespace},
+		JobNamespaces:           jobNamespaces,
 		LeaderElect:             cfg.LeaderElect,
 		LeaseDuration:           cfg.LeaseDuration,
 		RenewDeadline:           cfg.RenewDeadline,
@@ -74,6 +78,7 @@ type runner struct {
 	Manager  ctrl.Manager
 	Engine   ports.DeploymentEngine
 	Resolver *controller.Resolver
+	Rollouts controller.Setup
 }
 
 // run registers the controllers and runs the manager until ctx ends.
@@ -84,6 +89,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	if err := r.Resolver.SetupWithManager(r.Manager); err != nil {
 		return fmt.Errorf("set up the resolver: %w", err)
+	}
+	if err := controller.SetupRolloutControllers(r.Manager, r.Rollouts); err != nil {
+		return fmt.Errorf("set up the rollout controllers: %w", err)
 	}
 	if err := r.Manager.Start(ctx); err != nil {
 		return fmt.Errorf("run manager: %w", err)

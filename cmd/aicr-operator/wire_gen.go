@@ -54,10 +54,12 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	setup := provideRolloutSetup(cfg, deploymentEngine, jobsRunner, registry, clock, discoveryInterface)
 	mainRunner := &runner{
 		Manager:  v,
 		Engine:   deploymentEngine,
 		Resolver: resolver,
+		Rollouts: setup,
 	}
 	return mainRunner, func() {
 	}, nil
