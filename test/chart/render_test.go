@@ -1,18 +1,11 @@
 package chart_test
 
 import (
-	"fmt"
-	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/action"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/releaseutil"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
+
+	"github.com/nvidia/aicr-operator/test/chartrender"
 )
 
 // releaseNamespace is the namespace every test release is rendered into: the operator namespace.
@@ -23,8 +16,7 @@ const operatorUser = "system:serviceaccount:" + releaseNamespace + ":aicr-operat
 
 // chartDir returns the chart's directory, found relative to this file.
 func chartDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "charts", "aicr-operator")
+	return chartrender.ChartDir()
 }
 
 // requiredValues are the smallest values the chart renders with.
@@ -37,46 +29,9 @@ func requiredValues() map[string]any {
 	}
 }
 
-// render renders the chart as `helm template` does, with the Helm v3 SDK, and returns its objects.
+// render renders the chart as `helm template` does (shared with the demo: test/chartrender).
 func render(values map[string]any) ([]*unstructured.Unstructured, error) {
-	chrt, err := loader.Load(chartDir())
-	if err != nil {
-		return nil, fmt.Errorf("load chart: %w", err)
-	}
-	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
-	install.DryRun = true
-	install.ClientOnly = true
-	install.Replace = true
-	install.IncludeCRDs = true
-	install.ReleaseName = "aicr-operator"
-	install.Namespace = releaseNamespace
-	install.KubeVersion = &chartutil.KubeVersion{Version: "v1.34.4", Major: "1", Minor: "34"}
-	rel, err := install.Run(chrt, values)
-	if err != nil {
-		return nil, err
-	}
-	manifests := releaseutil.SplitManifests(rel.Manifest)
-	keys := make([]string, 0, len(manifests))
-	for k := range manifests {
-		keys = append(keys, k)
-	}
-	sort.Sort(releaseutil.BySplitManifestsOrder(keys))
-	objs := make([]*unstructured.Unstructured, 0, len(keys))
-	for _, k := range keys {
-		doc := manifests[k]
-		if strings.TrimSpace(doc) == "" {
-			continue
-		}
-		obj := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
-			return nil, fmt.Errorf("decode rendered manifest %s: %w", k, err)
-		}
-		if len(obj.Object) == 0 {
-			continue
-		}
-		objs = append(objs, obj)
-	}
-	return objs, nil
+	return chartrender.Render(releaseNamespace, values)
 }
 
 // find returns the rendered object of kind and name, or nil.

@@ -1,18 +1,9 @@
 package cli_test
 
 import (
-	"fmt"
-	"path/filepath"
-	"runtime"
-	"sort"
-	"strings"
-
-	"helm.sh/helm/v3/pkg/action"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/releaseutil"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
+
+	"github.com/nvidia/aicr-operator/test/chartrender"
 )
 
 // Identities and names of the suite.
@@ -41,40 +32,7 @@ func chartValues() map[string]any {
 	}
 }
 
-// render renders charts/aicr-operator as helm template does, with the Helm v3 SDK.
+// render renders the chart as `helm template` does (shared with the demo: test/chartrender).
 func render(values map[string]any) ([]*unstructured.Unstructured, error) {
-	_, file, _, _ := runtime.Caller(0)
-	chrt, err := loader.Load(filepath.Join(filepath.Dir(file), "..", "..", "charts", "aicr-operator"))
-	if err != nil {
-		return nil, fmt.Errorf("load chart: %w", err)
-	}
-	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
-	install.DryRun, install.ClientOnly, install.Replace, install.IncludeCRDs = true, true, true, true
-	install.ReleaseName = "aicr-operator"
-	install.Namespace = operatorNS
-	install.KubeVersion = &chartutil.KubeVersion{Version: "v1.34.4", Major: "1", Minor: "34"}
-	rel, err := install.Run(chrt, values)
-	if err != nil {
-		return nil, fmt.Errorf("render chart: %w", err)
-	}
-	manifests := releaseutil.SplitManifests(rel.Manifest)
-	keys := make([]string, 0, len(manifests))
-	for k := range manifests {
-		keys = append(keys, k)
-	}
-	sort.Sort(releaseutil.BySplitManifestsOrder(keys))
-	var objs []*unstructured.Unstructured
-	for _, k := range keys {
-		if strings.TrimSpace(manifests[k]) == "" {
-			continue
-		}
-		obj := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(manifests[k]), &obj.Object); err != nil {
-			return nil, fmt.Errorf("decode rendered manifest %s: %w", k, err)
-		}
-		if len(obj.Object) > 0 {
-			objs = append(objs, obj)
-		}
-	}
-	return objs, nil
+	return chartrender.Render(operatorNS, values)
 }

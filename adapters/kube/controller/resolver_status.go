@@ -34,11 +34,18 @@ func (r *Resolver) applyResolved(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 		handled = out.handled
 	}
 	msg := resTruncate(out.message, resMaxMessage)
-	prev := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionResolved)
-	same := prev != nil && prev.Status == out.status && prev.Reason == out.reason && prev.Message == msg &&
-		prev.ObservedGeneration == cr.Generation
+	same, prev := sameResolved(cr, out, msg)
 	if same && candidate == cr.Status.CandidatePlanDigest && handled == cr.Status.HandledRequests.ResolveRequestedAt {
 		return nil
+	}
+	if !same {
+		// The cache may lag an apply of an earlier reconcile: judge the transition (and its
+		// Event, recorded once) from the live object.
+		live := &aicrv1alpha1.ClusterRuntime{}
+		if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(cr), live); err != nil {
+			return fmt.Errorf("read the runtime: %w", err)
+		}
+		same, prev = sameResolved(live, out, msg)
 	}
 	ltt := r.Clock.Now()
 	if prev != nil && prev.Status == out.status {
@@ -75,4 +82,11 @@ func (r *Resolver) recordTransition(cr *aicrv1alpha1.ClusterRuntime, out *resOut
 	case out.reason != ReasonResolving:
 		r.event(cr, corev1.EventTypeWarning, EventResolveStageFailed, "%s: %s", out.reason, msg)
 	}
+}
+
+// sameResolved reports whether cr already carries the Resolved condition of out, and returns it.
+func sameResolved(cr *aicrv1alpha1.ClusterRuntime, out *resOutcome, msg string) (bool, *metav1.Condition) {
+	prev := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionResolved)
+	return prev != nil && prev.Status == out.status && prev.Reason == out.reason && prev.Message == msg &&
+		prev.ObservedGeneration == cr.Generation, prev
 }
