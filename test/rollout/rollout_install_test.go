@@ -61,7 +61,7 @@ func TestRolloutInitialInstall(t *testing.T) {
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut,
 		domain.StepMessage(ro.Name, 0, len(ro.Spec.Steps), domain.Step{Release: releaseRef(first.Release), Operation: domain.OpInstall}))
 	h.waitCondition(aicrv1alpha1.ConditionReconciling, metav1.ConditionTrue, domain.ReasonRollingOut, "")
-	assert.Equal(t, status.InProgressStatus, h.kstatusOf())
+	h.waitKstatus(status.InProgressStatus)
 	assert.Len(t, h.liveReleases(), 1, "the next step waits for the first release to be ready")
 
 	h.engine.mu.Lock()

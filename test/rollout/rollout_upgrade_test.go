@@ -63,7 +63,7 @@ func TestRolloutUpgradeWithApproval(t *testing.T) {
 		}
 	}
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.AwaitingApprovalMessage(ro.Name))
-	assert.Equal(t, status.InProgressStatus, h.kstatusOf())
+	h.waitKstatus(status.InProgressStatus)
 	before := h.engine.writeCount()
 
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
@@ -92,7 +92,7 @@ func TestRolloutExpiryAndRetry(t *testing.T) {
 	msg := "rollout " + ro.Name + " expired: no approval before the deadline"
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallRolloutExpired), msg)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.StalledMessage(ro.Name, msg))
-	assert.Equal(t, status.FailedStatus, h.kstatusOf())
+	h.waitKstatus(status.FailedStatus)
 	assert.Len(t, h.rollouts(), 2, "an expired rollout is not replaced without a retry request")
 
 	cr := h.runtime()
@@ -134,6 +134,6 @@ func TestRolloutRevocation(t *testing.T) {
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseRevoked)
 	assert.Equal(t, before+removes+1, h.engine.writeCount(), "no further step after the revocation")
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallRolloutRevoked), "")
-	assert.Equal(t, status.FailedStatus, h.kstatusOf())
+	h.waitKstatus(status.FailedStatus)
 	_ = client.ObjectKey{}
 }

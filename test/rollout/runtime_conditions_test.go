@@ -36,11 +36,11 @@ func TestRuntimeConditionMessages(t *testing.T) {
 
 	h.setCandidate("", metav1.Condition{Status: metav1.ConditionFalse, Reason: "AICRInternal", Message: "recipe job failed: internal error"})
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, "AICRInternal", "recipe job failed: internal error")
-	assert.Equal(t, status.FailedStatus, h.kstatusOf())
+	h.waitKstatus(status.FailedStatus)
 	h.setCandidate("", metav1.Condition{Status: metav1.ConditionFalse, Reason: domain.ReasonResolving, Message: "snapshot job running"})
 	h.waitCondition(aicrv1alpha1.ConditionReconciling, metav1.ConditionTrue, domain.ReasonNoActivePlan, "")
 	assert.Nil(t, findCondition(h.runtime().Status.Conditions, aicrv1alpha1.ConditionStalled), "Resolving never stalls")
-	assert.Equal(t, status.InProgressStatus, h.kstatusOf())
+	h.waitKstatus(status.InProgressStatus)
 
 	plan := h.fixturePlan(fixtureInstall, uid)
 	name := "aicr-plan-" + plan.Digest[len("sha256:"):len("sha256:")+16]
@@ -65,7 +65,7 @@ func TestRuntimeConditionMessages(t *testing.T) {
 	h.waitCondition(aicrv1alpha1.ConditionEngineAvailable, metav1.ConditionFalse, string(domain.StallEngineMissing), "")
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, string(domain.StallEngineMissing),
 		"deployment engine: application kind not served: "+ports.ErrEngineMissing.Error())
-	assert.Equal(t, status.FailedStatus, h.kstatusOf())
+	h.waitKstatus(status.FailedStatus)
 
 	h.engine.mu.Lock()
 	h.engine.missing = false
