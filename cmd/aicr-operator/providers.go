@@ -10,7 +10,9 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
@@ -30,10 +32,14 @@ func provideRestConfig() (*rest.Config, error) {
 	return cfg, nil
 }
 
-func provideManagerOptions(cfg app.Config) manager.Options {
+func provideManagerOptions(cfg app.Config, served engineServedAtStart) manager.Options {
 	jobNamespaces := []string{cfg.JobsNamespace, cfg.DiscoveryNamespace}
 	if cfg.ValidationEnabled { // the chart grants the validation namespace only then
 		jobNamespaces = append(jobNamespaces, cfg.ValidationNamespace)
+	}
+	var engineCache map[client.Object]cache.ByObject
+	if served {
+		engineCache = argocd.CacheByObject(cfg.EngineNamespace)
 	}
 	return manager.Options{
 		OperatorNamespace:       cfg.OperatorNamespace,
@@ -46,7 +52,7 @@ func provideManagerOptions(cfg app.Config) manager.Options {
 		HealthProbeBindAddress:  cfg.HealthProbeBindAddress,
 		GracefulShutdownTimeout: gracefulShutdown,
 		AddToScheme:             []func(*runtime.Scheme) error{argocd.AddToScheme},
-		CacheByObject:           argocd.CacheByObject(cfg.EngineNamespace),
+		CacheByObject:           engineCache,
 		Uncached:                argocd.Uncached(),
 	}
 }
@@ -75,10 +81,12 @@ func provideArgoCDConfig(cfg app.Config) argocd.Config {
 
 // runner is the assembled operator.
 type runner struct {
-	Manager  ctrl.Manager
-	Engine   ports.DeploymentEngine
-	Resolver *controller.Resolver
-	Rollouts controller.Setup
+	Manager   ctrl.Manager
+	Engine    ports.DeploymentEngine
+	Resolver  *controller.Resolver
+	Rollouts  controller.Setup
+	Served    engineServedAtStart
+	Discovery discovery.DiscoveryInterface
 }
 
 // run registers the controllers and runs the manager until ctx ends.
@@ -89,6 +97,13 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	if err := r.Resolver.SetupWithManager(r.Manager); err != nil {
 		return fmt.Errorf("set up the resolver: %w", err)
+	}
+	if !r.Served {
+		// Without the kind there is no Application cache to watch through; see errEngineAppeared.
+		r.Rollouts.EngineObject = nil
+		if err := r.Manager.Add(ctrlmanager.RunnableFunc(waitForEngine(r.Discovery))); err != nil {
+			return fmt.Errorf("watch for Argo CD: %w", err)
+		}
 	}
 	if err := controller.SetupRolloutControllers(r.Manager, r.Rollouts); err != nil {
 		return fmt.Errorf("set up the rollout controllers: %w", err)

@@ -21,16 +21,20 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	options := provideManagerOptions(cfg)
+	discoveryInterface, err := provideDiscovery(config)
+	if err != nil {
+		return nil, nil, err
+	}
+	mainEngineServedAtStart, err := provideEngineServedAtStart(discoveryInterface)
+	if err != nil {
+		return nil, nil, err
+	}
+	options := provideManagerOptions(cfg, mainEngineServedAtStart)
 	v, err := provideManager(config, options)
 	if err != nil {
 		return nil, nil, err
 	}
 	client := provideClient(v)
-	discoveryInterface, err := provideDiscovery(config)
-	if err != nil {
-		return nil, nil, err
-	}
 	argocdConfig := provideArgoCDConfig(cfg)
 	engine := argocd.NewEngine(client, discoveryInterface, argocdConfig)
 	fluxEngine, err := flux.NewEngine()
@@ -56,10 +60,12 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	}
 	setup := provideRolloutSetup(cfg, deploymentEngine, jobsRunner, registry, clock, discoveryInterface)
 	mainRunner := &runner{
-		Manager:  v,
-		Engine:   deploymentEngine,
-		Resolver: resolver,
-		Rollouts: setup,
+		Manager:   v,
+		Engine:    deploymentEngine,
+		Resolver:  resolver,
+		Rollouts:  setup,
+		Served:    mainEngineServedAtStart,
+		Discovery: discoveryInterface,
 	}
 	return mainRunner, func() {
 	}, nil

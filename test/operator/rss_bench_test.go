@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,9 +66,14 @@ func operatorRSS(b *testing.B, bin, kubeconfig string, args []string) (rss, peak
 		_ = cmd.Wait()
 	}()
 	started := make(chan struct{})
+	var tail []string
+	var mu sync.Mutex
 	go func() {
 		scanner := bufio.NewScanner(logs)
 		for scanner.Scan() {
+			mu.Lock()
+			tail = append(tail[max(0, len(tail)-9):], scanner.Text())
+			mu.Unlock()
 			if strings.Contains(scanner.Text(), "Starting workers") {
 				close(started)
 				break
@@ -79,7 +85,9 @@ func operatorRSS(b *testing.B, bin, kubeconfig string, args []string) (rss, peak
 	select {
 	case <-started:
 	case <-time.After(2 * time.Minute):
-		b.Fatal("the operator did not start within 2 minutes")
+		mu.Lock()
+		defer mu.Unlock()
+		b.Fatalf("the operator did not start within 2 minutes; its last log lines:\n%s", strings.Join(tail, "\n"))
 	}
 	return procStatus(b, cmd.Process.Pid, "VmRSS:"), procStatus(b, cmd.Process.Pid, "VmHWM:")
 }
