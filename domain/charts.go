@@ -4,35 +4,68 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// PinCharts resolves every upstream chart of p in the runtime registry
-// (mirror reference <mirror>/<chart name>:<version>) and records its manifest
-// digest (PLAN-3), then recomputes the plan digest. Credential problems are
-// returned as a stall (RegistryCredentialsUnavailable, RegistryCredentialsStale,
-// Unauthorized); a missing chart is ChartSourceUnsupported; any other error is
-// transient.
-func PinCharts(ctx context.Context, reg ports.Registry, mirror string, p *Plan) (*Stall, error) {
+// LocalChartFiles returns the files of a bundle-local chart: its bundle
+// folder, Chart.yaml at the root.
+type LocalChartFiles func(releaseID string) (fs.FS, error)
+
+// PublishCharts serves every chart of p from the runtime registry and pins it
+// by manifest digest (PLAN-3, REG-1), then recomputes the plan digest. An
+// upstream chart is mirrored once its archive verifies (Registry.MirrorChart;
+// the verified archive digest is recorded, PLAN-2); a bundle-local chart is
+// pushed as a wrapper chart (Registry.PushWrapper) from local.
+//
+// Credential problems are returned as a stall (RegistryCredentialsUnavailable,
+// RegistryCredentialsStale, Unauthorized); an archive that does not verify or
+// an upstream chart that does not exist is ChartSourceUnsupported; any other
+// error is transient.
+func PublishCharts(ctx context.Context, reg ports.Registry, p *Plan, local LocalChartFiles) (*Stall, error) {
 	for i, r := range p.Releases {
-		if r.Kind != ports.KindUpstream {
-			continue
-		}
-		ref := mirror + "/" + r.Chart.Name + ":" + r.Chart.Version
-		d, err := reg.Resolve(ctx, ref)
+		what := fmt.Sprintf("chart %s:%s of release %s", r.Chart.Name, r.Chart.Version, r.ID)
+		pinned, err := publishChart(ctx, reg, r, local)
 		if err != nil {
-			if s, terr := portStall("resolve "+ref, err); terr == nil {
+			if s := RegistryStall("publish "+what, err); s != nil {
 				return s, nil
 			}
-			if errors.Is(err, ports.ErrArtifactNotFound) {
-				return stallf(StallChartSourceUnsupported, fmt.Sprintf("chart %s is not mirrored in the runtime registry", ref)), nil
+			if errors.Is(err, ports.ErrArchiveRejected) || errors.Is(err, ports.ErrArtifactNotFound) {
+				return stallf(StallChartSourceUnsupported, fmt.Sprintf("%s cannot be served from the runtime registry: %v", what, err)), nil
 			}
-			return nil, fmt.Errorf("resolve %s: %w", ref, err)
+			return nil, fmt.Errorf("publish %s: %w", what, err)
 		}
-		p.Releases[i].Chart.ManifestDigest = string(d)
+		p.Releases[i].Chart.ManifestDigest = string(pinned.ManifestDigest)
+		if r.Kind == ports.KindUpstream {
+			p.Releases[i].Chart.ArchiveDigest = string(pinned.ArchiveDigest)
+		}
 	}
 	var err error
 	p.Digest, err = DesiredStateDigest(p.Releases)
 	return nil, err
+}
+
+// publishChart mirrors an upstream chart or pushes a local one.
+func publishChart(ctx context.Context, reg ports.Registry, r Release, local LocalChartFiles) (ports.PinnedChart, error) {
+	if r.Kind == ports.KindUpstream {
+		c := r.Chart
+		c.ManifestDigest, c.ArchiveDigest = "", ""
+		return reg.MirrorChart(ctx, ports.UpstreamChart{Chart: c})
+	}
+	files, err := local(r.ID)
+	if err != nil {
+		return ports.PinnedChart{}, fmt.Errorf("read the bundle folder: %w: %w", ports.ErrArtifactNotFound, err)
+	}
+	return reg.PushWrapper(ctx, files)
+}
+
+// RegistryStall returns the stall a registry error stands for
+// (RegistryCredentialsUnavailable, RegistryCredentialsStale, Unauthorized;
+// RES-6), or nil for a transient error the caller retries.
+func RegistryStall(what string, err error) *Stall {
+	if s, terr := portStall(what, err); terr == nil {
+		return s
+	}
+	return nil
 }

@@ -274,9 +274,9 @@ func resolverStallCases() []stallCase {
 			}},
 		{"RegistryCredentialsUnavailable when charts cannot be pinned", domain.StallRegistryCredentialsUnavailable,
 			func(t *testing.T, p domain.Ports, r recorders) *domain.Stall {
-				r.reg.Resolve(gomock.Any(), "oci://mirror/charts/cert-manager:v1.17.2").
-					Return(ports.Digest(""), fmt.Errorf("ecr token: %w", ports.ErrCredentialsUnavailable))
-				s, err := domain.PinCharts(context.Background(), p.Registry, "oci://mirror/charts", targetPlan(t))
+				r.reg.MirrorChart(gomock.Any(), gomock.Any()).
+					Return(ports.PinnedChart{}, fmt.Errorf("ecr token: %w", ports.ErrCredentialsUnavailable))
+				s, err := domain.PublishCharts(context.Background(), p.Registry, targetPlan(t), nil)
 				require.NoError(t, err)
 				return s
 			}},

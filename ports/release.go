@@ -11,6 +11,10 @@ type ChartSource struct {
 	Name           string `json:"name"`
 	Version        string `json:"version"`
 	ManifestDigest string `json:"manifestDigest,omitempty"`
+	// ArchiveDigest is the verified upstream archive digest of a mirrored
+	// chart (PLAN-2); empty for a bundle-local chart. It is not part of the
+	// plan digest: the manifest digest already addresses the archive.
+	ArchiveDigest string `json:"archiveDigest,omitempty"`
 }
 
 // EnginePolicy holds the engine-neutral deployment policy of one release.

@@ -19,8 +19,8 @@ import (
 )
 
 // pinnedFixturePlan builds the fixture bundle's plan the way the resolver
-// does: mirror every upstream chart (served by the in-process upstream), pin
-// them with domain.PinCharts, push every local chart as a wrapper.
+// does: every upstream chart is served by the in-process upstream, then
+// domain.PublishCharts mirrors them and pushes every local chart as a wrapper.
 func pinnedFixturePlan(t *testing.T, reg *oci.Registry, up *upstream) *domain.Plan {
 	t.Helper()
 	ctx := context.Background()
@@ -29,14 +29,11 @@ func pinnedFixturePlan(t *testing.T, reg *oci.Registry, up *upstream) *domain.Pl
 	p, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: "0b7e4a51-3f9a-4c0d-8b2e-1c0d2b7e4a51", Bundle: b})
 	require.NoError(t, err)
 
-	for i, br := range b.Releases {
+	dirs := map[string]string{}
+	for _, br := range b.Releases {
+		dirs[br.Name] = br.Path
 		c := br.Chart
 		if br.Kind == ports.KindLocal {
-			chart, serr := fs.Sub(os.DirFS(fixtureBundle), br.Path)
-			require.NoError(t, serr)
-			pc, perr := reg.PushWrapper(ctx, chart)
-			require.NoError(t, perr, br.Name)
-			p.Releases[i].Chart.ManifestDigest = string(pc.ManifestDigest)
 			continue
 		}
 		archive := chartArchive(t, c.Name, c.Version, br.Name)
@@ -45,10 +42,10 @@ func pinnedFixturePlan(t *testing.T, reg *oci.Registry, up *upstream) *domain.Pl
 		} else {
 			up.addHTTPChart(c.Repository, c.Name, c.Version, archive, "")
 		}
-		_, merr := reg.MirrorChart(ctx, ports.UpstreamChart{Chart: c})
-		require.NoError(t, merr, br.Name)
 	}
-	stall, err := domain.PinCharts(ctx, reg, reg.Base()+"/"+oci.ChartsPath, p)
+	stall, err := domain.PublishCharts(ctx, reg, p, func(id string) (fs.FS, error) {
+		return fs.Sub(os.DirFS(fixtureBundle), dirs[id])
+	})
 	require.NoError(t, err)
 	require.Nil(t, stall)
 	return p

@@ -35,7 +35,7 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, reg 
 			Image:             cfg.AICRImage,
 			AICRVersion:       cfg.AICRVersion,
 			AllowedNamespaces: cfg.ComponentNamespaces,
-			ChartMirror:       chartref.Base(cfg.RegistryRepository) + "/" + chartref.ChartsDir,
+			BundleRepository:  chartref.Base(cfg.RegistryRepository) + "/" + oci.BundlesRepository,
 		})
 }
 

@@ -66,7 +66,7 @@ func start(t testing.TB, o options) *harness {
 	r, err := controller.NewResolver(mgr.GetClient(), mgr.GetAPIReader(), runner, o.registry, h.clock,
 		mgr.GetEventRecorderFor("aicr-resolver"), controller.ResolverConfig{
 			OperatorNamespace: operatorNS, JobNamespace: jobNS, Image: image,
-			AICRVersion: o.version, AllowedNamespaces: o.allowed, ChartMirror: "registry.example.com/charts",
+			AICRVersion: o.version, AllowedNamespaces: o.allowed, BundleRepository: "registry.example.com/bundles/cluster",
 		})
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))

@@ -1,8 +1,10 @@
 package resolver_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,25 +18,31 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-const pinned = ports.Digest("sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+const (
+	pinned       = ports.Digest("sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+	archive      = ports.Digest("sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")
+	wrapper      = ports.Digest("sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc")
+	bundleDigest = ports.Digest("sha256:dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd")
+)
 
-// TestResolved_RegistryReasons: chart pinning in the runtime registry maps
+// TestResolved_RegistryReasons: publishing charts to the runtime registry maps
 // credential problems to their stall reasons and retries a transient outage
-// with backoff, saying so (RES-6); a reachable registry pins every upstream
-// chart by manifest digest (PLAN-3).
+// with backoff, saying so (RES-6); a reachable registry mirrors every upstream
+// chart, pushes every local chart as a wrapper and stores the bundle, and the
+// plan pins them all by manifest digest (PLAN-2, PLAN-3, REG-1).
 func TestResolved_RegistryReasons(t *testing.T) {
 	for _, tc := range []struct {
 		name, reason, contains string
 		err                    error
 	}{
-		{"RegistryCredentialsUnavailable", string(domain.StallRegistryCredentialsUnavailable), "registry.example.com/charts/", ports.ErrCredentialsUnavailable},
-		{"RegistryCredentialsStale", string(domain.StallRegistryCredentialsStale), "registry.example.com/charts/", ports.ErrCredentialsStale},
-		{"Unauthorized", string(domain.StallUnauthorized), "registry.example.com/charts/", ports.ErrUnauthorized},
+		{"RegistryCredentialsUnavailable", string(domain.StallRegistryCredentialsUnavailable), "publish chart ", ports.ErrCredentialsUnavailable},
+		{"RegistryCredentialsStale", string(domain.StallRegistryCredentialsStale), "publish chart ", ports.ErrCredentialsStale},
+		{"Unauthorized", string(domain.StallUnauthorized), "publish chart ", ports.ErrUnauthorized},
 		{"TransientOutage", controller.ReasonResolving, "retrying after a transient failure", errors.New("connection reset by peer")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := mocks.NewMockRegistry(gomock.NewController(t))
-			reg.EXPECT().Resolve(gomock.Any(), gomock.Any()).Return(ports.Digest(""), fmt.Errorf("registry: %w", tc.err)).AnyTimes()
+			reg.EXPECT().MirrorChart(gomock.Any(), gomock.Any()).Return(ports.PinnedChart{}, fmt.Errorf("registry: %w", tc.err)).AnyTimes()
 			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 			start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: reg})
 			createRuntime(t, runtimeSpec())
@@ -44,7 +52,15 @@ func TestResolved_RegistryReasons(t *testing.T) {
 	}
 	t.Run("Pinned", func(t *testing.T) {
 		reg := mocks.NewMockRegistry(gomock.NewController(t))
-		reg.EXPECT().Resolve(gomock.Any(), gomock.Any()).Return(pinned, nil).AnyTimes()
+		reg.EXPECT().MirrorChart(gomock.Any(), gomock.Any()).Return(ports.PinnedChart{ManifestDigest: pinned, ArchiveDigest: archive}, nil).AnyTimes()
+		reg.EXPECT().PushWrapper(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, chart fs.FS) (ports.PinnedChart, error) {
+			_, err := fs.Stat(chart, "Chart.yaml")
+			return ports.PinnedChart{ManifestDigest: wrapper}, err
+		}).AnyTimes()
+		reg.EXPECT().PushBundle(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, _ string, bundle fs.FS) (ports.Digest, error) {
+			_, err := fs.Stat(bundle, "bundle-info.yaml")
+			return bundleDigest, err
+		}).AnyTimes()
 		f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 		start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: reg})
 		createRuntime(t, runtimeSpec())
@@ -52,10 +68,19 @@ func TestResolved_RegistryReasons(t *testing.T) {
 		require.NotEqual(t, wantDigest(t, v1Synthetic), live.Status.CandidatePlanDigest, "pinning is part of the digest")
 		stored, err := configdoc.DecodePlan([]byte(planConfigMap(t, live.Status.CandidatePlanDigest).Data[configdoc.PlanKey]))
 		require.NoError(t, err)
+		kinds := map[ports.ReleaseKind]int{}
 		for _, r := range stored.Releases {
+			kinds[r.Kind]++
 			if r.Kind == ports.KindUpstream {
 				assert.Equal(t, string(pinned), r.Chart.ManifestDigest, r.ID)
+				assert.Equal(t, string(archive), r.Chart.ArchiveDigest, r.ID)
+			} else {
+				assert.Equal(t, string(wrapper), r.Chart.ManifestDigest, r.ID)
+				assert.Empty(t, r.Chart.ArchiveDigest, r.ID)
 			}
 		}
+		assert.Positive(t, kinds[ports.KindUpstream])
+		assert.Positive(t, kinds[ports.KindLocal], "the fixture has local charts")
+		assert.Equal(t, "oci://registry.example.com/bundles/cluster@"+string(bundleDigest), stored.BundleRef)
 	})
 }

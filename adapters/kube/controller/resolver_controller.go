@@ -54,9 +54,10 @@ type ResolverConfig struct {
 	AICRVersion string
 	// AllowedNamespaces are the chart's namespaces.components (RES-3).
 	AllowedNamespaces []string
-	// ChartMirror is the runtime registry's chart repository prefix
-	// (<registry>/charts); used only when the resolver has a Registry.
-	ChartMirror string
+	// BundleRepository is the runtime registry's bundle repository
+	// (<registry>/bundles/cluster, no scheme) the plan's bundle reference
+	// names; used only when the resolver has a Registry.
+	BundleRepository string
 }
 
 // Resolver resolves the ClusterRuntime into a candidate plan: discovery,
@@ -67,9 +68,10 @@ type Resolver struct {
 	Client client.Client
 	Reader client.Reader
 	Jobs   AICRJobs
-	// Registry, when set, pins every upstream chart of a new plan to its
-	// manifest digest in the runtime registry (PLAN-3, domain.PinCharts);
-	// nil leaves charts unpinned, so the plan digest is the offline one.
+	// Registry, when set, serves every chart of a new plan from the runtime
+	// registry pinned by manifest digest and stores the rendered bundle
+	// (PLAN-3, domain.PublishCharts); nil leaves charts unpinned, so the plan
+	// digest is the offline one.
 	Registry ports.Registry
 	Clock    ports.Clock
 	Recorder record.EventRecorder

@@ -35,6 +35,8 @@ type resPlanWrite struct {
 	validationRecipe []byte
 	bundleJob        string
 	renderFlags      []string
+	// bundleRef is the rendered bundle in the runtime registry (empty: none).
+	bundleRef string
 	// report is the upgrade-check report against fromPlan (nil: none).
 	report   []byte
 	fromPlan string
@@ -46,7 +48,7 @@ type resPlanWrite struct {
 func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w resPlanWrite) *resOutcome {
 	d := w.plan.Digest
 	var objs []*corev1.ConfigMap
-	doc := &configdoc.Plan{Plan: *w.plan, AICRImage: r.Config.Image, RenderFlags: append([]string{}, w.renderFlags...)}
+	doc := &configdoc.Plan{Plan: *w.plan, AICRImage: r.Config.Image, RenderFlags: append([]string{}, w.renderFlags...), BundleRef: w.bundleRef}
 	for _, rc := range []struct {
 		raw []byte
 		ref **configdoc.ConfigMapRef

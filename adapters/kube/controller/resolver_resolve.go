@@ -145,14 +145,16 @@ func (r *Resolver) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, 
 	if out != nil {
 		return out
 	}
-	plan, validation, out := r.buildPlan(cr, files)
+	built, out := r.buildPlan(cr, files)
 	if out != nil {
 		return out
 	}
-	if out = r.pinCharts(ctx, plan); out != nil {
+	plan := built.plan
+	bundleRef, out := r.publish(ctx, plan, files, built.chartDirs)
+	if out != nil {
 		return out
 	}
-	w := resPlanWrite{plan: plan, recipe: recipe, validationRecipe: validation, bundleJob: name, renderFlags: args,
+	w := resPlanWrite{plan: plan, recipe: recipe, validationRecipe: built.validationRecipe, bundleJob: name, renderFlags: args, bundleRef: bundleRef,
 		report: check.report, fromPlan: cr.Status.ActivePlanDigest}
 	if out = r.writePlan(ctx, cr, w); out != nil {
 		return out
@@ -168,51 +170,78 @@ func (r *Resolver) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, 
 	return resSuccess(plan.Digest)
 }
 
-// pinCharts records the registry manifest digest of every upstream chart
-// when the resolver has a registry: credential problems stall with
-// RegistryCredentialsUnavailable, RegistryCredentialsStale or Unauthorized,
-// any other registry error retries with backoff (RES-6).
-func (r *Resolver) pinCharts(ctx context.Context, plan *domain.Plan) *resOutcome {
+// publish serves every chart of the plan from the runtime registry, pinned
+// by manifest digest (mirrored upstream charts, wrapper charts for bundle-local
+// ones), and stores the rendered bundle next to them (PLAN-2, PLAN-3, REG-1).
+// It returns the bundle's reference for the plan document. Credential
+// problems stall with RegistryCredentialsUnavailable, RegistryCredentialsStale
+// or Unauthorized, a chart that cannot be served with ChartSourceUnsupported;
+// any other registry error retries with backoff (RES-6). Without a registry
+// the plan stays unpinned (its digest is the offline one) and has no bundle
+// reference.
+func (r *Resolver) publish(ctx context.Context, plan *domain.Plan, files fs.FS, chartDirs map[string]string) (string, *resOutcome) {
 	if r.Registry == nil {
-		return nil
+		return "", nil
 	}
-	stall, err := domain.PinCharts(ctx, r.Registry, r.Config.ChartMirror, plan)
+	stall, err := domain.PublishCharts(ctx, r.Registry, plan, func(id string) (fs.FS, error) {
+		return fs.Sub(files, chartDirs[id])
+	})
 	if err != nil {
-		return resTransient(err)
+		return "", resTransient(err)
 	}
 	if stall != nil {
-		return resStalled(stall)
+		return "", resStalled(stall)
 	}
-	return nil
+	d, err := r.Registry.PushBundle(ctx, plan.Digest, files)
+	if err != nil {
+		if s := domain.RegistryStall("push the rendered bundle", err); s != nil {
+			return "", resStalled(s)
+		}
+		return "", resTransient(fmt.Errorf("push the rendered bundle: %w", err))
+	}
+	return "oci://" + r.Config.BundleRepository + "@" + string(d), nil
 }
 
 func resSuccess(digest string) *resOutcome {
 	return &resOutcome{status: metav1.ConditionTrue, reason: ReasonResolved, message: "candidate plan " + digest, candidate: digest}
 }
 
+// resBuilt is a plan built from a rendered bundle.
+type resBuilt struct {
+	plan *domain.Plan
+	// validationRecipe is the recipe as the bundle records it.
+	validationRecipe []byte
+	// chartDirs maps a release ID to its bundle folder (local charts).
+	chartDirs map[string]string
+}
+
 // buildPlan reads the bundle (RES-5: its AICR version must be the pinned
 // one) and builds the plan, checking release namespaces (RES-3).
-func (r *Resolver) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (*domain.Plan, []byte, *resOutcome) {
+func (r *Resolver) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (resBuilt, *resOutcome) {
 	bundle, err := aicr.ReadBundle(files)
 	if err != nil {
-		return nil, nil, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+		return resBuilt{}, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
 	}
 	if s := domain.CheckAICRVersion(r.Config.AICRVersion, bundle.AICRVersion); s != nil && bundle.Layout == ports.LayoutV1 {
-		return nil, nil, resStalled(s)
+		return resBuilt{}, resStalled(s)
 	}
 	plan, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: string(cr.UID), Source: domain.SourceResolved, Bundle: bundle})
 	var se *domain.StallError
 	if errors.As(err, &se) {
-		return nil, nil, resStalled(&se.Stall)
+		return resBuilt{}, resStalled(&se.Stall)
 	}
 	if err != nil {
-		return nil, nil, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+		return resBuilt{}, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
 	}
 	if s := domain.CheckNamespaces(plan, r.Config.AllowedNamespaces); s != nil {
-		return nil, nil, resStalled(s)
+		return resBuilt{}, resStalled(s)
 	}
-	validation, _ := fs.ReadFile(files, "recipe.yaml")
-	return plan, validation, nil
+	built := resBuilt{plan: plan, chartDirs: map[string]string{}}
+	for _, br := range bundle.Releases {
+		built.chartDirs[br.Name] = br.Path
+	}
+	built.validationRecipe, _ = fs.ReadFile(files, "recipe.yaml")
+	return built, nil
 }
 
 // resSnapshotArgs pins the snapshot agent to the accelerated group (AICR-CLI.md section 5).
