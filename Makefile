@@ -56,9 +56,8 @@ build: ## Build the binaries into bin/.
 	go build -o $(BIN)/ ./cmd/...
 
 .PHONY: demo
-demo: ## Run the operator's main job on a local embedded control plane.
-	@echo "make demo: not yet available: it lands with the composition issue (operator binary, simulators)."
-	@echo "Meanwhile: make test runs every rule of the API against a real kube-apiserver."
+demo: envtest ## Run the operator's main job on a local embedded control plane (DEMO_FLAGS: --pause, --keep, --workdir).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go run ./test/demo run $(DEMO_FLAGS)
 
 ##@ Verify
 

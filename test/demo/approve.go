@@ -15,18 +15,19 @@ import (
 )
 
 func (d *demo) changeOverride(ctx context.Context) error {
-	stage("Change an override: gpu-operator driver.version (the new render also drops aws-ebs-csi-driver)")
+	stage("Change the overrides: gpu-operator driver.version=580.95.05, aws-ebs-csi-driver enabled=false")
 	var cr aicrv1alpha1.ClusterRuntime
 	if err := d.admin.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, &cr); err != nil {
 		return err
 	}
-	cr.Spec.Overrides = []aicrv1alpha1.Override{{
-		Component: "gpu-operator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.95.05"`)},
-	}}
+	cr.Spec.Overrides = []aicrv1alpha1.Override{
+		{Component: "gpu-operator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.95.05"`)}},
+		{Component: "aws-ebs-csi-driver", Path: "enabled", Value: apiextensionsv1.JSON{Raw: []byte(`false`)}},
+	}
 	if err := d.admin.Update(ctx, &cr); err != nil {
 		return err
 	}
-	stage("Wait for the new rollout: removing a release needs an approver")
+	stage("Resolve the new plan: every release changes and aws-ebs-csi-driver is removed, which needs an approver")
 	_, err := waitRuntime(ctx, d.admin, "a rollout awaiting approval", func(cr *aicrv1alpha1.ClusterRuntime) bool {
 		return cr.Status.Rollout != "" && cr.Status.TargetPlanDigest != cr.Status.ActivePlanDigest &&
 			d.rolloutPhase(ctx, cr.Status.Rollout) == aicrv1alpha1.PhaseAwaitingApproval
@@ -76,13 +77,16 @@ func (d *demo) summary(ctx context.Context) error {
 			return err
 		}
 	}
-	fmt.Printf("\nExplore with: export KUBECONFIG=%s\n", d.adminKC)
-	fmt.Println("  (kubectl get aicrrt,aicrro -o wide; kubectl aicr describe <rollout>; logs in " + d.workdir + ")")
-	fmt.Println("Stop: the demo stops everything when it exits (run it with --keep to explore first, then Ctrl-C).")
+	console.printf("\nExplore with: export KUBECONFIG=%s PATH=%s:$PATH\n", d.adminKC, d.binaries)
+	console.printf("  (kubectl get aicrrt,aicrro -o wide; kubectl aicr describe <rollout>; logs in %s)\n", d.workdir)
+	console.printf("Stop: the demo stops everything when it exits (run it with --keep to explore first, then Ctrl-C).\n")
 	return nil
 }
 
 func (d *demo) stop() {
+	if d.stopFollowing != nil {
+		d.stopFollowing()
+	}
 	for i := len(d.procs) - 1; i >= 0; i-- {
 		d.procs[i].stop()
 	}
@@ -90,6 +94,9 @@ func (d *demo) stop() {
 		if err := d.cp.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "stop control plane:", err)
 		}
+	}
+	if d.reg != nil {
+		d.reg.close()
 	}
 }
 

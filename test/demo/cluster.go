@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,10 @@ const (
 	operatorUser      = "system:serviceaccount:" + operatorNamespace + ":aicr-operator"
 	approverUser      = "approver-alice"
 	aicrVersion       = "1.1.0"
+	// nodeGroupLabel, systemPool and gpuPool are the node labels the fixture renders select.
+	nodeGroupLabel = "nodeGroup"
+	systemPool     = "system-pool"
+	gpuPool        = "gpu-pool"
 )
 
 // componentNamespaces are the namespaces the fixture recipes deploy into.
@@ -29,16 +34,17 @@ var componentNamespaces = []string{
 	"kubeflow", "nvidia-dra-driver", "nvsentinel",
 }
 
-// chartValues are the demo's installation values: an in-cluster style registry, the fixture
-// namespaces, one approver and validation off (the runtime disables it too).
-func chartValues() map[string]any {
+// chartValues are the demo's installation values: the demo's registry with the static
+// credential provider, the fixture namespaces, one approver and validation off (the runtime
+// disables it too).
+func chartValues(registryHost string) map[string]any {
 	components := make([]any, 0, len(componentNamespaces))
 	for _, ns := range componentNamespaces {
 		components = append(components, map[string]any{"name": ns, "podSecurity": "privileged"})
 	}
 	return map[string]any{
 		"aicr":       map[string]any{"version": aicrVersion},
-		"registry":   map[string]any{"repository": "oci://registry.demo.local/aicr"},
+		"registry":   map[string]any{"repository": "oci://" + registryHost + "/aicr", "auth": map[string]any{"provider": "static"}},
 		"namespaces": map[string]any{"components": components},
 		"approvers":  map[string]any{"users": []any{approverUser}},
 		"validation": map[string]any{"enabled": false},
@@ -73,8 +79,8 @@ func installArgoCDCRDs(ctx context.Context, c client.Client) error {
 // installChart renders the chart and installs everything but the operator Deployment (the
 // demo runs the operator binary as a local process). It returns the operator's arguments
 // exactly as the rendered Deployment passes them.
-func installChart(ctx context.Context, c client.Client) ([]string, error) {
-	objs, err := chartrender.Render(operatorNamespace, chartValues())
+func installChart(ctx context.Context, c client.Client, registryHost string) ([]string, error) {
+	objs, err := chartrender.Render(operatorNamespace, chartValues(registryHost))
 	if err != nil {
 		return nil, err
 	}
@@ -87,19 +93,43 @@ func installChart(ctx context.Context, c client.Client) ([]string, error) {
 	if err := chartrender.Install(ctx, c, operatorNamespace, objs, "Deployment"); err != nil {
 		return nil, err
 	}
+	if err := createRegistrySecrets(ctx, c, registryHost); err != nil {
+		return nil, err
+	}
 	return chartrender.OperatorArgs(objs, operatorNamespace)
 }
 
 // createNodes registers one system and one GPU node, so discovery finds both node groups.
 func createNodes(ctx context.Context, c client.Client) error {
 	nodes := map[string]map[string]string{
-		"system-0": {"example.com/pool": "system", "kubernetes.io/os": "linux"},
-		"gpu-0": {"example.com/pool": "gpu", "kubernetes.io/os": "linux", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+		"system-0": {nodeGroupLabel: systemPool, "kubernetes.io/os": "linux"},
+		"gpu-0": {nodeGroupLabel: gpuPool, "kubernetes.io/os": "linux", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
 			"node.kubernetes.io/instance-type": "p5.48xlarge"},
 	}
 	for name, labels := range nodes {
 		if err := c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}); client.IgnoreAlreadyExists(err) != nil {
 			return fmt.Errorf("create node %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// createRegistrySecrets creates what an administrator creates for the static provider: the
+// docker config Secret the operator reads by name, and Argo CD's repo-creds Secret.
+func createRegistrySecrets(ctx context.Context, c client.Client, host string) error {
+	login := base64.StdEncoding.EncodeToString([]byte("demo:demo"))
+	secrets := []*corev1.Secret{{
+		ObjectMeta: metav1.ObjectMeta{Name: "aicr-registry-auth", Namespace: operatorNamespace},
+		Type:       corev1.SecretTypeDockerConfigJson,
+		Data:       map[string][]byte{corev1.DockerConfigJsonKey: fmt.Appendf(nil, `{"auths":{%q:{"auth":%q}}}`, host, login)},
+	}, {
+		ObjectMeta: metav1.ObjectMeta{Name: "aicr-registry", Namespace: "argocd",
+			Labels: map[string]string{"argocd.argoproj.io/secret-type": "repo-creds"}},
+		StringData: map[string]string{"type": "helm", "enableOCI": "true", "url": host + "/aicr", "username": "demo", "password": "demo"},
+	}}
+	for _, s := range secrets {
+		if err := c.Create(ctx, s); client.IgnoreAlreadyExists(err) != nil {
+			return fmt.Errorf("create Secret %s/%s: %w", s.Namespace, s.Name, err)
 		}
 	}
 	return nil

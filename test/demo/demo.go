@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +27,9 @@ type demo struct {
 	adminKC  string
 	procs    []*process
 	binaries string
+	reg      *registryServer
+	// stopFollowing ends the rollout watch before the control plane stops.
+	stopFollowing context.CancelFunc
 }
 
 func runDemo(args []string) error {
@@ -47,7 +49,7 @@ func runDemo(args []string) error {
 		return fail("%v (logs in %s)", err, d.workdir)
 	}
 	if *keep {
-		fmt.Println("\nThe control plane keeps running; press Ctrl-C to stop it.")
+		console.printf("\nThe control plane keeps running; press Ctrl-C to stop it.\n")
 		<-signalContext().Done()
 	}
 	return nil
@@ -79,6 +81,10 @@ func (d *demo) startControlPlane(context.Context) error {
 		return err
 	}
 	var err error
+	if d.reg, err = startRegistry(d.workdir, initialBundle, overrideBundle); err != nil {
+		return err
+	}
+	progress("registry https://%s: the runtime registry (/v2/) and the upstream Helm repositories the renders name (/upstream/), as this machine has no internet", d.reg.host())
 	if d.cp, err = env.Start(env.Options{}); err != nil {
 		return err
 	}
@@ -108,14 +114,14 @@ func (d *demo) install(ctx context.Context) error {
 	if err := installArgoCDCRDs(ctx, d.admin); err != nil {
 		return err
 	}
-	args, err := installChart(ctx, d.admin)
+	args, err := installChart(ctx, d.admin, d.reg.host())
 	if err != nil {
 		return err
 	}
 	if err = createNodes(ctx, d.admin); err != nil {
 		return err
 	}
-	progress("installed; registered nodes system-0 (example.com/pool=system) and gpu-0 (example.com/pool=gpu)")
+	progress("installed; registered nodes system-0 (%s=%s) and gpu-0 (%s=%s)", nodeGroupLabel, systemPool, nodeGroupLabel, gpuPool)
 	progress("building the operator and kubectl-aicr")
 	if err = build(ctx, d.binaries); err != nil {
 		return err
@@ -125,7 +131,7 @@ func (d *demo) install(ctx context.Context) error {
 		return err
 	}
 	stage("Start the operator binary as its ServiceAccount, with the flags the chart's Deployment passes")
-	p, err := start(d.workdir, "aicr-operator", operatorKC, filepath.Join(d.binaries, "aicr-operator"), args...)
+	p, err := start(d.workdir, "aicr-operator", operatorKC, d.reg.caFile, filepath.Join(d.binaries, "aicr-operator"), args...)
 	if err != nil {
 		return err
 	}
@@ -142,10 +148,11 @@ func (d *demo) startProcesses(context.Context) error {
 	}
 	image := flagValue(d.procs[0].cmd.Args, "--aicr-image")
 	for _, sim := range [][]string{
-		{"kubelet-simulator", "--namespace", flagValue(d.procs[0].cmd.Args, "--jobs-namespace"), "--image", image, "--aicr-version", aicrVersion},
+		{"kubelet-simulator", "--namespace", flagValue(d.procs[0].cmd.Args, "--jobs-namespace"), "--image", image,
+			"--aicr-version", aicrVersion, "--upstream-server", d.reg.srv.URL},
 		{"argocd-simulator", "--namespace", flagValue(d.procs[0].cmd.Args, "--engine-namespace")},
 	} {
-		p, err := start(d.workdir, sim[0], d.adminKC, self, sim...)
+		p, err := start(d.workdir, sim[0], d.adminKC, d.reg.caFile, self, sim...)
 		if err != nil {
 			return err
 		}
@@ -156,16 +163,26 @@ func (d *demo) startProcesses(context.Context) error {
 
 func (d *demo) applyRuntime(ctx context.Context) error {
 	stage("Apply the ClusterRuntime (training on kubeflow, EKS H100 Ubuntu, system and GPU node groups)")
+	var follow context.Context
+	follow, d.stopFollowing = context.WithCancel(ctx)
+	go func() {
+		if err := followRollouts(follow, d.cp.Config); err != nil {
+			progress("stopped following rollouts: %v", err)
+		}
+	}()
 	cr := &aicrv1alpha1.ClusterRuntime{
 		ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName},
 		Spec: aicrv1alpha1.ClusterRuntimeSpec{
 			Intent: "training", Platform: "kubeflow",
 			Criteria: map[string]aicrv1alpha1.CriterionValue{"service": "eks", "accelerator": "h100", "os": "ubuntu"},
 			Placement: aicrv1alpha1.Placement{
-				System: aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{"example.com/pool": "system"}},
+				System: aicrv1alpha1.NodeGroup{
+					NodeSelector: map[string]aicrv1alpha1.LabelValue{nodeGroupLabel: systemPool},
+					Tolerations:  []aicrv1alpha1.Toleration{{Key: "dedicated", Operator: "Equal", Value: "system", Effect: "NoSchedule"}},
+				},
 				Accelerated: aicrv1alpha1.NodeGroup{
-					NodeSelector: map[string]aicrv1alpha1.LabelValue{"example.com/pool": "gpu"},
-					Tolerations:  []aicrv1alpha1.Toleration{{Key: "nvidia.com/gpu", Operator: "Exists", Effect: "NoSchedule"}},
+					NodeSelector: map[string]aicrv1alpha1.LabelValue{nodeGroupLabel: gpuPool},
+					Tolerations:  []aicrv1alpha1.Toleration{{Key: "nvidia.com/gpu", Operator: "Equal", Value: "present", Effect: "NoSchedule"}},
 				},
 			},
 			Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationDisabled},

@@ -17,23 +17,31 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: aicr-demo run|kubelet-simulator|argocd-simulator [flags]")
-		os.Exit(2)
-	}
-	var err error
-	switch os.Args[1] {
-	case "run":
-		err = runDemo(os.Args[2:])
-	case "kubelet-simulator":
-		err = runKubeletSimulator(os.Args[2:])
-	case "argocd-simulator":
-		err = runArgoCDSimulator(os.Args[2:])
-	default:
-		err = fmt.Errorf("unknown command %q", os.Args[1])
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "aicr-demo %s: %v\n", os.Args[1], err)
+	if err := run(os.Args[1:]); err != nil {
 		os.Exit(1)
 	}
+}
+
+// run dispatches one command and reports its failure on standard error.
+func run(args []string) error {
+	if len(args) < 1 {
+		err := fmt.Errorf("usage: aicr-demo run|kubelet-simulator|argocd-simulator [flags]")
+		fmt.Fprintln(os.Stderr, err)
+		return err
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = runDemo(args[1:])
+	case "kubelet-simulator":
+		err = runKubeletSimulator(args[1:])
+	case "argocd-simulator":
+		err = runArgoCDSimulator(args[1:])
+	default:
+		err = fmt.Errorf("unknown command %q", args[0])
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "aicr-demo %s: %v\n", args[0], err)
+	}
+	return err
 }

@@ -18,15 +18,16 @@ type process struct {
 	done chan error
 }
 
-// start runs bin with args and KUBECONFIG=kubeconfig, logging to <workdir>/<name>.log.
-func start(workdir, name, kubeconfig, bin string, args ...string) (*process, error) {
+// start runs bin with args, KUBECONFIG=kubeconfig and SSL_CERT_FILE=caFile (the demo
+// registry's certificate), logging to <workdir>/<name>.log.
+func start(workdir, name, kubeconfig, caFile, bin string, args ...string) (*process, error) {
 	logPath := filepath.Join(workdir, name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "SSL_CERT_FILE="+caFile)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -37,14 +37,15 @@ func runKubeletSimulator(args []string) error {
 	namespace := fs.String("namespace", "aicr-jobs", "namespace of the AICR Jobs")
 	image := fs.String("image", "", "AICR image every Job must run, pinned by digest")
 	version := fs.String("aicr-version", "1.1.0", "AICR version the simulated container reports")
+	server := fs.String("upstream-server", "", "demo server whose copies of the upstream Helm repositories the renders name")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	initial, err := jobexec.BundleFixture(*version, initialBundle, nil)
+	initial, err := jobexec.BundleFixture(*version, initialBundle, pointUpstreamAt(*server))
 	if err != nil {
 		return fmt.Errorf("load the initial fixture: %w", err)
 	}
-	withOverride, err := jobexec.BundleFixture(*version, overrideBundle, nil)
+	withOverride, err := jobexec.BundleFixture(*version, overrideBundle, pointUpstreamAt(*server))
 	if err != nil {
 		return fmt.Errorf("load the override fixture: %w", err)
 	}

@@ -50,13 +50,16 @@ func printWide(ctx context.Context, cfg *rest.Config, resource string) error {
 		cells := make([]string, len(row.Cells))
 		for i, c := range row.Cells {
 			cells[i] = fmt.Sprint(c)
+			if c == nil {
+				cells[i] = "<none>" // as kubectl prints an absent field
+			}
 		}
 		_, _ = fmt.Fprintln(w, strings.Join(cells, "\t"))
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Printf("    $ kubectl get %s -o wide\n", resource)
+	console.printf("    $ kubectl get %s -o wide\n", resource)
 	indent(b.String())
 	return nil
 }

@@ -34,18 +34,13 @@ func poll(ctx context.Context, done func() (bool, error)) error {
 	}
 }
 
-// waitRuntime polls the ClusterRuntime until want reports true, printing every new Ready
-// message on the way, and fails early when the runtime stalls.
+// waitRuntime polls the ClusterRuntime until want reports true and fails early when the
+// runtime stalls (followRollouts prints the progress on the way).
 func waitRuntime(ctx context.Context, c client.Client, what string, want func(*aicrv1alpha1.ClusterRuntime) bool) (*aicrv1alpha1.ClusterRuntime, error) {
 	var cr aicrv1alpha1.ClusterRuntime
-	last := ""
 	err := poll(ctx, func() (bool, error) {
 		if err := c.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, &cr); err != nil {
 			return false, err
-		}
-		if ready := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionReady); ready != nil && ready.Message != last {
-			last = ready.Message
-			progress("%s", last)
 		}
 		if want(&cr) {
 			return true, nil

@@ -13,7 +13,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Outcome",type=string,JSONPath=`.metadata.labels.operator\.aicr\.run/outcome`
 // +kubebuilder:printcolumn:name="Approval",type=boolean,JSONPath=`.spec.approvalRequired`
-// +kubebuilder:printcolumn:name="Deadline",type=date,JSONPath=`.spec.deadline`
+// +kubebuilder:printcolumn:name="Deadline",type=string,format=date-time,JSONPath=`.spec.deadline`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="From",type=string,JSONPath=`.spec.fromPlanDigest`,priority=1
 // +kubebuilder:printcolumn:name="To",type=string,JSONPath=`.spec.toPlanDigest`,priority=1

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMain lets the test binary play the simulators: the walkthrough starts them as
+// `<this executable> kubelet-simulator|argocd-simulator ...` in their own processes.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && strings.HasSuffix(os.Args[1], "-simulator") {
+		if run(os.Args[1:]) != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestDemoWalkthrough runs what `make demo` runs, without the pauses (issue 8): a local control
+// plane, the chart's objects, the real operator binary as its ServiceAccount, both simulators,
+// then the initial install, an override change, a rollout awaiting approval, kubectl aicr
+// describe and approve as an approver, and the approved rollout.
+func TestDemoWalkthrough(t *testing.T) {
+	workdir := t.TempDir()
+	var out bytes.Buffer
+	console = &lockedWriter{w: io.MultiWriter(&out, testLog{t})}
+	err := runDemo([]string{"--pause=0", "--keep=false", "--timeout=6m", "--workdir", workdir})
+	if err != nil {
+		logTails(t, workdir)
+	}
+	require.NoError(t, err)
+	text := out.String()
+	for _, want := range []string{
+		"Start a local control plane", "Install what the chart renders", "Start the operator binary as its ServiceAccount",
+		"Start the simulators", "Apply the ClusterRuntime", "resolved plan sha256:",
+		"step 1/15 aws-ebs-csi-driver (Install)", "step 15/15 nvsentinel (Install)", "rolled out: active plan sha256:",
+		"Change the overrides", "awaiting approval", "kubectl aicr describe rollout-", "Approval:           required, pending",
+		"approved by approver-alice", "step 1/15 aws-ebs-csi-driver (Remove)", "$ kubectl get runtimerollouts -o wide",
+		"Explore with: export KUBECONFIG=",
+	} {
+		assert.Contains(t, text, want)
+	}
+	assert.Regexp(t, `(?m)^\s+\| cluster\s+True\s+ValidationDisabled\s`, text, "the runtime is Ready")
+	assert.Regexp(t, `(?m)^\s+\| rollout-\S+\s+Succeeded\s+Succeeded\s+true\s.*approver-alice`, text, "the approved rollout succeeded")
+}
+
+// testLog mirrors the walkthrough into the test log, line by line.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// logTails logs the end of every process log of a failed walkthrough.
+func logTails(t *testing.T, workdir string) {
+	logs, _ := filepath.Glob(filepath.Join(workdir, "*.log"))
+	for _, l := range logs {
+		raw, err := os.ReadFile(l)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+		t.Logf("--- last lines of %s:\n%s", filepath.Base(l), strings.Join(lines[max(0, len(lines)-40):], "\n"))
+	}
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	"sigs.k8s.io/yaml"
+
+	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/jobexec"
+)
+
+// upstreamPrefix is the path under which the demo serves the upstream Helm repositories.
+const upstreamPrefix = "/upstream/"
+
+// registryServer is the demo's stand-in for the network: one HTTPS server on loopback that is
+// the runtime OCI registry (/v2/) and serves every upstream Helm repository the fixture
+// bundles name (/upstream/<host>/<path>/index.yaml and the chart archives, each announced with
+// its digest as a real repository index does), since this machine has no internet.
+type registryServer struct {
+	srv *httptest.Server
+	// caFile is the server's certificate in PEM, for SSL_CERT_FILE.
+	caFile string
+	mu     sync.Mutex
+	files  map[string][]byte
+}
+
+// startRegistry serves the runtime registry and the upstream repositories of the fixture
+// bundles, writing the server's certificate to <workdir>/demo-ca.pem.
+func startRegistry(workdir string, bundles ...string) (*registryServer, error) {
+	r := &registryServer{files: map[string][]byte{}}
+	mux := http.NewServeMux()
+	mux.Handle("/v2/", registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	mux.HandleFunc(upstreamPrefix, r.serveUpstream)
+	r.srv = httptest.NewTLSServer(mux)
+	r.caFile = filepath.Join(workdir, "demo-ca.pem")
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw})
+	if err := os.WriteFile(r.caFile, ca, 0o600); err != nil {
+		r.srv.Close()
+		return nil, err
+	}
+	for _, b := range bundles {
+		if err := r.addBundleCharts(b); err != nil {
+			r.srv.Close()
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// host is the server's host:port.
+func (r *registryServer) host() string { return strings.TrimPrefix(r.srv.URL, "https://") }
+
+func (r *registryServer) close() { r.srv.Close() }
+
+func (r *registryServer) serveUpstream(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	body, ok := r.files[req.URL.Path]
+	r.mu.Unlock()
+	if !ok {
+		http.NotFound(w, req)
+		return
+	}
+	_, _ = w.Write(body)
+}
+
+// addBundleCharts serves a minimal chart archive for every upstream release of a fixture bundle.
+func (r *registryServer) addBundleCharts(dir string) error {
+	b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", dir))
+	if err != nil {
+		return fmt.Errorf("read fixture %s: %w", dir, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rel := range b.Releases {
+		if rel.Kind != ports.KindUpstream {
+			continue
+		}
+		if err := r.addChart(rel.Chart); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addChart adds one chart version to its repository's index.
+func (r *registryServer) addChart(c ports.ChartSource) error {
+	repoPath := localRepositoryPath(c.Repository)
+	archive, err := chartArchive(c.Name, c.Version)
+	if err != nil {
+		return err
+	}
+	archivePath := repoPath + "/" + c.Name + "-" + c.Version + ".tgz"
+	r.files[archivePath] = archive
+	index := helmIndex{APIVersion: "v1", Entries: map[string][]helmIndexEntry{}}
+	if raw, ok := r.files[repoPath+"/index.yaml"]; ok {
+		if err = yaml.Unmarshal(raw, &index); err != nil {
+			return err
+		}
+	}
+	sum := sha256.Sum256(archive)
+	index.Entries[c.Name] = append(index.Entries[c.Name], helmIndexEntry{
+		Name: c.Name, Version: c.Version, URLs: []string{r.srv.URL + archivePath}, Digest: hex.EncodeToString(sum[:]),
+	})
+	raw, err := yaml.Marshal(index)
+	if err != nil {
+		return err
+	}
+	r.files[repoPath+"/index.yaml"] = raw
+	return nil
+}
+
+// helmIndex is a Helm repository index.yaml.
+type helmIndex struct {
+	APIVersion string                      `json:"apiVersion"`
+	Entries    map[string][]helmIndexEntry `json:"entries"`
+}
+
+// helmIndexEntry is one chart version of a Helm repository index.
+type helmIndexEntry struct {
+	Name    string   `json:"name"`
+	Version string   `json:"version"`
+	URLs    []string `json:"urls"`
+	Digest  string   `json:"digest"`
+}
+
+// localRepositoryPath maps an upstream repository (https:// or oci://) to its path on the demo
+// server: /upstream/<host>/<path>.
+func localRepositoryPath(repository string) string {
+	rest := repository
+	for _, scheme := range []string{"https://", "oci://"} {
+		rest = strings.TrimPrefix(rest, scheme)
+	}
+	return upstreamPrefix + strings.Trim(rest, "/")
+}
+
+// upstreamEnvLine is one KEY='value' line of a bundle's upstream.env.
+var upstreamEnvLine = regexp.MustCompile(`^([A-Z]+)='?([^']*)'?$`)
+
+// pointUpstreamAt rewrites every upstream.env of a rendered bundle so its chart comes from the
+// demo server's copy of the repository (server + /upstream/<host>/<path>, a Helm repository
+// also for oci:// charts); nothing else of the render changes.
+func pointUpstreamAt(server string) func(map[string][]byte) {
+	return func(files map[string][]byte) {
+		for name, data := range files {
+			if filepath.Base(name) != "upstream.env" {
+				continue
+			}
+			env := map[string]string{}
+			for _, line := range strings.Split(string(data), "\n") {
+				if m := upstreamEnvLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+					env[m[1]] = m[2]
+				}
+			}
+			chart, repo := env["CHART"], env["REPO"]
+			if ref, ok := strings.CutPrefix(chart, "oci://"); ok {
+				i := strings.LastIndex(ref, "/")
+				repo, chart = "oci://"+ref[:i], ref[i+1:]
+			}
+			files[name] = fmt.Appendf(nil, "CHART='%s'\nREPO='%s%s'\nVERSION='%s'\n", chart, server, localRepositoryPath(repo), env["VERSION"])
+		}
+	}
+}
+
+// chartArchive packages a minimal chart (Chart.yaml only) the way `helm package` lays it out.
+func chartArchive(name, version string) ([]byte, error) {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	chart := fmt.Appendf(nil, "apiVersion: v2\nname: %s\nversion: %s\ndescription: stand-in for the upstream chart (aicr demo)\n", name, version)
+	if err := tw.WriteHeader(&tar.Header{Name: name + "/Chart.yaml", Mode: 0o644, Size: int64(len(chart))}); err != nil {
+		return nil, err
+	}
+	if _, err := tw.Write(chart); err != nil {
+		return nil, err
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
