@@ -45,7 +45,7 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels(spec)},
 				Spec: corev1.PodSpec{
-					ServiceAccountName: ServiceAccount,
+					ServiceAccountName: r.cfg.ServiceAccount,
 					RestartPolicy:      corev1.RestartPolicyNever,
 					// The Job namespaces enforce the restricted Pod Security profile.
 					SecurityContext: &corev1.PodSecurityContext{

@@ -19,7 +19,8 @@ import (
 
 // Names and bounds of the Job protocol (see the package documentation).
 const (
-	// ServiceAccount is the identity every AICR Job runs as (RES-8).
+	// ServiceAccount is the identity AICR Jobs run as unless Config names
+	// another (RES-8).
 	ServiceAccount = "aicr-jobs"
 	// ContainerName is the name of the AICR container.
 	ContainerName = "aicr"
@@ -56,6 +57,9 @@ type Config struct {
 	OperatorNamespace string
 	// Image is the pinned AICR image; it must carry a digest.
 	Image string
+	// ServiceAccount is the identity the Jobs run as (empty: ServiceAccount).
+	// Deployment validation runs as its own identity in its own namespace.
+	ServiceAccount string
 }
 
 // Runner runs AICR commands as batch/v1 Jobs. It writes through Client and
@@ -76,6 +80,9 @@ func New(cfg Config, c client.Client, r client.Reader) (*Runner, error) {
 	}
 	if cfg.Namespace == "" || cfg.OperatorNamespace == "" {
 		return nil, errors.New("jobs: Namespace and OperatorNamespace are required")
+	}
+	if cfg.ServiceAccount == "" {
+		cfg.ServiceAccount = ServiceAccount
 	}
 	return &Runner{cfg: cfg, client: c, reader: r}, nil
 }

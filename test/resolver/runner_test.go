@@ -2,6 +2,7 @@ package resolver_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -140,4 +141,30 @@ func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
 	_, live = resolved(t, controller.ReasonResolved)
 	assert.Equal(t, live.Status.CandidatePlanDigest, kept.Items[0].Annotations[aicrv1alpha1.AnnotationPlanDigest])
 	assert.Equal(t, first, kept.Items[0].Annotations[controller.AnnotationFromPlanDigest])
+}
+
+// TestRunner_ValidationIdentity: deployment validation runs with the validator
+// image as its own identity (RES-8, CH-4); a spec asking for another image than
+// the runner pins is refused.
+func TestRunner_ValidationIdentity(t *testing.T) {
+	ctx := context.Background()
+	validator := "registry.example.com/nvidia/aicr-validator@sha256:" + strings.Repeat("e", 64)
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: validator, ServiceAccount: "aicr-validator"}, k8s, k8s)
+	require.NoError(t, err)
+	spec := ports.JobSpec{
+		Name: "aicr-validate-identity", Kind: ports.JobValidate, Image: validator,
+		Args:  []string{"--log-json", "validate", "-o", runner.OutputRef("aicr-validate-identity")},
+		Owner: ports.ReleaseOwner{RuntimeUID: "uid-1"},
+	}
+	ref, err := runner.Start(ctx, spec)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = runner.Delete(ctx, ref) })
+	job := &batchv1.Job{}
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: spec.Name}, job))
+	assert.Equal(t, "aicr-validator", job.Spec.Template.Spec.ServiceAccountName)
+	assert.Equal(t, validator, job.Spec.Template.Spec.Containers[0].Image)
+
+	spec.Name, spec.Image = "aicr-validate-other-image", image
+	_, err = runner.Start(ctx, spec)
+	require.ErrorIs(t, err, jobs.ErrImageNotPinned)
 }
