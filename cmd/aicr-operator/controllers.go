@@ -19,10 +19,25 @@ import (
 
 func provideClock() ports.Clock { return clock.New() }
 
-// provideJobs runs AICR Jobs in the jobs namespace with the pinned AICR image (RES-1, RES-8).
+// provideJobs runs AICR Jobs in the jobs namespace with the pinned AICR image, as the jobs
+// identity (RES-1, RES-8).
 func provideJobs(cfg app.Config, mgr ctrl.Manager) (*jobs.Runner, error) {
-	return jobs.New(jobs.Config{Namespace: cfg.JobsNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.AICRImage},
-		mgr.GetClient(), mgr.GetAPIReader())
+	return jobs.New(jobs.Config{
+		Namespace: cfg.JobsNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.AICRImage,
+		ServiceAccount: cfg.JobsServiceAccount,
+	}, mgr.GetClient(), mgr.GetAPIReader())
+}
+
+// validationJobs runs deployment validation (RO-10): the pinned validator image, in the
+// validation namespace, as the validation identity the chart grants cluster-admin (RES-8).
+type validationJobs struct{ *jobs.Runner }
+
+func provideValidationJobs(cfg app.Config, mgr ctrl.Manager) (validationJobs, error) {
+	r, err := jobs.New(jobs.Config{
+		Namespace: cfg.ValidationNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.ValidatorImage,
+		ServiceAccount: cfg.ValidationServiceAccount,
+	}, mgr.GetClient(), mgr.GetAPIReader())
+	return validationJobs{r}, err
 }
 
 // provideResolver builds the resolver over the Jobs and the registry, which mirrors and pins
@@ -40,12 +55,12 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, reg 
 }
 
 // provideRolloutSetup assembles the rollout and runtime controllers over the domain's ports:
-// the selected engine, the AICR Jobs (deployment validation), the registry (evidence) and the
-// clock. The engine watch starts once Argo CD's Application kind is served (ENG-4).
-func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, runner *jobs.Runner, reg *oci.Registry,
+// the selected engine, the validation Jobs, the registry (evidence) and the clock. The engine
+// watch starts once Argo CD's Application kind is served (ENG-4).
+func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validation validationJobs, reg *oci.Registry,
 	clk ports.Clock, dc discovery.DiscoveryInterface) controller.Setup {
 	return controller.Setup{
-		Ports: domain.Ports{Engine: engine, Jobs: runner, Registry: reg, Clock: clk},
+		Ports: domain.Ports{Engine: engine, Jobs: validation, Registry: reg, Clock: clk},
 		Options: controller.Options{
 			OperatorNamespace: cfg.OperatorNamespace,
 			ValidationEnabled: cfg.ValidationEnabled,

@@ -58,7 +58,11 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	setup := provideRolloutSetup(cfg, deploymentEngine, jobsRunner, registry, clock, discoveryInterface)
+	mainValidationJobs, err := provideValidationJobs(cfg, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	setup := provideRolloutSetup(cfg, deploymentEngine, mainValidationJobs, registry, clock, discoveryInterface)
 	mainRunner := &runner{
 		Manager:   v,
 		Engine:    deploymentEngine,
