@@ -1,9 +1,6 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/pem"
@@ -180,21 +177,6 @@ func pointUpstreamAt(server string) func(map[string][]byte) {
 
 // chartArchive packages a minimal chart (Chart.yaml only) the way `helm package` lays it out.
 func chartArchive(name, version string) ([]byte, error) {
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
 	chart := fmt.Appendf(nil, "apiVersion: v2\nname: %s\nversion: %s\ndescription: stand-in for the upstream chart (aicr demo)\n", name, version)
-	if err := tw.WriteHeader(&tar.Header{Name: name + "/Chart.yaml", Mode: 0o644, Size: int64(len(chart))}); err != nil {
-		return nil, err
-	}
-	if _, err := tw.Write(chart); err != nil {
-		return nil, err
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return jobexec.Tar(map[string][]byte{name + "/Chart.yaml": chart})
 }
