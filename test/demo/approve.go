@@ -79,7 +79,11 @@ func (d *demo) summary(ctx context.Context) error {
 	}
 	console.printf("\nExplore with: export KUBECONFIG=%s PATH=%s:$PATH\n", d.adminKC, d.binaries)
 	console.printf("  (kubectl get aicrrt,aicrro -o wide; kubectl aicr describe <rollout>; logs in %s)\n", d.workdir)
-	console.printf("Stop: the demo stops everything when it exits (run it with --keep to explore first, then Ctrl-C).\n")
+	if d.keep {
+		console.printf("Stop: press Ctrl-C; the demo then stops the operator, the simulators and the control plane.\n")
+	} else {
+		console.printf("Stop: nothing to do, the demo stops everything as it exits (--keep keeps it running to explore).\n")
+	}
 	return nil
 }
 

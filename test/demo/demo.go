@@ -28,6 +28,8 @@ type demo struct {
 	procs    []*process
 	binaries string
 	reg      *registryServer
+	// keep leaves the control plane running after the walkthrough until Ctrl-C.
+	keep bool
 	// stopFollowing ends the rollout watch before the control plane stops.
 	stopFollowing context.CancelFunc
 }
@@ -43,13 +45,12 @@ func runDemo(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	d := &demo{workdir: *workdir, pause: *pause, binaries: filepath.Join(*workdir, "bin")}
+	d := &demo{workdir: *workdir, pause: *pause, binaries: filepath.Join(*workdir, "bin"), keep: *keep}
 	defer d.stop()
 	if err := d.walk(ctx); err != nil {
 		return fail("%v (logs in %s)", err, d.workdir)
 	}
-	if *keep {
-		console.printf("\nThe control plane keeps running; press Ctrl-C to stop it.\n")
+	if d.keep {
 		<-signalContext().Done()
 	}
 	return nil
