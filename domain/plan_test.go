@@ -187,3 +187,29 @@ func release(name string) ports.BundleRelease {
 func v1Bundle(rels ...ports.BundleRelease) ports.Bundle {
 	return ports.Bundle{Layout: ports.LayoutV1, AICRVersion: "1.1.0", Releases: rels}
 }
+
+// TestReinstallAfterRestore: only releases a restored rollout recorded as Unknown and that
+// have no engine object are reinstalled, in dependency order, with a fresh approval (RO-13).
+func TestReinstallAfterRestore(t *testing.T) {
+	t.Parallel()
+	p := targetPlan(t)
+	certManager, gpuOperator := p.Releases[0].Ref(), p.Releases[1].Ref()
+	unknown := map[string]bool{certManager.ID: true, gpuOperator.ID: true}
+
+	assert.Empty(t, domain.MissingAfterRestore(p, nil, nil), "no restored rollout: nothing to reinstall")
+	assert.Empty(t, domain.MissingAfterRestore(p, unknown, []ports.ReleaseStatus{{Ref: certManager}, {Ref: gpuOperator}}))
+	missing := domain.MissingAfterRestore(p, unknown, []ports.ReleaseStatus{{Ref: certManager}})
+	assert.Equal(t, []ports.ReleaseRef{gpuOperator}, missing)
+	assert.Equal(t, []ports.ReleaseRef{gpuOperator}, domain.MissingAfterRestore(p, map[string]bool{gpuOperator.ID: true}, nil),
+		"a release the restored rollout did not record is not touched")
+
+	tr, err := domain.ReinstallTransition(p, []ports.ReleaseRef{gpuOperator, certManager})
+	require.NoError(t, err)
+	assert.True(t, tr.ApprovalRequired)
+	require.Len(t, tr.Steps, 2)
+	assert.Equal(t, []ports.ReleaseRef{certManager, gpuOperator}, []ports.ReleaseRef{tr.Steps[0].Release, tr.Steps[1].Release},
+		"dependency order: gpu-operator depends on cert-manager")
+	for _, s := range tr.Steps {
+		assert.Equal(t, domain.OpInstall, s.Operation)
+	}
+}

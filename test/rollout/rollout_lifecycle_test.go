@@ -3,6 +3,7 @@ package rollout_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -10,6 +11,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // A rollout whose target moves ends Superseded and a rollout toward the new target follows;
@@ -32,16 +34,13 @@ func TestRolloutSupersededAndOrphaned(t *testing.T) {
 	h.waitOutcome(next.Name, aicrv1alpha1.PhaseOrphaned)
 }
 
-// A restored rollout without status rebuilds its phase from the outcome label and records its
-// releases Unknown; the active plan is rebuilt from the Succeeded label (RO-6, RO-13).
-func TestRolloutRestoredWithoutStatus(t *testing.T) {
-	h := newHarness(t, true)
-	h.start()
-	uid := h.createRuntime(nil)
-	plan := h.fixturePlan(fixtureInstall, uid)
+// restore creates the Succeeded rollout of an initial install of plan as a backup restores it:
+// labels and spec, no status.
+func (h *harness) restore(uid string, plan *domain.Plan) *aicrv1alpha1.RuntimeRollout {
+	h.t.Helper()
 	digest := h.writePlan(plan)
 	tr, err := domain.PlanTransition(domain.TransitionInput{Target: plan})
-	require.NoError(t, err)
+	require.NoError(h.t, err)
 	transition := domain.TransitionID(uid, "", digest)
 	restored := &aicrv1alpha1.RuntimeRollout{
 		ObjectMeta: metav1.ObjectMeta{Name: domain.RolloutName(transition, 1), Labels: map[string]string{
@@ -52,13 +51,67 @@ func TestRolloutRestoredWithoutStatus(t *testing.T) {
 	for _, s := range tr.Steps {
 		restored.Spec.Steps = append(restored.Spec.Steps, aicrv1alpha1.Step{Release: s.Release.ID, Operation: aicrv1alpha1.Operation(s.Operation)})
 	}
-	require.NoError(t, k8s.Create(context.Background(), restored))
+	require.NoError(h.t, k8s.Create(context.Background(), restored))
+	h.seen[restored.Name] = true
+	return restored
+}
+
+// A restored rollout without status rebuilds its phase from the outcome label and records its
+// releases Unknown; the active plan is rebuilt from the Succeeded label; releases whose engine
+// objects survived the restore are not touched (RO-6, RO-13).
+func TestRolloutRestoredWithoutStatus(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	uid := h.createRuntime(nil)
+	plan := h.fixturePlan(fixtureInstall, uid)
+	for _, r := range plan.Releases {
+		require.NoError(t, h.engine.Apply(context.Background(), ports.ReleaseSpec{
+			Ref: r.Ref(), Chart: r.Chart, Values: r.Values, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest},
+		}))
+	}
+	restored := h.restore(uid, plan)
 	ro := h.waitPhase(restored.Name, aicrv1alpha1.PhaseSucceeded)
 	require.Len(t, ro.Status.Releases, len(plan.Releases))
 	for _, r := range ro.Status.Releases {
 		assert.Equal(t, aicrv1alpha1.ReleaseState("Unknown"), r.State, r.Release)
 	}
-	h.setCandidate(digest, metav1.Condition{})
-	require.Eventually(t, func() bool { return h.runtime().Status.ActivePlanDigest == digest }, waitFor, tick)
-	assert.Len(t, h.rollouts(), 1, "the restored success is the active plan: no new rollout")
+	h.setCandidate(plan.Digest, metav1.Condition{})
+	require.Eventually(t, func() bool { return h.runtime().Status.ActivePlanDigest == plan.Digest }, waitFor, tick)
+	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled, "plan "+plan.Digest+" rolled out, validation disabled")
+	assert.Len(t, h.rollouts(), 1, "the restored success is the active plan and every release is live: no new rollout")
+}
+
+// Releases a restore lost (recorded Unknown, no engine object) are not repaired from the active
+// plan: with the target at the active plan the operator creates a rollout to it that reinstalls
+// them, with a fresh approval; once it succeeded nothing more is created (RO-13).
+func TestRolloutRestoredReinstallsLostReleases(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	uid := h.createRuntime(nil)
+	plan := h.fixturePlan(fixtureInstall, uid)
+	kept := plan.Releases[0]
+	require.NoError(t, h.engine.Apply(context.Background(), ports.ReleaseSpec{
+		Ref: kept.Ref(), Chart: kept.Chart, Values: kept.Values, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest},
+	}))
+	restored := h.restore(uid, plan)
+	h.waitPhase(restored.Name, aicrv1alpha1.PhaseSucceeded)
+	h.setCandidate(plan.Digest, metav1.Condition{})
+
+	reinstall := h.waitRollout(2)
+	assert.Equal(t, plan.Digest, reinstall.Spec.FromPlanDigest)
+	assert.Equal(t, plan.Digest, reinstall.Spec.ToPlanDigest)
+	assert.True(t, reinstall.Spec.ApprovalRequired, "a reinstall needs a fresh approval")
+	require.Len(t, reinstall.Spec.Steps, len(plan.Releases)-1)
+	for _, s := range reinstall.Spec.Steps {
+		assert.Equal(t, aicrv1alpha1.Operation(domain.OpInstall), s.Operation)
+		assert.NotEqual(t, kept.ID, s.Release, "the surviving release is not touched")
+	}
+	h.waitPhase(reinstall.Name, aicrv1alpha1.PhaseAwaitingApproval)
+	assert.Len(t, h.liveReleases(), 1, "nothing is reinstalled before the approval")
+
+	h.approve(reinstall.Name, h.clock.Now().Add(time.Hour))
+	h.waitOutcome(reinstall.Name, aicrv1alpha1.PhaseSucceeded)
+	assert.Len(t, h.liveReleases(), len(plan.Releases))
+	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled, "plan "+plan.Digest+" rolled out, validation disabled")
+	assert.Len(t, h.rollouts(), 2, "the reinstall succeeded: nothing more to create")
 }

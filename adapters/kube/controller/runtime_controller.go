@@ -81,11 +81,14 @@ func retryRequest(cr *aicrv1alpha1.ClusterRuntime) string {
 }
 
 // due reports whether a rollout toward the target should be created now: the target differs
-// from the active plan, nothing blocks, no rollout is in progress, and the last rollout of
-// this transition did not fail, expire or get revoked unless a retry was requested.
+// from the active plan (or, at the active plan, releases lost with a restore need reinstalling,
+// RO-13), nothing blocks, no rollout is in progress, and the last rollout of this transition
+// did not fail, expire or get revoked unless a retry was requested.
 func (r *RuntimeReconciler) due(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retry bool) bool {
 	switch {
-	case obs.target == "" || obs.target == obs.active || obs.inProgress != nil:
+	case obs.target == "" || obs.inProgress != nil:
+		return false
+	case obs.target == obs.active && len(obs.reinstall) == 0:
 		return false
 	case cr.DeletionTimestamp != nil || cr.Spec.Paused || obs.engineStall != nil || obs.planStall != nil:
 		return false
@@ -97,24 +100,18 @@ func (r *RuntimeReconciler) due(cr *aicrv1alpha1.ClusterRuntime, obs *observatio
 
 // create builds the rollout from the domain's transition and creates it under RO-1.
 func (r *RuntimeReconciler) create(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, obs *observation) error {
-	in := domain.TransitionInput{Active: obs.activePlan, Target: obs.targetPlan, Adoptable: adoptable(cr, obs.live)}
-	var assessmentDigest string
-	if r.assessments != nil && obs.active != "" {
-		var err error
-		if in.Assessments, assessmentDigest, err = r.assessments(ctx, obs.uid, obs.active, obs.target); err != nil {
-			return fmt.Errorf("read upgrade-check assessment: %w", err)
-		}
-	}
-	t, err := domain.PlanTransition(in)
+	t, assessmentDigest, err := r.transition(ctx, cr, obs)
 	if err != nil {
-		obs.planStall = &domain.Stall{Reason: domain.StallPlanUnreadable, Message: err.Error()}
+		return err
+	}
+	if t == nil {
 		return nil
 	}
 	inventory, err := domain.InventoryDigest(obs.live)
 	if err != nil {
 		return fmt.Errorf("inventory digest: %w", err)
 	}
-	template := newRolloutTemplate(obs, t, inventory, assessmentDigest, r.ports.Clock.Now().Add(r.window()))
+	template := newRolloutTemplate(obs, *t, inventory, assessmentDigest, r.ports.Clock.Now().Add(r.window()))
 	name, created, err := r.creator.Ensure(ctx, template)
 	if err != nil {
 		return err
@@ -132,6 +129,34 @@ func (r *RuntimeReconciler) create(ctx context.Context, cr *aicrv1alpha1.Cluster
 		obs.latest = &ro
 	}
 	return nil
+}
+
+// transition is the domain's transition toward the target with the upgrade-check digest it
+// was assessed with; at the active plan it reinstalls the releases lost with a restore (RO-13).
+// A plan graph the domain cannot order is a plan stall (nil transition).
+func (r *RuntimeReconciler) transition(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, obs *observation) (
+	*domain.Transition, string, error) {
+	var (
+		t                domain.Transition
+		assessmentDigest string
+		err              error
+	)
+	if obs.target == obs.active {
+		t, err = domain.ReinstallTransition(obs.activePlan, obs.reinstall)
+	} else {
+		in := domain.TransitionInput{Active: obs.activePlan, Target: obs.targetPlan, Adoptable: adoptable(cr, obs.live)}
+		if r.assessments != nil && obs.active != "" {
+			if in.Assessments, assessmentDigest, err = r.assessments(ctx, obs.uid, obs.active, obs.target); err != nil {
+				return nil, "", fmt.Errorf("read upgrade-check assessment: %w", err)
+			}
+		}
+		t, err = domain.PlanTransition(in)
+	}
+	if err != nil {
+		obs.planStall = &domain.Stall{Reason: domain.StallPlanUnreadable, Message: err.Error()}
+		return nil, "", nil
+	}
+	return &t, assessmentDigest, nil
 }
 
 func (r *RuntimeReconciler) window() time.Duration {

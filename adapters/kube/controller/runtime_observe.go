@@ -28,6 +28,11 @@ type observation struct {
 	targetPlan  *domain.Plan
 	activePlan  *domain.Plan
 	live        []ports.ReleaseStatus
+	// restoredUnknown are the releases the rollout that made the active plan recorded as
+	// Unknown (it was restored without status, RO-13).
+	restoredUnknown map[string]bool
+	// reinstall are the active plan's releases lost with the restore (RO-13).
+	reinstall []ports.ReleaseRef
 }
 
 // observe lists the runtime's rollouts (cached), derives the active plan from the newest
@@ -51,7 +56,7 @@ func (r *RuntimeReconciler) observe(ctx context.Context, cr *aicrv1alpha1.Cluste
 		case "":
 			obs.inProgress = ro
 		case string(aicrv1alpha1.PhaseSucceeded):
-			obs.active = ro.Spec.ToPlanDigest
+			obs.active, obs.restoredUnknown = ro.Spec.ToPlanDigest, unknownReleases(ro)
 		}
 	}
 	for i := range obs.rollouts {
@@ -63,7 +68,27 @@ func (r *RuntimeReconciler) observe(ctx context.Context, cr *aicrv1alpha1.Cluste
 	if err := r.observeEngine(ctx, obs); err != nil {
 		return nil, err
 	}
-	return obs, r.observePlans(ctx, obs)
+	if err := r.observePlans(ctx, obs); err != nil {
+		return nil, err
+	}
+	if obs.target == obs.active && obs.engineStall == nil && obs.planStall == nil {
+		obs.reinstall = domain.MissingAfterRestore(obs.activePlan, obs.restoredUnknown, obs.live)
+	}
+	return obs, nil
+}
+
+// unknownReleases are the releases a rollout recorded as Unknown (restored without status).
+func unknownReleases(ro *aicrv1alpha1.RuntimeRollout) map[string]bool {
+	var out map[string]bool
+	for _, rs := range ro.Status.Releases {
+		if rs.State == releaseUnknown {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[rs.Release] = true
+		}
+	}
+	return out
 }
 
 func (r *RuntimeReconciler) observeEngine(ctx context.Context, obs *observation) error {

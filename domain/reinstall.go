@@ -1,0 +1,45 @@
+package domain
+
+import "github.com/nvidia/aicr-operator/ports"
+
+// MissingAfterRestore returns the releases of the active plan that a restored rollout recorded
+// as Unknown and that have no engine object now (RO-13). Such a release is never repaired from
+// the active plan silently: the runtime either stalls MovedReleaseMissing (target differs from
+// the active plan) or creates a reinstall rollout that needs a fresh approval.
+func MissingAfterRestore(active *Plan, unknown map[string]bool, live []ports.ReleaseStatus) []ports.ReleaseRef {
+	if active == nil || len(unknown) == 0 {
+		return nil
+	}
+	present := make(map[ports.ReleaseRef]bool, len(live))
+	for _, s := range live {
+		present[s.Ref] = true
+	}
+	var missing []ports.ReleaseRef
+	for _, r := range active.Releases {
+		if unknown[r.ID] && !present[r.Ref()] {
+			missing = append(missing, r.Ref())
+		}
+	}
+	return missing
+}
+
+// ReinstallTransition is the rollout from the active plan to itself that reinstalls missing
+// releases (RO-13): one Install step per missing release, in the plan's dependency order. It
+// always needs a fresh approval: it recreates what a restore lost, which a human confirms.
+func ReinstallTransition(active *Plan, missing []ports.ReleaseRef) (Transition, error) {
+	order, err := topoOrder(active.Releases)
+	if err != nil {
+		return Transition{}, err
+	}
+	wanted := make(map[ports.ReleaseRef]bool, len(missing))
+	for _, m := range missing {
+		wanted[m] = true
+	}
+	t := Transition{ApprovalRequired: true}
+	for _, i := range order {
+		if r := active.Releases[i]; wanted[r.Ref()] {
+			t.Steps = append(t.Steps, Step{Release: r.Ref(), Component: r.Component, Operation: OpInstall})
+		}
+	}
+	return t, nil
+}
