@@ -77,6 +77,9 @@ func (d *demo) summary(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := printApplications(ctx, d.admin, flagValue(d.procs[0].cmd.Args, "--engine-namespace")); err != nil {
+		return err
+	}
 	console.printf("\nExplore with: export KUBECONFIG=%s PATH=%s:$PATH\n", d.adminKC, d.binaries)
 	console.printf("  (kubectl get aicrrt,aicrro -o wide; kubectl aicr describe <rollout>; logs in %s)\n", d.workdir)
 	if d.keep {

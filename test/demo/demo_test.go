@@ -50,6 +50,11 @@ func TestDemoWalkthrough(t *testing.T) {
 	}
 	assert.Regexp(t, `(?m)^\s+\| cluster\s+True\s+ValidationDisabled\s`, text, "the runtime is Ready")
 	assert.Regexp(t, `(?m)^\s+\| rollout-\S+\s+Succeeded\s+Succeeded\s+true\s.*approver-alice`, text, "the approved rollout succeeded")
+	assert.Regexp(t, `(?m)^\s+\| gpu-operator\.gpu-operator\s+oci://127\.0\.0\.1:\d+/aicr/charts/gpu-operator@sha256:[0-9a-f]{12}…\s+Synced\s+Healthy`, text,
+		"an upstream chart is mirrored into the runtime registry and pinned by digest")
+	assert.Regexp(t, `(?m)^\s+\| gpu-operator\.gpu-operator-post\s+oci://127\.0\.0\.1:\d+/aicr/wrappers/gpu-operator-post@sha256:`, text,
+		"a bundle-local chart is a wrapper chart in the runtime registry")
+	assert.NotRegexp(t, `(?m)^\s+\| kube-system\.aws-ebs-csi-driver\s`, text, "the removed release has no Application")
 }
 
 // testLog mirrors the walkthrough into the test log, line by line.
