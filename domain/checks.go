@@ -45,8 +45,12 @@ func hasRelease(p *Plan, ref ports.ReleaseRef) bool {
 	return ok
 }
 
-func planWithoutRecipe(_ *Rollout, env Environment) *Stall {
-	if env.ValidationRequired && env.Target != nil && !env.Target.HasRecipe {
+// planWithoutRecipe refuses a target plan without a validation recipe while deployment
+// validation is Required or running (PLAN-5, RO-10): a rebuilt plan, or a plan whose recipe
+// the caller could not read.
+func planWithoutRecipe(r *Rollout, env Environment) *Stall {
+	needed := env.ValidationRequired || r.status.Phase == PhaseValidating
+	if needed && env.Target != nil && (!env.Target.HasRecipe || len(env.ValidationRecipe) == 0) {
 		return stallf(StallPlanWithoutRecipe, fmt.Sprintf(
 			"plan %s has no recipe and deployment validation is Required", env.Target.Digest))
 	}

@@ -7,10 +7,11 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// evidence builds the evidence of a validated rollout (RO-10): the plan, the approval it ran
-// under with its acknowledgements, and the revision the engine synced each target release to.
+// evidence builds the evidence of a validated rollout (RO-10): the plan and its rendered
+// bundle, the approval it ran under with its acknowledgements, and the revision the engine
+// synced each target release to.
 func (r *Rollout) evidence(ctx context.Context, p Ports, env Environment) (ports.Evidence, error) {
-	ev := ports.Evidence{PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name}
+	ev := ports.Evidence{PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name, BundleDigest: env.BundleDigest}
 	if a := r.spec.Approval; a.Approved() {
 		ap := ports.EvidenceApproval{ApprovedBy: a.ApprovedBy, ExpiresAt: a.ExpiresAt, Reason: a.Reason}
 		for _, ack := range a.Acknowledgements {

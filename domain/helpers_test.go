@@ -45,10 +45,20 @@ func targetPlan(t *testing.T) *domain.Plan {
 	return p
 }
 
+// Validation settings of env: the plan's validation recipe and rendered bundle (PLAN-2).
+const (
+	validationRecipe    = `{"kind":"RecipeResult","apiVersion":"aicr.run/v1"}`
+	validationNamespace = "aicr-validation"
+	bundleDigest        = ports.Digest("sha256:b0d1e5")
+)
+
 func env(t *testing.T) domain.Environment {
 	t.Helper()
 	p := targetPlan(t)
-	return domain.Environment{RuntimeUID: uid, TargetPlanDigest: p.Digest, Target: p, ValidationEnabled: true}
+	return domain.Environment{
+		RuntimeUID: uid, TargetPlanDigest: p.Digest, Target: p, ValidationEnabled: true,
+		ValidationNamespace: validationNamespace, ValidationRecipe: []byte(validationRecipe), BundleDigest: bundleDigest,
+	}
 }
 
 type specOpt func(*domain.RolloutSpec)

@@ -143,6 +143,13 @@ type Environment struct {
 	ValidationEnabled bool
 	// ValidationImage is the pinned validator image.
 	ValidationImage string
+	// ValidationNamespace is where AICR runs the deployment checks (validate --namespace).
+	ValidationNamespace string
+	// ValidationRecipe is the target plan's validation recipe (PLAN-2), read while validation
+	// is Required or running; nil when the plan has none.
+	ValidationRecipe []byte
+	// BundleDigest is the manifest digest of the target plan's rendered bundle ("" unknown).
+	BundleDigest ports.Digest
 	// SuspendEngine asks to suspend the engine's automation of the releases.
 	SuspendEngine bool
 	// ActionTimeout bounds one step (DefaultActionTimeout when zero).

@@ -152,44 +152,6 @@ func TestAdvance_OrphanedAndTerminal(t *testing.T) {
 	assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason)
 }
 
-func TestAdvance_ValidationWritesEvidence(t *testing.T) {
-	t.Parallel()
-	p, r := newPorts(t)
-	e := env(t)
-	e.ValidationRequired = true
-	r.clock.Now().Return(t0).AnyTimes()
-	st := advance(t, p, rollout(t, spec(t), progressing(2)), e).Status
-	require.Equal(t, domain.PhaseValidating, st.Phase)
-	assert.Equal(t, "rollout "+rolloutName+": deployment validation run "+rolloutName+"-validate", st.Message)
-
-	job := ports.JobRef{Name: st.ValidationRun}
-	r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{}, ports.ErrJobNotFound)
-	r.jobs.Start(gomock.Any(), gomock.Any()).Return(job, nil)
-	st = advance(t, p, rollout(t, spec(t), st), e).Status
-
-	r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
-	r.engine.Status(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
-		return ports.ReleaseStatus{Ref: ref, SyncedRevision: "rev-" + ref.ID}, nil
-	}).Times(len(e.Target.Releases))
-	var pushed ports.Evidence
-	r.reg.PushEvidence(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ev ports.Evidence) (ports.Digest, error) {
-		pushed = ev
-		return ports.Digest("sha256:ev"), nil
-	})
-	out := advance(t, p, rollout(t, spec(t), st), e)
-	assert.Equal(t, domain.PhaseSucceeded, out.Phase())
-	assert.Equal(t, ports.Digest("sha256:ev"), out.EvidenceDigest)
-
-	// RO-10: the evidence names the plan, the rollout and every release's synced revision.
-	assert.Equal(t, spec(t).ToPlanDigest, pushed.PlanDigest)
-	assert.Equal(t, rolloutName, pushed.Rollout)
-	require.Len(t, pushed.Releases, len(e.Target.Releases))
-	for i, rel := range e.Target.Releases {
-		assert.Equal(t, "rev-"+rel.ID, pushed.Releases[i].Revision)
-		assert.Equal(t, rel.Namespace, pushed.Releases[i].Namespace)
-	}
-}
-
 func TestAdvance_TransientErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -204,6 +166,10 @@ func TestAdvance_TransientErrors(t *testing.T) {
 		{"engine apply", progressing(0), func(r recorders) {
 			r.engine.Status(gomock.Any(), gomock.Any()).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
 			r.engine.Apply(gomock.Any(), gomock.Any()).Return(errBoom)
+		}},
+		{"validation report (RO-10)", validating(), func(r recorders) {
+			r.jobs.Status(gomock.Any(), gomock.Any()).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+			r.jobs.Output(gomock.Any(), gomock.Any()).Return(nil, errBoom)
 		}},
 	}
 	for _, tt := range tests {

@@ -149,6 +149,7 @@ func rolloutStallCases(t *testing.T) []stallCase {
 			advanceStall(base, domain.RolloutStatus{Phase: domain.PhaseValidating, Step: 2, ValidationRun: "v"},
 				func(e *domain.Environment) { e.ValidationRequired = true }, func(r recorders) {
 					r.jobs.Status(gomock.Any(), ports.JobRef{Name: "v"}).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+					r.jobs.Output(gomock.Any(), ports.JobRef{Name: "v"}).Return(output(ctrf(1, 1, 0, 0, 0)), nil)
 					r.engine.Status(gomock.Any(), gomock.Any()).Return(ports.ReleaseStatus{SyncedRevision: "r"}, nil).AnyTimes()
 					r.reg.PushEvidence(gomock.Any(), gomock.Any()).Return(ports.Digest(""), ports.ErrCredentialsStale)
 				})},
@@ -164,6 +165,13 @@ func rolloutStallCases(t *testing.T) []stallCase {
 				rebuilt.HasRecipe, rebuilt.Source = false, domain.SourceRebuilt
 				e.Target, e.ValidationRequired = &rebuilt, true
 			}, nil)},
+		{"PlanWithoutRecipe when validation is required and the plan's validation recipe was not read (PLAN-2)",
+			domain.StallPlanWithoutRecipe,
+			advanceStall(base, domain.RolloutStatus{}, func(e *domain.Environment) {
+				e.ValidationRecipe, e.ValidationRequired = nil, true
+			}, nil)},
+		{"PlanWithoutRecipe when validation runs and the plan's validation recipe was not read", domain.StallPlanWithoutRecipe,
+			advanceStall(base, validating(), func(e *domain.Environment) { e.ValidationRecipe = nil }, nil)},
 		{"ValidationUnavailable when validation is required but disabled in the chart",
 			domain.StallValidationUnavailable,
 			advanceStall(base, domain.RolloutStatus{}, func(e *domain.Environment) {

@@ -81,6 +81,44 @@ func (c *MockJobRunnerOutputCall) DoAndReturn(f func(context.Context, ports.JobR
 	return c
 }
 
+// OutputRef mocks base method.
+func (m *MockJobRunner) OutputRef(job string) string {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "OutputRef", job)
+	ret0, _ := ret[0].(string)
+	return ret0
+}
+
+// OutputRef indicates an expected call of OutputRef.
+func (mr *MockJobRunnerMockRecorder) OutputRef(job any) *MockJobRunnerOutputRefCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "OutputRef", reflect.TypeOf((*MockJobRunner)(nil).OutputRef), job)
+	return &MockJobRunnerOutputRefCall{Call: call}
+}
+
+// MockJobRunnerOutputRefCall wrap *gomock.Call
+type MockJobRunnerOutputRefCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockJobRunnerOutputRefCall) Return(arg0 string) *MockJobRunnerOutputRefCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockJobRunnerOutputRefCall) Do(f func(string) string) *MockJobRunnerOutputRefCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockJobRunnerOutputRefCall) DoAndReturn(f func(string) string) *MockJobRunnerOutputRefCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // Start mocks base method.
 func (m *MockJobRunner) Start(ctx context.Context, spec ports.JobSpec) (ports.JobRef, error) {
 	m.ctrl.T.Helper()

@@ -21,6 +21,16 @@ const (
 	JobValidate JobKind = "validate"
 )
 
+// Where a job sees its files (the protocol between a JobRunner and AICR's arguments).
+const (
+	// JobInputsDir is the directory a job reads its inputs from: JobSpec.Inputs[key] is the
+	// file JobInputsDir + "/" + key inside the job.
+	JobInputsDir = "/aicr/inputs"
+	// JobArtifactFile is the file of Output holding the artifact a job wrote to its
+	// OutputRef (AICR names it so whatever the artifact: snapshot, recipe or report).
+	JobArtifactFile = "snapshot.yaml"
+)
+
 // JobSpec describes one run of the pinned AICR image. Name is the job's
 // identity: starting a job whose name exists returns the existing job.
 type JobSpec struct {
@@ -73,8 +83,10 @@ type JobStatus struct {
 // for the job; Status and Output never mutate and return ErrJobNotFound when
 // the job does not exist; Output returns the files the job wrote (for a bundle
 // job the bundle directory, readable by the same bundle reader as a directory
-// on disk) and an error wrapping ErrJobNotFound until the job succeeded. Any
-// other error is transient.
+// on disk, for any other job JobArtifactFile) and an error wrapping
+// ErrJobNotFound until the job succeeded. A job reads its inputs under
+// JobInputsDir and writes its output to OutputRef(name), which AICR takes as
+// its -o argument; OutputRef is pure. Any other error is transient.
 type JobRunner interface {
 	// Start creates the job if it does not exist.
 	Start(ctx context.Context, spec JobSpec) (JobRef, error)
@@ -82,4 +94,6 @@ type JobRunner interface {
 	Status(ctx context.Context, ref JobRef) (JobStatus, error)
 	// Output returns the job's output files.
 	Output(ctx context.Context, ref JobRef) (fs.FS, error)
+	// OutputRef returns the destination the job named job writes its output to (AICR's -o).
+	OutputRef(job string) string
 }

@@ -24,12 +24,12 @@ const (
 	ServiceAccount = "aicr-jobs"
 	// ContainerName is the name of the AICR container.
 	ContainerName = "aicr"
-	// InputsDir is where the inputs ConfigMap is mounted.
-	InputsDir = "/aicr/inputs"
+	// InputsDir is where the inputs ConfigMap is mounted (the port's JobInputsDir).
+	InputsDir = ports.JobInputsDir
 	// RegistryDir is where the registry credential Secret is mounted.
 	RegistryDir = "/aicr/registry"
-	// OutputKey is the data key AICR writes an artifact to with -o cm://.
-	OutputKey = "snapshot.yaml"
+	// OutputKey is the data key AICR writes an artifact to with -o cm:// (the port's JobArtifactFile).
+	OutputKey = ports.JobArtifactFile
 	// BundleKey is the binaryData key holding a bundle as a gzip tar archive.
 	BundleKey = "bundle.tar.gz"
 	// VersionLabel is the label AICR sets on its output ConfigMap.

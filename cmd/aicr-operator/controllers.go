@@ -62,9 +62,10 @@ func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validati
 	return controller.Setup{
 		Ports: domain.Ports{Engine: engine, Jobs: validation, Registry: reg, Clock: clk},
 		Options: controller.Options{
-			OperatorNamespace: cfg.OperatorNamespace,
-			ValidationEnabled: cfg.ValidationEnabled,
-			ValidationImage:   cfg.ValidatorImage,
+			OperatorNamespace:   cfg.OperatorNamespace,
+			ValidationEnabled:   cfg.ValidationEnabled,
+			ValidationImage:     cfg.ValidatorImage,
+			ValidationNamespace: cfg.ValidationNamespace,
 		},
 		EngineObject: argocd.NewApplicationObject(),
 		EngineServed: func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 )
 
@@ -48,6 +49,8 @@ type Executor struct {
 	c         client.WithWatch
 	namespace string
 	image     string
+	// serviceAccount is the identity every Job must run as.
+	serviceAccount string
 
 	kick chan struct{}
 
@@ -57,13 +60,25 @@ type Executor struct {
 	violations []error
 }
 
-// New returns an executor for namespace, expecting image on every Job.
+// New returns an executor for namespace, expecting image on every Job and the AICR Jobs
+// identity (jobs.ServiceAccount) unless ExpectServiceAccount names another.
 func New(cfg *rest.Config, scheme *runtime.Scheme, namespace, image string, b Behavior) (*Executor, error) {
 	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return nil, fmt.Errorf("jobexec client: %w", err)
 	}
-	return &Executor{c: c, namespace: namespace, image: image, behavior: b, kick: make(chan struct{}, 1)}, nil
+	return &Executor{
+		c: c, namespace: namespace, image: image, serviceAccount: jobs.ServiceAccount,
+		behavior: b, kick: make(chan struct{}, 1),
+	}, nil
+}
+
+// ExpectServiceAccount sets the identity every Job must run as, for an executor of Jobs that
+// run as their own identity (deployment validation, RES-8). Call it before Run.
+func (e *Executor) ExpectServiceAccount(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.serviceAccount = name
 }
 
 // SetBehavior replaces the behavior for Jobs not yet played and plays held Jobs again.

@@ -30,6 +30,8 @@ type Fixture struct {
 	Bundle []byte
 	// Assessment is the upgrade-check JSON report.
 	Assessment []byte
+	// Validation is the CTRF report of deployment validation (every check passed).
+	Validation []byte
 }
 
 // Behavior plays the fixture: every Job succeeds with its artifact.
@@ -52,6 +54,7 @@ func (f Fixture) Result(kind ports.JobKind) Result {
 	case ports.JobBundle:
 		res.Bundle = f.Bundle
 	case ports.JobValidate:
+		res.Data = map[string]string{jobs.OutputKey: string(f.Validation), "format": "json"}
 	}
 	return res
 }
@@ -63,9 +66,9 @@ func Root() string {
 }
 
 // BundleFixture loads a v1 bundle directory of test/testdata/aicr (relative
-// path, e.g. v1-layout-synthetic-.../bundle-helm) with the synthetic snapshot
-// and the bundle's own recipe.yaml. mutate, if not nil, edits the bundle files
-// before they are archived.
+// path, e.g. v1-layout-synthetic-.../bundle-helm) with the synthetic snapshot,
+// the bundle's own recipe.yaml and a passing CTRF report of test/testdata/ctrf.
+// mutate, if not nil, edits the bundle files before they are archived.
 func BundleFixture(version, dir string, mutate func(files map[string][]byte)) (Fixture, error) {
 	root := filepath.Join(Root(), "test", "testdata", "aicr", dir)
 	files, err := ReadTree(root)
@@ -83,9 +86,13 @@ func BundleFixture(version, dir string, mutate func(files map[string][]byte)) (F
 	if err != nil {
 		return Fixture{}, fmt.Errorf("read snapshot fixture: %w", err)
 	}
+	validation, err := os.ReadFile(filepath.Join(Root(), "test", "testdata", "ctrf", "validate-deployment-passed.ctrf.json"))
+	if err != nil {
+		return Fixture{}, fmt.Errorf("read validation report fixture: %w", err)
+	}
 	return Fixture{
 		Version: version, Snapshot: snapshot, Recipe: files["recipe.yaml"], Bundle: archive,
-		Assessment: []byte(`{"summary":{"components":0,"failing":0},"components":[]}`),
+		Assessment: []byte(`{"summary":{"components":0,"failing":0},"components":[]}`), Validation: validation,
 	}, nil
 }
 

@@ -37,7 +37,10 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 		}
 		objs = append(objs, s)
 	}
-	if err := e.assertSpec(job, objs); err != nil {
+	e.mu.Lock()
+	serviceAccount := e.serviceAccount
+	e.mu.Unlock()
+	if err := e.assertSpec(job, objs, serviceAccount); err != nil {
 		e.violate(fmt.Errorf("job %s: %w", job.Name, err))
 	}
 	e.mu.Lock()
@@ -68,8 +71,9 @@ func usesRegistry(job *batchv1.Job) bool {
 	return false
 }
 
-// assertSpec checks what DESIGN.md section 4 asks the executor to check.
-func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object) error {
+// assertSpec checks what DESIGN.md section 4 asks the executor to check; the Job runs as
+// serviceAccount.
+func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object, serviceAccount string) error {
 	pod := job.Spec.Template.Spec
 	var errs []error
 	check := func(ok bool, format string, args ...any) {
@@ -87,7 +91,7 @@ func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object) error {
 			"args %v do not write the output ConfigMap", c.Args)
 		check(c.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError, "terminationMessagePolicy %q", c.TerminationMessagePolicy)
 	}
-	check(pod.ServiceAccountName == jobs.ServiceAccount, "serviceAccountName %q", pod.ServiceAccountName)
+	check(pod.ServiceAccountName == serviceAccount, "serviceAccountName %q, want %q", pod.ServiceAccountName, serviceAccount)
 	check(pod.RestartPolicy == corev1.RestartPolicyNever, "restartPolicy %q", pod.RestartPolicy)
 	ttl := job.Spec.TTLSecondsAfterFinished
 	check(ttl != nil && (*ttl == jobs.TTLFinished || *ttl == jobs.TTLStalled), "ttlSecondsAfterFinished %v", ttl)

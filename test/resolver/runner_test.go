@@ -2,6 +2,7 @@ package resolver_test
 
 import (
 	"context"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -144,25 +145,48 @@ func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
 }
 
 // TestRunner_ValidationIdentity: deployment validation runs with the validator
-// image as its own identity (RES-8, CH-4); a spec asking for another image than
-// the runner pins is refused.
+// image as its own identity (RES-8, CH-4), reads its recipe from its inputs and
+// writes its CTRF report where Output reads it (RO-10); a spec asking for
+// another image than the runner pins is refused.
 func TestRunner_ValidationIdentity(t *testing.T) {
 	ctx := context.Background()
 	validator := "registry.example.com/nvidia/aicr-validator@sha256:" + strings.Repeat("e", 64)
 	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: validator, ServiceAccount: "aicr-validator"}, k8s, k8s)
 	require.NoError(t, err)
+	f, _ := fixture(t, "1.1.0", v1Synthetic, nil)
+	exec, err := jobexec.New(restConfig, scheme, jobNS, validator, f.Behavior())
+	require.NoError(t, err)
+	exec.ExpectServiceAccount("aicr-validator")
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = exec.Run(runCtx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	name := "aicr-validate-identity"
 	spec := ports.JobSpec{
-		Name: "aicr-validate-identity", Kind: ports.JobValidate, Image: validator,
-		Args:  []string{"--log-json", "validate", "-o", runner.OutputRef("aicr-validate-identity")},
-		Owner: ports.ReleaseOwner{RuntimeUID: "uid-1"},
+		Name: name, Kind: ports.JobValidate, Image: validator,
+		Args: []string{"--log-json", "validate", "-r", ports.JobInputsDir + "/recipe.yaml", "--phase", "deployment",
+			"--namespace", "aicr-validation", "--fail-on-error=false", "-o", runner.OutputRef(name)},
+		Inputs: map[string][]byte{"recipe.yaml": f.Recipe},
+		Owner:  ports.ReleaseOwner{RuntimeUID: "uid-1"},
 	}
 	ref, err := runner.Start(ctx, spec)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = runner.Delete(ctx, ref) })
+	require.Eventually(t, func() bool {
+		st, statusErr := runner.Status(ctx, ref)
+		return statusErr == nil && st.State == ports.JobSucceeded
+	}, wait, tick)
+	assert.Empty(t, exec.Violations())
 	job := &batchv1.Job{}
 	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: spec.Name}, job))
 	assert.Equal(t, "aicr-validator", job.Spec.Template.Spec.ServiceAccountName)
 	assert.Equal(t, validator, job.Spec.Template.Spec.Containers[0].Image)
+	out, err := runner.Output(ctx, ref)
+	require.NoError(t, err)
+	report, err := fs.ReadFile(out, ports.JobArtifactFile)
+	require.NoError(t, err)
+	assert.Equal(t, f.Validation, report)
 
 	spec.Name, spec.Image = "aicr-validate-other-image", image
 	_, err = runner.Start(ctx, spec)

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"sort"
 	"sync"
 
@@ -156,59 +155,4 @@ func (e *fakeEngine) writeCount() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.writes
-}
-
-// fakeJobs is an in-memory JobRunner; finish decides a job's result.
-type fakeJobs struct {
-	mu   sync.Mutex
-	jobs map[string]ports.JobStatus
-}
-
-func newFakeJobs() *fakeJobs { return &fakeJobs{jobs: map[string]ports.JobStatus{}} }
-
-func (j *fakeJobs) Start(_ context.Context, spec ports.JobSpec) (ports.JobRef, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if _, ok := j.jobs[spec.Name]; !ok {
-		j.jobs[spec.Name] = ports.JobStatus{State: ports.JobRunning}
-	}
-	return ports.JobRef{Name: spec.Name}, nil
-}
-
-func (j *fakeJobs) Status(_ context.Context, ref ports.JobRef) (ports.JobStatus, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	st, ok := j.jobs[ref.Name]
-	if !ok {
-		return ports.JobStatus{}, ports.ErrJobNotFound
-	}
-	return st, nil
-}
-
-func (j *fakeJobs) Output(context.Context, ports.JobRef) (fs.FS, error) {
-	return nil, ports.ErrJobNotFound
-}
-
-func (j *fakeJobs) started(name string) bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	_, ok := j.jobs[name]
-	return ok
-}
-
-func (j *fakeJobs) finish(name string, state ports.JobState, msg string) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.jobs[name] = ports.JobStatus{State: state, Message: msg}
-}
-
-// fakeRegistry stores validation evidence; every other method is unused here.
-type fakeRegistry struct {
-	ports.Registry
-}
-
-func (fakeRegistry) PushEvidence(_ context.Context, ev ports.Evidence) (ports.Digest, error) {
-	raw, _ := json.Marshal(ev)
-	sum := sha256.Sum256(raw)
-	return ports.Digest("sha256:" + hex.EncodeToString(sum[:])), nil
 }

@@ -40,6 +40,7 @@ type harness struct {
 	clock       *clock.Fake
 	engine      *fakeEngine
 	jobs        *fakeJobs
+	registry    *fakeRegistry
 	opts        controller.Options
 	assessments controller.AssessmentSource
 	writes      atomic.Int64
@@ -57,23 +58,26 @@ func newHarness(t *testing.T, instant bool) *harness {
 	t.Helper()
 	cleanCluster(t)
 	c := clock.NewFake(epoch)
-	h := &harness{t: t, clock: c, engine: newFakeEngine(c, instant), jobs: newFakeJobs(), seen: map[string]bool{},
-		opts: controller.Options{OperatorNamespace: operatorNamespace, RequeueCap: 30 * time.Millisecond,
-			RolloutWindow: time.Hour, ValidationEnabled: true, ValidationImage: "validator@sha256:" + zeros}}
+	h := &harness{t: t, clock: c, engine: newFakeEngine(c, instant), jobs: newFakeJobs(), registry: newFakeRegistry(),
+		seen: map[string]bool{}, opts: controller.Options{OperatorNamespace: operatorNamespace, RequeueCap: 30 * time.Millisecond,
+			RolloutWindow: time.Hour, ValidationEnabled: true, ValidationImage: "validator@sha256:" + zeros,
+			ValidationNamespace: validationNamespace}}
 	t.Cleanup(h.stop)
 	return h
 }
 
 const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
 
-// cleanCluster removes what an earlier test left: the runtime, rollouts and plans.
+// cleanCluster removes what an earlier test left: the runtime, rollouts, plans and recipes.
 func cleanCluster(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, client.IgnoreNotFound(k8s.Delete(ctx, &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}})))
 	require.NoError(t, k8s.DeleteAllOf(ctx, &aicrv1alpha1.RuntimeRollout{}))
-	require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNamespace),
-		client.MatchingLabels{aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan}))
+	for _, role := range []string{aicrv1alpha1.RolePlan, aicrv1alpha1.RoleRecipe} {
+		require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNamespace),
+			client.MatchingLabels{aicrv1alpha1.LabelRole: role}))
+	}
 	require.Eventually(t, func() bool {
 		var list aicrv1alpha1.RuntimeRolloutList
 		cr := &aicrv1alpha1.ClusterRuntime{}
@@ -97,7 +101,7 @@ func (h *harness) start() {
 		return nil
 	}}
 	setup := controller.Setup{
-		Ports:  domain.Ports{Engine: h.engine, Jobs: h.jobs, Registry: fakeRegistry{}, Clock: h.clock},
+		Ports:  domain.Ports{Engine: h.engine, Jobs: h.jobs, Registry: h.registry, Clock: h.clock},
 		Client: c, Assessments: h.assessments, Options: h.opts,
 	}
 	if h.argo != nil {

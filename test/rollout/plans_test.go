@@ -5,18 +5,23 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/aicr"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 const fixtures = "../testdata/aicr"
@@ -47,10 +52,22 @@ func (h *harness) fixturePlan(dir, runtimeUID string) *domain.Plan {
 	return p
 }
 
-// writePlan stores p as the resolver would (PLAN-1, PLAN-2) and returns its digest.
-func (h *harness) writePlan(p *domain.Plan) string {
+// writePlan stores p as the resolver would (PLAN-1, PLAN-2): its resolved and validation
+// recipes, then the plan document naming them and the rendered bundle. It returns the digest.
+func (h *harness) writePlan(p *domain.Plan) string { return h.writePlanDoc(p, nil) }
+
+// writePlanDoc is writePlan with edit applied to the plan document before it is stored.
+func (h *harness) writePlanDoc(p *domain.Plan, edit func(doc *configdoc.Plan)) string {
 	h.t.Helper()
-	raw, err := configdoc.EncodePlan(&configdoc.Plan{Plan: *p, RenderFlags: []string{}})
+	doc := &configdoc.Plan{
+		Plan: *p, RenderFlags: []string{}, BundleRef: "oci://registry.example.com/bundles/cluster@" + string(bundleDigest(p.Digest)),
+		ConfigMapRef:           h.writeRecipe(recipe(p.Digest, "resolved")),
+		ValidationConfigMapRef: h.writeRecipe(recipe(p.Digest, "validation")),
+	}
+	if edit != nil {
+		edit(doc)
+	}
+	raw, err := configdoc.EncodePlan(doc)
 	require.NoError(h.t, err)
 	name, err := configdoc.PlanConfigMapName(p.Digest)
 	require.NoError(h.t, err)
@@ -68,4 +85,32 @@ func (h *harness) writePlan(p *domain.Plan) string {
 	}
 	require.NoError(h.t, k8s.Create(context.Background(), cm))
 	return p.Digest
+}
+
+// recipe is the recipe document of a plan; which tells its resolved and validation recipes apart.
+func recipe(planDigest, which string) string {
+	return fmt.Sprintf(`{"apiVersion":"aicr.run/v1","kind":"RecipeResult","metadata":{"plan":%q,"recipe":%q}}`, planDigest, which)
+}
+
+// writeRecipe stores a recipe document as the resolver does (PLAN-3) and returns its reference.
+func (h *harness) writeRecipe(doc string) *configdoc.ConfigMapRef {
+	h.t.Helper()
+	ref := &configdoc.ConfigMapRef{Digest: configdoc.ContentDigest([]byte(doc))}
+	ref.Name = controller.RecipePrefix + strings.TrimPrefix(ref.Digest, "sha256:")[:16]
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ref.Name, Namespace: operatorNamespace,
+			Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleRecipe, aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue},
+		},
+		Immutable: ptr.To(true),
+		Data:      map[string]string{configdoc.RecipeKey: doc},
+	}
+	require.NoError(h.t, client.IgnoreAlreadyExists(k8s.Create(context.Background(), cm)))
+	return ref
+}
+
+// bundleDigest is the digest of a plan's rendered bundle in the runtime registry.
+func bundleDigest(planDigest string) ports.Digest {
+	sum := sha256.Sum256([]byte("bundle of " + planDigest))
+	return ports.Digest("sha256:" + hex.EncodeToString(sum[:]))
 }

@@ -1,6 +1,9 @@
 package rollout_test
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +12,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -17,45 +21,142 @@ func validationRequired(cr *aicrv1alpha1.ClusterRuntime) {
 	cr.Spec.Validation.Deployment = aicrv1alpha1.ValidationRequired
 }
 
-// validating installs a plan with validation Required and waits for the validation run.
-func (h *harness) validating() (string, *aicrv1alpha1.RuntimeRollout) {
+// ctrfReport reads a CTRF report of test/testdata/ctrf.
+func ctrfReport(t *testing.T, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "ctrf", name))
+	require.NoError(t, err)
+	return raw
+}
+
+// validating installs a plan (its document edited by edit, nil: as the resolver writes it)
+// with validation Required and waits for the validation run to start.
+func (h *harness) validating(edit func(doc *configdoc.Plan)) (string, *aicrv1alpha1.RuntimeRollout) {
 	h.t.Helper()
 	uid := h.createRuntime(validationRequired)
-	digest := h.writePlan(h.fixturePlan(fixtureInstall, uid))
+	digest := h.writePlanDoc(h.fixturePlan(fixtureInstall, uid), edit)
 	h.setCandidate(digest, metav1.Condition{})
 	ro := h.waitRollout(1)
 	ro = h.waitPhase(ro.Name, aicrv1alpha1.PhaseValidating)
 	run := ro.Name + "-validate"
 	assert.Equal(h.t, run, ro.Status.ValidationRun)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.ValidationMessage(ro.Name, run))
-	require.Eventually(h.t, func() bool { return h.jobs.started(run) }, waitFor, tick)
+	require.Eventually(h.t, func() bool { _, ok := h.jobs.spec(run); return ok }, waitFor, tick)
 	return digest, ro
 }
 
-// A validated success records the evidence annotation once and the runtime is RolledOut (RO-6, RO-10, CR-8).
+// The validation Job runs `aicr validate` of the deployment phase against the plan's
+// validation recipe (mounted from its inputs), in the validation namespace, and writes its
+// CTRF report to its output (RO-10, PLAN-2, AICR-CLI.md section 8).
+func assertValidationJob(t *testing.T, h *harness, run, recipeDoc string) {
+	t.Helper()
+	spec, ok := h.jobs.spec(run)
+	require.True(t, ok)
+	assert.Equal(t, ports.JobValidate, spec.Kind)
+	assert.Equal(t, h.opts.ValidationImage, spec.Image)
+	assert.Equal(t, []string{
+		"--log-json", "validate", "-r", ports.JobInputsDir + "/recipe.yaml", "--phase", "deployment",
+		"--namespace", validationNamespace, "--fail-on-error=false", "-o", "cm://" + validationNamespace + "/" + run + "-output",
+	}, spec.Args)
+	assert.Equal(t, map[string][]byte{"recipe.yaml": []byte(recipeDoc)}, spec.Inputs)
+}
+
+// A validated success records the evidence annotation once and the runtime is RolledOut; the
+// evidence holds the report byte for byte and the plan's bundle digest (RO-6, RO-10, CR-8).
 func TestRolloutValidationSuccess(t *testing.T) {
 	h := newHarness(t, true)
 	h.start()
-	digest, ro := h.validating()
-	h.jobs.finish(ro.Name+"-validate", ports.JobSucceeded, "")
+	digest, ro := h.validating(nil)
+	run := ro.Name + "-validate"
+	assertValidationJob(t, h, run, recipe(digest, "validation"))
+	report := ctrfReport(t, "validate-deployment-passed.ctrf.json")
+	h.jobs.finish(run, ports.JobSucceeded, "", report)
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
-	assert.Regexp(t, `^sha256:[a-f0-9]{64}$`, done.Annotations[aicrv1alpha1.AnnotationEvidence])
+	evidence := done.Annotations[aicrv1alpha1.AnnotationEvidence]
+	assert.Regexp(t, `^sha256:[a-f0-9]{64}$`, evidence)
+	ev, ok := h.registry.pushed(ports.Digest(evidence))
+	require.True(t, ok, "the annotation names the pushed evidence")
+	assert.Equal(t, report, ev.Report)
+	assert.Equal(t, bundleDigest(digest), ev.BundleDigest)
+	assert.Equal(t, digest, ev.PlanDigest)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonRolledOut, "plan "+digest+" rolled out and validated")
 	h.waitKstatus(status.CurrentStatus)
 }
 
-// A failed validation ends the rollout Failed and stalls the runtime (RO-10, RO-11).
+// A plan written before validationConfigMapRef existed validates against its configMapRef (PLAN-2).
+func TestRolloutValidationFallsBackToTheResolvedRecipe(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	digest, ro := h.validating(func(doc *configdoc.Plan) { doc.ValidationConfigMapRef = nil })
+	assertValidationJob(t, h, ro.Name+"-validate", recipe(digest, "resolved"))
+}
+
+// A validation run that did not complete (non-zero exit) ends the rollout Failed and stalls
+// the runtime (RO-10, RO-11).
 func TestRolloutValidationFailure(t *testing.T) {
 	h := newHarness(t, true)
 	h.start()
-	_, ro := h.validating()
-	h.jobs.finish(ro.Name+"-validate", ports.JobFailed, "2 checks failed")
-	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseFailed)
-	assert.Empty(t, done.Annotations[aicrv1alpha1.AnnotationEvidence])
-	msg := "rollout " + ro.Name + " failed: deployment validation run " + ro.Name + "-validate failed: 2 checks failed"
+	_, ro := h.validating(nil)
+	h.jobs.finish(ro.Name+"-validate", ports.JobFailed, "readiness pre-flight failed", nil)
+	h.waitValidationFailed(ro.Name, "readiness pre-flight failed")
+}
+
+// A completed run whose CTRF report records failed checks ends the rollout Failed, naming the
+// counts and the checks, without evidence (RO-10, AICR-CLI.md section 8).
+func TestRolloutValidationFailedReport(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	_, ro := h.validating(nil)
+	h.jobs.finish(ro.Name+"-validate", ports.JobSucceeded, "", ctrfReport(t, "validate-deployment-failed.ctrf.json"))
+	h.waitValidationFailed(ro.Name, "2 of 4 checks failed: expected-resources, gpu-operator-version")
+}
+
+// waitValidationFailed waits for the rollout to fail validation with reason and checks the
+// runtime's conditions and that no evidence was recorded.
+func (h *harness) waitValidationFailed(name, reason string) {
+	h.t.Helper()
+	done := h.waitOutcome(name, aicrv1alpha1.PhaseFailed)
+	assert.Empty(h.t, done.Annotations[aicrv1alpha1.AnnotationEvidence])
+	msg := "rollout " + name + " failed: deployment validation run " + name + "-validate failed: " + reason
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallRolloutFailed), msg)
-	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.StalledMessage(ro.Name, msg))
+	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.StalledMessage(name, msg))
 	h.waitKstatus(status.FailedStatus)
+}
+
+// A plan whose validation recipe cannot be used is not rolled out while validation is
+// Required: a missing recipe ConfigMap stalls PlanWithoutRecipe (PLAN-5), a recipe that does
+// not match the plan's reference PlanUnreadable (PLAN-6), before any step runs (RO-10, RO-11).
+func TestRolloutValidationRecipeUnusable(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(doc *configdoc.Plan)
+		want    domain.StallReason
+		message string
+	}{
+		{"missing recipe ConfigMap", func(doc *configdoc.Plan) {
+			doc.ValidationConfigMapRef = &configdoc.ConfigMapRef{Name: "aicr-recipe-0000000000000000", Digest: "sha256:" + zeros}
+		}, domain.StallPlanWithoutRecipe, "recipe ConfigMap " + operatorNamespace + "/aicr-recipe-0000000000000000 not found"},
+		{"recipe of another digest", func(doc *configdoc.Plan) {
+			doc.ValidationConfigMapRef = &configdoc.ConfigMapRef{Name: doc.ConfigMapRef.Name, Digest: "sha256:" + zeros}
+		}, domain.StallPlanUnreadable, "the plan records sha256:" + zeros},
+		{"plan without recipes", func(doc *configdoc.Plan) {
+			doc.ConfigMapRef, doc.ValidationConfigMapRef = nil, nil
+		}, domain.StallPlanWithoutRecipe, "has no recipe and deployment validation is Required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, true)
+			h.start()
+			uid := h.createRuntime(validationRequired)
+			h.setCandidate(h.writePlanDoc(h.fixturePlan(fixtureInstall, uid), tt.edit), metav1.Condition{})
+			ro := h.waitRollout(1)
+			require.Eventually(t, func() bool {
+				c := findCondition(h.rollout(ro.Name).Status.Conditions, "Stalled")
+				return c != nil && c.Reason == string(tt.want) && strings.Contains(c.Message, tt.message)
+			}, waitFor, tick)
+			assert.Zero(t, h.engine.writeCount(), "no step runs")
+		})
+	}
 }
 
 // Validation Required on the runtime with the chart's validation disabled stalls the rollout

@@ -32,8 +32,6 @@ const resolverPoll = 30 * time.Second
 // adapters/jobs.Runner implements it.
 type AICRJobs interface {
 	ports.JobRunner
-	// OutputRef is the cm:// destination AICR writes a Job's output to.
-	OutputRef(job string) string
 	// Keep copies a succeeded Job's output into the ownerless ConfigMap name.
 	Keep(ctx context.Context, ref ports.JobRef, name, role, runtimeUID string) error
 	// Delete deletes a Job with propagationPolicy Foreground.

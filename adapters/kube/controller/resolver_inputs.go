@@ -11,15 +11,16 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
-// Input file names inside the inputs ConfigMap of a Job (mounted at jobs.InputsDir).
+// Input file names inside the inputs ConfigMap of a Job (read under ports.JobInputsDir).
 const (
 	resInputConfig   = "config.yaml"
 	resInputSnapshot = "snapshot.yaml"
 	resInputRecipe   = "recipe.yaml"
 	resInputFrom     = "from.yaml"
-	resInputsDir     = "/aicr/inputs/"
+	resInputsDir     = ports.JobInputsDir + "/"
 )
 
 // jobName derives a Job name from its kind and a hash of everything that

@@ -12,13 +12,14 @@ import (
 )
 
 // environment observes what the domain needs besides the rollout: the runtime (absent:
-// Orphaned), its current target, the rollout's plans and the installation's settings. A plan
-// that cannot be read is returned as a stall.
+// Orphaned), its current target, the rollout's plans, the target plan's validation recipe and
+// bundle digest while validation is Required or running (RO-10), and the installation's
+// settings. A plan or recipe that cannot be read is returned as a stall.
 func (r *RolloutReconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) (
 	domain.Environment, *domain.Stall, bool, error) {
 	env := domain.Environment{
 		ValidationEnabled: r.opts.ValidationEnabled, ValidationImage: r.opts.ValidationImage,
-		ActionTimeout: r.opts.ActionTimeout,
+		ValidationNamespace: r.opts.ValidationNamespace, ActionTimeout: r.opts.ActionTimeout,
 	}
 	cr := &aicrv1alpha1.ClusterRuntime{}
 	if err := r.client.Get(ctx, types.NamespacedName{Name: aicrv1alpha1.ClusterRuntimeName}, cr); err != nil {
@@ -37,11 +38,16 @@ func (r *RolloutReconciler) environment(ctx context.Context, ro *aicrv1alpha1.Ru
 	if env.RuntimeUID != ro.Spec.RuntimeUID {
 		return env, nil, false, nil
 	}
-	target, stall, err := r.plans.Read(ctx, ro.Spec.ToPlanDigest, ro.Spec.RuntimeUID)
+	target, stall, err := r.plans.Document(ctx, ro.Spec.ToPlanDigest, ro.Spec.RuntimeUID)
 	if err != nil || stall != nil {
 		return env, stall, cr.Spec.Paused, err
 	}
-	env.Target = target
+	env.Target = &target.Plan
+	if env.ValidationRequired || ro.Status.Phase == aicrv1alpha1.PhaseValidating {
+		if stall, err = r.plans.readValidation(ctx, target, &env); err != nil || stall != nil {
+			return env, stall, cr.Spec.Paused, err
+		}
+	}
 	if ro.Spec.FromPlanDigest != "" {
 		env.Active, stall, err = r.plans.Read(ctx, ro.Spec.FromPlanDigest, ro.Spec.RuntimeUID)
 	}

@@ -33,6 +33,8 @@ type Options struct {
 	ValidationEnabled bool
 	// ValidationImage is the pinned validator image.
 	ValidationImage string
+	// ValidationNamespace is where AICR runs the deployment validation checks (RO-10).
+	ValidationNamespace string
 	// ActionTimeout bounds one step (domain.DefaultActionTimeout when zero).
 	ActionTimeout time.Duration
 	// RolloutWindow is the time from a rollout's creation to its deadline (DefaultRolloutWindow when zero).

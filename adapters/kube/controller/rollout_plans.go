@@ -23,17 +23,27 @@ type PlanReader struct {
 	namespace string
 
 	mu      sync.Mutex
-	decoded map[string]*domain.Plan
+	decoded map[string]*configdoc.Plan
 }
 
 // NewPlanReader returns a reader of the plan ConfigMaps in namespace.
 func NewPlanReader(reader client.Reader, namespace string) *PlanReader {
-	return &PlanReader{reader: reader, namespace: namespace, decoded: map[string]*domain.Plan{}}
+	return &PlanReader{reader: reader, namespace: namespace, decoded: map[string]*configdoc.Plan{}}
 }
 
 // Read returns the plan of digest for runtimeUID. A missing, unreadable or foreign plan is a
 // stall (PlanUnreadable, PlanOfAnotherRuntime); any other error is transient.
 func (p *PlanReader) Read(ctx context.Context, digest, runtimeUID string) (*domain.Plan, *domain.Stall, error) {
+	doc, stall, err := p.Document(ctx, digest, runtimeUID)
+	if doc == nil {
+		return nil, stall, err
+	}
+	return &doc.Plan, nil, nil
+}
+
+// Document returns the plan document of digest for runtimeUID (PLAN-2): the plan with its
+// references to recipes and bundle. Stalls and errors are those of Read.
+func (p *PlanReader) Document(ctx context.Context, digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
 	name, err := configdoc.PlanConfigMapName(digest)
 	if err != nil {
 		return nil, unreadable("plan digest %q is not a sha256 digest", digest), nil
@@ -64,7 +74,7 @@ func (p *PlanReader) Read(ctx context.Context, digest, runtimeUID string) (*doma
 	return plan, nil, nil
 }
 
-func (p *PlanReader) decode(cm *corev1.ConfigMap) (*domain.Plan, error) {
+func (p *PlanReader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, error) {
 	key := string(cm.UID) + "/" + cm.ResourceVersion
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -79,12 +89,11 @@ func (p *PlanReader) decode(cm *corev1.ConfigMap) (*domain.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan := doc.Plan
 	if len(p.decoded) > 64 {
 		clear(p.decoded)
 	}
-	p.decoded[key] = &plan
-	return &plan, nil
+	p.decoded[key] = doc
+	return doc, nil
 }
 
 func unreadable(format string, args ...any) *domain.Stall {

@@ -1,0 +1,55 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// readValidation sets what deployment validation needs of a plan document on env (RO-10):
+// its validation recipe, the recipe ConfigMap named by validationConfigMapRef or, for a plan
+// written before that reference existed, by configMapRef (PLAN-2), and the digest of its
+// rendered bundle. A plan without a recipe reference leaves the recipe nil (the domain stalls
+// PlanWithoutRecipe); a referenced recipe ConfigMap that is missing stalls PlanWithoutRecipe
+// naming it (PLAN-5). A recipe whose content does not match the reference's digest, or a bundle
+// reference not pinned by digest, stalls PlanUnreadable: the operator never guesses (PLAN-6).
+// Any other error is transient.
+func (p *PlanReader) readValidation(ctx context.Context, doc *configdoc.Plan, env *domain.Environment) (*domain.Stall, error) {
+	if doc.BundleRef != "" {
+		_, digest, _ := strings.Cut(doc.BundleRef, "@")
+		if !configdoc.IsDigest(digest) {
+			return unreadable("plan %s: bundle reference %q is not pinned by digest", doc.Digest, doc.BundleRef), nil
+		}
+		env.BundleDigest = ports.Digest(digest)
+	}
+	ref := doc.ValidationConfigMapRef
+	if ref == nil {
+		ref = doc.ConfigMapRef
+	}
+	if ref == nil {
+		return nil, nil
+	}
+	cm := &corev1.ConfigMap{}
+	if err := p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: ref.Name}, cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return &domain.Stall{Reason: domain.StallPlanWithoutRecipe, Message: fmt.Sprintf(
+				"plan %s: recipe ConfigMap %s/%s not found and deployment validation needs it", doc.Digest, p.namespace, ref.Name)}, nil
+		}
+		return nil, fmt.Errorf("read recipe %s of plan %s: %w", ref.Name, doc.Digest, err)
+	}
+	raw, ok := cm.Data[configdoc.RecipeKey]
+	if got := configdoc.ContentDigest([]byte(raw)); !ok || got != ref.Digest {
+		return unreadable("plan %s: recipe ConfigMap %s holds %s under %s, the plan records %s",
+			doc.Digest, ref.Name, got, configdoc.RecipeKey, ref.Digest), nil
+	}
+	env.ValidationRecipe = []byte(raw)
+	return nil, nil
+}

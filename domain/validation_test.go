@@ -1,0 +1,175 @@
+package domain_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
+
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+const validationRun = rolloutName + "-validate"
+
+// ctrf is a CTRF report of AICR validate with the given summary counts and tests
+// (name:status pairs).
+func ctrf(tests, passed, failed, skipped, other int, results ...string) []byte {
+	list := ""
+	for i := 0; i+1 < len(results); i += 2 {
+		if list != "" {
+			list += ","
+		}
+		list += fmt.Sprintf(`{"name":%q,"status":%q,"duration":0,"suite":["deployment"]}`, results[i], results[i+1])
+	}
+	return fmt.Appendf(nil, `{"reportFormat":"CTRF","specVersion":"0.0.1","results":{"tool":{"name":"aicr"},`+
+		`"summary":{"tests":%d,"passed":%d,"failed":%d,"skipped":%d,"pending":0,"other":%d},"tests":[%s]}}`,
+		tests, passed, failed, skipped, other, list)
+}
+
+// output is the output of a validation job that wrote report.
+func output(report []byte) fs.FS {
+	return fstest.MapFS{ports.JobArtifactFile: {Data: report}, "format": {Data: []byte("json")}}
+}
+
+func validating() domain.RolloutStatus {
+	return domain.RolloutStatus{Phase: domain.PhaseValidating, Step: 2, ValidationRun: validationRun}
+}
+
+// TestAdvance_ValidationWritesEvidence: after the last step the rollout validates (RO-10) with
+// `aicr --log-json validate` against the plan's validation recipe mounted from the job's
+// inputs (PLAN-2), in the validation namespace, writing its CTRF report to the job's output;
+// a passed report is stored in the evidence byte for byte with the rendered bundle's digest.
+func TestAdvance_ValidationWritesEvidence(t *testing.T) {
+	t.Parallel()
+	p, r := newPorts(t)
+	e := env(t)
+	e.ValidationRequired, e.ValidationImage = true, "validator@sha256:00"
+	r.clock.Now().Return(t0).AnyTimes()
+	st := advance(t, p, rollout(t, spec(t), progressing(2)), e).Status
+	require.Equal(t, domain.PhaseValidating, st.Phase)
+	assert.Equal(t, "rollout "+rolloutName+": deployment validation run "+validationRun, st.Message)
+
+	job := ports.JobRef{Name: st.ValidationRun}
+	require.Equal(t, validationRun, job.Name)
+	r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{}, ports.ErrJobNotFound)
+	r.jobs.OutputRef(job.Name).Return("cm://aicr-validation/" + job.Name + "-output")
+	var started ports.JobSpec
+	r.jobs.Start(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, s ports.JobSpec) (ports.JobRef, error) {
+		started = s
+		return job, nil
+	})
+	out := advance(t, p, rollout(t, spec(t), st), e)
+	assert.Equal(t, domain.PhaseValidating, out.Phase())
+	assert.Equal(t, ports.JobSpec{
+		Name: job.Name, Kind: ports.JobValidate, Image: "validator@sha256:00",
+		Args: []string{
+			"--log-json", "validate", "-r", "/aicr/inputs/recipe.yaml", "--phase", "deployment",
+			"--namespace", validationNamespace, "--fail-on-error=false", "-o", "cm://aicr-validation/" + job.Name + "-output",
+		},
+		Inputs: map[string][]byte{"recipe.yaml": []byte(validationRecipe)},
+		Owner:  ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: spec(t).ToPlanDigest, Rollout: rolloutName},
+	}, started)
+
+	report := ctrf(3, 2, 0, 1, 0, "operator-health", "passed", "expected-resources", "passed", "nccl", "skipped")
+	r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+	r.jobs.Output(gomock.Any(), job).Return(output(report), nil)
+	r.engine.Status(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
+		return ports.ReleaseStatus{Ref: ref, SyncedRevision: "rev-" + ref.ID}, nil
+	}).Times(len(e.Target.Releases))
+	var pushed ports.Evidence
+	r.reg.PushEvidence(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ev ports.Evidence) (ports.Digest, error) {
+		pushed = ev
+		return ports.Digest("sha256:ev"), nil
+	})
+	out = advance(t, p, rollout(t, spec(t), out.Status), e)
+	assert.Equal(t, domain.PhaseSucceeded, out.Phase())
+	assert.Equal(t, ports.Digest("sha256:ev"), out.EvidenceDigest)
+
+	// RO-10: the evidence names the plan, its bundle, the rollout, every release's synced
+	// revision and holds the report as AICR wrote it.
+	assert.Equal(t, spec(t).ToPlanDigest, pushed.PlanDigest)
+	assert.Equal(t, bundleDigest, pushed.BundleDigest)
+	assert.Equal(t, rolloutName, pushed.Rollout)
+	assert.Equal(t, report, pushed.Report)
+	require.Len(t, pushed.Releases, len(e.Target.Releases))
+	for i, rel := range e.Target.Releases {
+		assert.Equal(t, "rev-"+rel.ID, pushed.Releases[i].Revision)
+		assert.Equal(t, rel.Namespace, pushed.Releases[i].Namespace)
+	}
+}
+
+// TestAdvance_ValidationReportDecides: with --fail-on-error=false the CTRF report, not the exit
+// code, decides a completed run (RO-10, AICR-CLI.md section 4): failed or other checks, a
+// missing or unreadable report fail the rollout with a message naming the counts; a run whose
+// checks passed or were skipped succeeds.
+func TestAdvance_ValidationReportDecides(t *testing.T) {
+	t.Parallel()
+	failedPrefix := "deployment validation run " + validationRun + " failed: "
+	tests := []struct {
+		name    string
+		files   fs.FS
+		err     error
+		message string // "" = the rollout succeeds
+	}{
+		{"failed checks are named", output(ctrf(14, 12, 2, 0, 0, "a", "passed", "gpu-operator-version", "failed", "expected-resources", "failed")),
+			nil, "2 of 14 checks failed: gpu-operator-version, expected-resources"},
+		{"a check that ended otherwise fails", output(ctrf(3, 2, 0, 0, 1, "a", "passed", "b", "passed", "c", "other")),
+			nil, "1 of 3 checks failed: c"},
+		{"at most five failed checks are named", output(ctrf(6, 0, 6, 0, 0, "c1", "failed", "c2", "failed", "c3", "failed",
+			"c4", "failed", "c5", "failed", "c6", "failed")), nil, "6 of 6 checks failed: c1, c2, c3, c4, c5, ..."},
+		{"counts alone when the tests are not listed", output(ctrf(4, 2, 2, 0, 0)), nil, "2 of 4 checks failed"},
+		{"an unparseable report fails", output([]byte("level=info msg=done")), nil, "its report is not JSON: "},
+		{"a report of another format fails", output([]byte(`{"reportFormat":"JUnit","results":{}}`)), nil,
+			"its report is not a CTRF report with results.summary"},
+		{"an output without the report fails", fstest.MapFS{"format": {Data: []byte("json")}}, nil, "the run wrote no report"},
+		{"a missing output fails", nil, ports.ErrJobNotFound, "the run wrote no report"},
+		{"skipped checks pass", output(ctrf(2, 0, 0, 2, 0, "a", "skipped", "b", "skipped")), nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			e := env(t)
+			e.ValidationRequired = true
+			r.clock.Now().Return(t0).AnyTimes()
+			job := ports.JobRef{Name: validationRun}
+			r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+			r.jobs.Output(gomock.Any(), job).Return(tt.files, tt.err)
+			if tt.message == "" {
+				r.engine.Status(gomock.Any(), gomock.Any()).Return(ports.ReleaseStatus{SyncedRevision: "r"}, nil).AnyTimes()
+				r.reg.PushEvidence(gomock.Any(), gomock.Any()).Return(ports.Digest("sha256:ev"), nil)
+			}
+			out := advance(t, p, rollout(t, spec(t), validating()), e)
+			if tt.message == "" {
+				assert.Equal(t, domain.PhaseSucceeded, out.Phase())
+				return
+			}
+			assert.Equal(t, domain.PhaseFailed, out.Phase())
+			assert.Empty(t, out.EvidenceDigest)
+			require.NotNil(t, out.Stall)
+			assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason)
+			assert.Contains(t, out.Status.Message, failedPrefix+tt.message)
+		})
+	}
+}
+
+// TestAdvance_ValidationExitCodeFails: a run that did not complete (non-zero exit) fails the
+// rollout without reading a report (RO-10).
+func TestAdvance_ValidationExitCodeFails(t *testing.T) {
+	t.Parallel()
+	p, r := newPorts(t)
+	e := env(t)
+	e.ValidationRequired = true
+	r.clock.Now().Return(t0).AnyTimes()
+	r.jobs.Status(gomock.Any(), ports.JobRef{Name: validationRun}).
+		Return(ports.JobStatus{State: ports.JobFailed, ExitCode: 2, Message: "readiness pre-flight failed"}, nil)
+	out := advance(t, p, rollout(t, spec(t), validating()), e)
+	assert.Equal(t, domain.PhaseFailed, out.Phase())
+	assert.Equal(t, "deployment validation run "+validationRun+" failed: readiness pre-flight failed", out.Status.Message)
+}
