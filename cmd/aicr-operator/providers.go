@@ -10,9 +10,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
@@ -32,14 +30,13 @@ func provideRestConfig() (*rest.Config, error) {
 	return cfg, nil
 }
 
-func provideManagerOptions(cfg app.Config, served engineServedAtStart) manager.Options {
+// provideManagerOptions maps the configuration onto the manager. Argo CD's Applications are
+// cached in the engine namespace only, in a cache that needs their CRD only once they are
+// read or watched: the operator starts before Argo CD is installed (ENG-4).
+func provideManagerOptions(cfg app.Config) manager.Options {
 	jobNamespaces := []string{cfg.JobsNamespace, cfg.DiscoveryNamespace}
 	if cfg.ValidationEnabled { // the chart grants the validation namespace only then
 		jobNamespaces = append(jobNamespaces, cfg.ValidationNamespace)
-	}
-	var engineCache map[client.Object]cache.ByObject
-	if served {
-		engineCache = argocd.CacheByObject(cfg.EngineNamespace)
 	}
 	return manager.Options{
 		OperatorNamespace:       cfg.OperatorNamespace,
@@ -52,7 +49,7 @@ func provideManagerOptions(cfg app.Config, served engineServedAtStart) manager.O
 		HealthProbeBindAddress:  cfg.HealthProbeBindAddress,
 		GracefulShutdownTimeout: gracefulShutdown,
 		AddToScheme:             []func(*runtime.Scheme) error{argocd.AddToScheme},
-		CacheByObject:           engineCache,
+		CacheByObject:           argocd.CacheByObject(cfg.EngineNamespace),
 		Uncached:                argocd.Uncached(),
 	}
 }
@@ -81,15 +78,15 @@ func provideArgoCDConfig(cfg app.Config) argocd.Config {
 
 // runner is the assembled operator.
 type runner struct {
-	Manager   ctrl.Manager
-	Engine    ports.DeploymentEngine
-	Resolver  *controller.Resolver
-	Rollouts  controller.Setup
-	Served    engineServedAtStart
-	Discovery discovery.DiscoveryInterface
+	Manager  ctrl.Manager
+	Engine   ports.DeploymentEngine
+	Resolver *controller.Resolver
+	Rollouts controller.Setup
 }
 
-// run registers the controllers and runs the manager until ctx ends.
+// run registers the controllers and runs the manager until ctx ends. An operator started
+// before Argo CD's CRDs exist keeps running: the runtime reports EngineAvailable=False with
+// EngineMissing, and the rollout controllers watch Applications once the kind is served (ENG-4).
 func (r *runner) run(ctx context.Context) error {
 	log := ctrl.Log.WithName("aicr-operator")
 	if err := r.Engine.Check(ctx); err != nil {
@@ -97,13 +94,6 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	if err := r.Resolver.SetupWithManager(r.Manager); err != nil {
 		return fmt.Errorf("set up the resolver: %w", err)
-	}
-	if !r.Served {
-		// Without the kind there is no Application cache to watch through; see errEngineAppeared.
-		r.Rollouts.EngineObject = nil
-		if err := r.Manager.Add(ctrlmanager.RunnableFunc(waitForEngine(r.Discovery))); err != nil {
-			return fmt.Errorf("watch for Argo CD: %w", err)
-		}
 	}
 	if err := controller.SetupRolloutControllers(r.Manager, r.Rollouts); err != nil {
 		return fmt.Errorf("set up the rollout controllers: %w", err)

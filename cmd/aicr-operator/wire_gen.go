@@ -21,20 +21,16 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	discoveryInterface, err := provideDiscovery(config)
-	if err != nil {
-		return nil, nil, err
-	}
-	mainEngineServedAtStart, err := provideEngineServedAtStart(discoveryInterface)
-	if err != nil {
-		return nil, nil, err
-	}
-	options := provideManagerOptions(cfg, mainEngineServedAtStart)
+	options := provideManagerOptions(cfg)
 	v, err := provideManager(config, options)
 	if err != nil {
 		return nil, nil, err
 	}
 	client := provideClient(v)
+	discoveryInterface, err := provideDiscovery(config)
+	if err != nil {
+		return nil, nil, err
+	}
 	argocdConfig := provideArgoCDConfig(cfg)
 	engine := argocd.NewEngine(client, discoveryInterface, argocdConfig)
 	fluxEngine, err := flux.NewEngine()
@@ -64,12 +60,10 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	}
 	setup := provideRolloutSetup(cfg, deploymentEngine, mainValidationJobs, registry, clock, discoveryInterface)
 	mainRunner := &runner{
-		Manager:   v,
-		Engine:    deploymentEngine,
-		Resolver:  resolver,
-		Rollouts:  setup,
-		Served:    mainEngineServedAtStart,
-		Discovery: discoveryInterface,
+		Manager:  v,
+		Engine:   deploymentEngine,
+		Resolver: resolver,
+		Rollouts: setup,
 	}
 	return mainRunner, func() {
 	}, nil

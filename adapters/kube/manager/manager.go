@@ -7,7 +7,6 @@ package manager
 
 import (
 	"fmt"
-	"maps"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -47,7 +46,10 @@ type Options struct {
 	GracefulShutdownTimeout time.Duration
 	// AddToScheme registers engine types (for example Argo CD's) next to the core and operator types.
 	AddToScheme []func(*runtime.Scheme) error
-	// CacheByObject adds engine objects to the cache with their own restrictions.
+	// CacheByObject caches the kinds whose CRDs may be installed after the operator started
+	// (engine objects), each in a cache of its own restricted to its Namespaces, Label, Field
+	// and Transform: the kind's REST mapping is needed only once the kind is read or watched,
+	// so the manager starts without the CRD and caches the kind once it is served (ENG-4).
 	CacheByObject map[client.Object]cache.ByObject
 	// Uncached are object types read by name only, never listed, watched or cached.
 	Uncached []client.Object
@@ -66,7 +68,9 @@ func NewScheme(extra ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 
 // New builds the manager. ConfigMaps are cached only in the operator namespace and only
 // with the operator's role label, Jobs only in the Job namespaces with the operator's
-// managed-by label; Secrets bypass the cache entirely (read by name only).
+// managed-by label, the kinds of Options.CacheByObject in caches of their own; Secrets
+// bypass the cache entirely (read by name only). Cached objects drop their managedFields,
+// which the operator never reads.
 func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	scheme, err := NewScheme(o.AddToScheme...)
 	if err != nil {
@@ -88,7 +92,6 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		},
 		&batchv1.Job{}: {Namespaces: jobNamespaces, Label: managed},
 	}
-	maps.Copy(byObject, o.CacheByObject)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		LeaderElection:                o.LeaderElect,
@@ -101,7 +104,8 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress:        o.HealthProbeBindAddress,
 		GracefulShutdownTimeout:       &o.GracefulShutdownTimeout,
-		Cache:                         cache.Options{ByObject: byObject},
+		Cache:                         cache.Options{ByObject: byObject, DefaultTransform: cache.TransformStripManagedFields()},
+		NewCache:                      newCache(o.CacheByObject),
 		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: append([]client.Object{&corev1.Secret{}}, o.Uncached...)}},
 	})
 	if err != nil {

@@ -1,0 +1,87 @@
+package manager_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/nvidia/aicr-operator/adapters/argocd"
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+)
+
+// TestAKindInstalledLaterIsCachedWithoutARestart proves the late-kind cache of ENG-4: a manager
+// built and started before Argo CD's CRDs exist reports that the Application kind is not
+// served, and once the CRDs are installed the same manager reads Applications from a cache
+// holding only the engine namespace's managed-by-labelled ones (CH-4).
+func TestAKindInstalledLaterIsCachedWithoutARestart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	admin, err := client.New(cp.Config, client.Options{})
+	require.NoError(t, err)
+	mgr, err := manager.New(cp.Config, manager.Options{
+		OperatorNamespace: "aicr-late", MetricsBindAddress: "0", HealthProbeBindAddress: "0",
+		AddToScheme:   []func(*runtime.Scheme) error{argocd.AddToScheme},
+		CacheByObject: argocd.CacheByObject("argocd-late"), Uncached: argocd.Uncached(),
+	})
+	require.NoError(t, err, "the manager is built without the kind's REST mapping")
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	require.True(t, mgr.GetCache().WaitForCacheSync(ctx))
+
+	err = mgr.GetClient().Get(ctx, client.ObjectKey{Namespace: "argocd-late", Name: "managed"}, argocd.NewApplicationObject())
+	require.True(t, meta.IsNoMatchError(err), "before the CRDs: %v", err)
+
+	_, err = envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{
+		Paths: []string{filepath.Join("..", "..", "..", "test", "testdata", "argocd", "crds")}, ErrorIfPathMissing: true,
+	})
+	require.NoError(t, err)
+	managed := map[string]string{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue}
+	for _, ns := range []string{"argocd-late", "elsewhere-late"} {
+		require.NoError(t, admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+		require.NoError(t, admin.Create(ctx, application(ns, "managed", managed)))
+	}
+	require.NoError(t, admin.Create(ctx, application("argocd-late", "unlabelled", nil)))
+
+	getCtx, getCancel := context.WithTimeout(ctx, 30*time.Second)
+	defer getCancel()
+	c := mgr.GetClient()
+	require.NoError(t, c.Get(getCtx, client.ObjectKey{Namespace: "argocd-late", Name: "managed"}, argocd.NewApplicationObject()),
+		"the manager built before the CRDs caches Applications once they are served")
+	err = c.Get(getCtx, client.ObjectKey{Namespace: "argocd-late", Name: "unlabelled"}, argocd.NewApplicationObject())
+	assert.True(t, apierrors.IsNotFound(err), "only the operator's Applications are cached: %v", err)
+	assert.Error(t, c.Get(getCtx, client.ObjectKey{Namespace: "elsewhere-late", Name: "managed"}, argocd.NewApplicationObject()),
+		"only the engine namespace is cached")
+	var cms corev1.ConfigMapList
+	require.NoError(t, c.List(getCtx, &cms, client.InNamespace("aicr-late")), "the other kinds still come from the default cache")
+
+	cancel()
+	require.NoError(t, <-done)
+}
+
+// application returns an Argo CD Application as the API server accepts it.
+func application(namespace, name string, labels map[string]string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": name, "namespace": namespace},
+		"spec": map[string]any{
+			"project":     argocd.DefaultProject,
+			"source":      map[string]any{"repoURL": "https://charts.example.com", "chart": "demo", "targetRevision": "1.0.0"},
+			"destination": map[string]any{"server": argocd.InClusterServer, "namespace": "demo"},
+		},
+	}}
+	u.SetLabels(labels)
+	return u
+}
