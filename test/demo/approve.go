@@ -62,7 +62,7 @@ func (d *demo) approve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	stage("Roll out the approved transition")
+	stage("Roll out the approved transition, then validate it")
 	_, err = waitRuntime(ctx, d.admin, "the approved rollout", func(cr *aicrv1alpha1.ClusterRuntime) bool {
 		return conditionTrue(cr, aicrv1alpha1.ConditionReady) && cr.Status.ActivePlanDigest == cr.Status.TargetPlanDigest &&
 			d.rolloutPhase(ctx, cr.Status.Rollout) == aicrv1alpha1.PhaseSucceeded
@@ -78,6 +78,9 @@ func (d *demo) summary(ctx context.Context) error {
 		}
 	}
 	if err := printApplications(ctx, d.admin, flagValue(d.procs[0].cmd.Args, "--engine-namespace")); err != nil {
+		return err
+	}
+	if err := d.printEvidence(ctx); err != nil {
 		return err
 	}
 	console.printf("\nExplore with: export KUBECONFIG=%s PATH=%s:$PATH\n", d.adminKC, d.binaries)
@@ -110,4 +113,25 @@ func (d *demo) stop() {
 func signalContext() context.Context {
 	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	return ctx
+}
+
+// printEvidence prints where each rollout's deployment-validation evidence is: the manifest
+// digest its evidence annotation records, next to the bundles in the runtime registry (RO-10).
+func (d *demo) printEvidence(ctx context.Context) error {
+	var list aicrv1alpha1.RuntimeRolloutList
+	if err := d.admin.List(ctx, &list); err != nil {
+		return err
+	}
+	repo := flagValue(d.procs[0].cmd.Args, "--registry-repository")
+	console.printf("    deployment-validation evidence (annotation %s):\n", aicrv1alpha1.AnnotationEvidence)
+	for _, ro := range list.Items {
+		ev := ro.Annotations[aicrv1alpha1.AnnotationEvidence]
+		if ev == "" {
+			ev = "none"
+		} else {
+			ev = repo + "/bundles/cluster@" + ev
+		}
+		progress("%s: %s", ro.Name, ev)
+	}
+	return nil
 }

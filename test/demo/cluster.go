@@ -35,8 +35,7 @@ var componentNamespaces = []string{
 }
 
 // chartValues are the demo's installation values: the demo's registry with the static
-// credential provider, the fixture namespaces, one approver and validation off (the runtime
-// disables it too).
+// credential provider, the fixture namespaces, one approver and deployment validation on.
 func chartValues(registryHost string) map[string]any {
 	components := make([]any, 0, len(componentNamespaces))
 	for _, ns := range componentNamespaces {
@@ -47,7 +46,7 @@ func chartValues(registryHost string) map[string]any {
 		"registry":   map[string]any{"repository": "oci://" + registryHost + "/aicr", "auth": map[string]any{"provider": "static"}},
 		"namespaces": map[string]any{"components": components},
 		"approvers":  map[string]any{"users": []any{approverUser}},
-		"validation": map[string]any{"enabled": false},
+		"validation": map[string]any{"enabled": true},
 	}
 }
 

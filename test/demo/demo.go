@@ -147,11 +147,13 @@ func (d *demo) startProcesses(context.Context) error {
 	if err != nil {
 		return err
 	}
-	image := flagValue(d.procs[0].cmd.Args, "--aicr-image")
+	op := d.procs[0].cmd.Args
 	for _, sim := range [][]string{
-		{"kubelet-simulator", "--namespace", flagValue(d.procs[0].cmd.Args, "--jobs-namespace"), "--image", image,
-			"--aicr-version", aicrVersion, "--upstream-server", d.reg.srv.URL},
-		{"argocd-simulator", "--namespace", flagValue(d.procs[0].cmd.Args, "--engine-namespace")},
+		{"kubelet-simulator", "--namespace", flagValue(op, "--jobs-namespace"), "--image", flagValue(op, "--aicr-image"),
+			"--aicr-version", aicrVersion, "--upstream-server", d.reg.srv.URL,
+			"--validation-namespace", flagValue(op, "--validation-namespace"), "--validator-image", flagValue(op, "--validator-image"),
+			"--validation-service-account", flagValue(op, "--validation-service-account")},
+		{"argocd-simulator", "--namespace", flagValue(op, "--engine-namespace")},
 	} {
 		p, err := start(d.workdir, sim[0], d.adminKC, d.reg.caFile, self, sim...)
 		if err != nil {
@@ -186,7 +188,7 @@ func (d *demo) applyRuntime(ctx context.Context) error {
 					Tolerations:  []aicrv1alpha1.Toleration{{Key: "nvidia.com/gpu", Operator: "Equal", Value: "present", Effect: "NoSchedule"}},
 				},
 			},
-			Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationDisabled},
+			Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationRequired},
 		},
 	}
 	if err := d.admin.Create(ctx, cr); err != nil {
@@ -204,7 +206,7 @@ func (d *demo) applyRuntime(ctx context.Context) error {
 }
 
 func (d *demo) initialInstall(ctx context.Context) error {
-	stage("Roll out the initial install, one Argo CD Application per Helm release, in dependency order")
+	stage("Roll out the initial install, one Argo CD Application per Helm release, in dependency order, then validate it")
 	got, err := waitRuntime(ctx, d.admin, "the initial install", func(cr *aicrv1alpha1.ClusterRuntime) bool {
 		return conditionTrue(cr, aicrv1alpha1.ConditionReady)
 	})

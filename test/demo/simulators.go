@@ -30,7 +30,8 @@ var (
 	overrideBundle = filepath.Join("upgrade-set-overrides-eks-h100-ubuntu-training-kubeflow", "v1-synthetic", "bundle-helm")
 )
 
-// runKubeletSimulator plays the AICR container of every Job in its namespace until SIGTERM.
+// runKubeletSimulator plays the AICR container of every Job in the jobs namespace and the
+// validator container of every Job in the validation namespace until SIGTERM.
 func runKubeletSimulator(args []string) error {
 	ctrl.SetLogger(zap.New())
 	fs := flag.NewFlagSet("kubelet-simulator", flag.ContinueOnError)
@@ -38,6 +39,9 @@ func runKubeletSimulator(args []string) error {
 	image := fs.String("image", "", "AICR image every Job must run, pinned by digest")
 	version := fs.String("aicr-version", "1.1.0", "AICR version the simulated container reports")
 	server := fs.String("upstream-server", "", "demo server whose copies of the upstream Helm repositories the renders name")
+	validationNamespace := fs.String("validation-namespace", "aicr-validation", "namespace of the deployment validation Jobs")
+	validatorImage := fs.String("validator-image", "", "validator image every validation Job must run, pinned by digest")
+	validatorIdentity := fs.String("validation-service-account", "aicr-validator", "identity the validation Jobs run as")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -59,14 +63,27 @@ func runKubeletSimulator(args []string) error {
 	if err != nil {
 		return err
 	}
-	exec, err := jobexec.New(ctrl.GetConfigOrDie(), scheme, *namespace, *image, behavior)
+	cfg := ctrl.GetConfigOrDie()
+	aicrJobs, err := jobexec.New(cfg, scheme, *namespace, *image, behavior)
 	if err != nil {
 		return err
 	}
+	validation, err := jobexec.New(cfg, scheme, *validationNamespace, *validatorImage, initial.Behavior())
+	if err != nil {
+		return err
+	}
+	validation.ExpectServiceAccount(*validatorIdentity)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := exec.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
+	errs := make(chan error, 2)
+	for _, e := range []*jobexec.Executor{aicrJobs, validation} {
+		go func() { errs <- e.Run(ctx) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil && !errors.Is(err, context.Canceled) {
+			stop()
+			return err
+		}
 	}
 	return nil
 }
