@@ -71,10 +71,10 @@ func TestRuntimeConditionMessages(t *testing.T) {
 	h.engine.missing = false
 	h.engine.mu.Unlock()
 	h.failCreate.Store(false)
-	h.updateRuntime(func(cr *aicrv1alpha1.ClusterRuntime) { cr.Annotations = map[string]string{"test/touch": "1"} })
+	// No event announces the engine's return: the runtime polls while it is missing (ENG-4).
+	h.waitCondition(aicrv1alpha1.ConditionEngineAvailable, metav1.ConditionTrue, "EngineReady", "")
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonEngineSuspended,
 		"the deployment engine's automation is suspended")
-	h.waitCondition(aicrv1alpha1.ConditionEngineAvailable, metav1.ConditionTrue, "EngineReady", "")
 
 	h.updateRuntime(func(cr *aicrv1alpha1.ClusterRuntime) { cr.Spec.SuspendEngine = false })
 	ro := h.waitRollout(1)

@@ -68,7 +68,20 @@ func (r *RuntimeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err := r.applyStatus(ctx, cr, desiredStatus(cr, obs, retry, r.ports.Clock.Now())); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, createErr
+	return r.recheck(obs), createErr
+}
+
+// recheck polls the engine while it is missing or unusable: no engine event can announce its
+// return (its CRDs may not even be served yet), and EngineAvailable must not stay stale (ENG-4).
+func (r *RuntimeReconciler) recheck(obs *observation) ctrl.Result {
+	if obs.engineStall == nil {
+		return ctrl.Result{}
+	}
+	after := DefaultEngineWatchInterval
+	if r.opts.RequeueCap > 0 && r.opts.RequeueCap < after {
+		after = r.opts.RequeueCap
+	}
+	return ctrl.Result{RequeueAfter: after}
 }
 
 // retryRequest returns the retry-requested-at annotation when it was not handled yet (CR-11).
