@@ -6,56 +6,54 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
-	"helm.sh/helm/v3/pkg/cli/values"
-	"helm.sh/helm/v3/pkg/getter"
+	sigsyaml "sigs.k8s.io/yaml"
 )
-
-// bundleScheme is the URL scheme under which the reader hands bundle files to
-// Helm's own values code, so `-f values.yaml -f cluster-values.yaml` is merged
-// by exactly the code the bundle's install.sh runs.
-const bundleScheme = "aicr-bundle"
 
 var errValuesFile = errors.New("invalid values file")
 
-// fsGetter serves bundle files to Helm's getter interface from an fs.FS.
-type fsGetter struct{ fsys fs.FS }
-
-// Get implements getter.Getter.
-func (g fsGetter) Get(rawURL string, _ ...getter.Option) (*bytes.Buffer, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil, fmt.Errorf("parse bundle url: %w", err)
+// mergeValues merges the given bundle files as `helm -f a -f b` does (Helm
+// v3 values.Options.MergeValues): each file is parsed with sigs.k8s.io/yaml
+// into a map and coalesced into the result with mergeHelmMaps, so explicit
+// nulls survive. The fidelity test compares it with Helm's own code.
+func mergeValues(fsys fs.FS, files ...string) (map[string]any, error) {
+	base := map[string]any{}
+	for _, f := range files {
+		data, err := readLimited(fsys, f, maxValuesBytes)
+		if err != nil {
+			return nil, fmt.Errorf("merge values: %w", err)
+		}
+		if err := checkSingleMapDocument(data); err != nil {
+			return nil, fmt.Errorf("merge values: %s: %w", f, err)
+		}
+		current := map[string]any{}
+		if err := sigsyaml.Unmarshal(data, &current); err != nil {
+			return nil, fmt.Errorf("merge values: failed to parse %s: %w", f, err)
+		}
+		base = mergeHelmMaps(base, current)
 	}
-	data, err := readLimited(g.fsys, strings.TrimPrefix(u.Path, "/"), maxValuesBytes)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkSingleMapDocument(data); err != nil {
-		return nil, fmt.Errorf("%s: %w", u.Path, err)
-	}
-	return bytes.NewBuffer(data), nil
+	return base, nil
 }
 
-// mergeValues merges the given bundle files as `helm -f a -f b` does, using
-// Helm's values.Options.MergeValues (explicit nulls survive).
-func mergeValues(fsys fs.FS, files ...string) (map[string]any, error) {
-	opts := values.Options{}
-	for _, f := range files {
-		opts.ValueFiles = append(opts.ValueFiles, bundleScheme+":///"+f)
+// mergeHelmMaps is Helm v3 mergeMaps (pkg/cli/values): a key of b replaces
+// the key of a unless both values are maps, which are merged recursively; a
+// list or a null in b replaces whatever a holds. Neither argument is changed.
+func mergeHelmMaps(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a))
+	for k, v := range a {
+		out[k] = v
 	}
-	providers := getter.Providers{{
-		Schemes: []string{bundleScheme},
-		New:     func(...getter.Option) (getter.Getter, error) { return fsGetter{fsys: fsys}, nil },
-	}}
-	merged, err := opts.MergeValues(providers)
-	if err != nil {
-		return nil, fmt.Errorf("merge values: %w", err)
+	for k, v := range b {
+		if bm, ok := v.(map[string]any); ok {
+			if am, ok := out[k].(map[string]any); ok {
+				out[k] = mergeHelmMaps(am, bm)
+				continue
+			}
+		}
+		out[k] = v
 	}
-	return merged, nil
+	return out
 }
 
 // checkSingleMapDocument rejects a values file with more than one YAML
