@@ -1,5 +1,8 @@
 package domain
 
+// digestSchemaVersion is the schema of the desiredStateDigest input (PLAN-4).
+const digestSchemaVersion = 1
+
 // DesiredStateDigest computes a plan's desiredStateDigest (PLAN-4):
 // "sha256:" + hex SHA-256 over the canonical JSON (CanonicalJSON) of
 //
@@ -11,10 +14,13 @@ package domain
 // chart repository, manifest digest, values, engine policy, graph) it also
 // covers chart name, version and a local chart's content digest, so a plan
 // built offline (no manifest digest yet) still changes when the chart does.
-// The runtime UID, AICR version and recipe references are not part of it.
+// The runtime UID, AICR version and recipe references are not part of it, nor
+// is the plan document schema: "schemaVersion" is the schema of this digest
+// input, which schema 2 of the document left unchanged, so the same inputs
+// keep their digest across document schemas.
 func DesiredStateDigest(releases []Release) (string, error) {
 	return Digest(map[string]any{
-		"schemaVersion": int64(PlanSchemaVersion),
+		"schemaVersion": int64(digestSchemaVersion),
 		"releases":      digestReleases(releases, true),
 	})
 }

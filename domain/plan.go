@@ -9,13 +9,16 @@ import (
 
 // Plan bounds (PLAN-2, PLAN-3).
 const (
-	// PlanSchemaVersion is the plan document schema this operator writes and reads.
-	PlanSchemaVersion = 1
+	// PlanSchemaVersion is the plan document schema this operator writes: schema 2 keeps each
+	// release's values in the plan's values ConfigMap (PLAN-3), schema 1 kept them inline.
+	PlanSchemaVersion = 2
+	// OldestPlanSchemaVersion is the oldest plan document schema this operator still reads.
+	OldestPlanSchemaVersion = 1
 	// MaxReleases is the largest number of releases a plan may hold.
 	MaxReleases = 128
 	// MaxReleaseIDLength is Helm's release-name limit.
 	MaxReleaseIDLength = 53
-	// MaxPlanBytes is the largest encoded plan (one ConfigMap).
+	// MaxPlanBytes is the largest encoded plan, values included (one ConfigMap).
 	MaxPlanBytes = 1 << 20
 )
 

@@ -45,16 +45,15 @@ func DecidePlanWrite(existing StoredPlan, want *Plan) (PlanWrite, *Stall) {
 	return PlanWriteKeep, nil
 }
 
-// CheckPlanReadable applies PLAN-6 (the schema label is supported and equals
-// the payload's schemaVersion, the payload digest equals the annotation) and
-// PLAN-5 (the plan records this runtime's UID).
+// CheckPlanReadable applies PLAN-6 (the schema label is a schema this operator
+// reads and equals the payload's schemaVersion, the payload digest equals the
+// annotation) and PLAN-5 (the plan records this runtime's UID).
 func CheckPlanReadable(p StoredPlan, runtimeUID string) *Stall {
-	want := fmt.Sprint(PlanSchemaVersion)
 	switch {
-	case p.SchemaLabel != want || p.PayloadSchema != PlanSchemaVersion:
+	case p.SchemaLabel != fmt.Sprint(p.PayloadSchema) || !ReadablePlanSchema(p.PayloadSchema):
 		return stallf(StallPlanUnreadable, fmt.Sprintf(
 			"plan %s has schema label %q and payload schema %d, this operator reads %s",
-			p.DigestAnnotation, p.SchemaLabel, p.PayloadSchema, want))
+			p.DigestAnnotation, p.SchemaLabel, p.PayloadSchema, ReadablePlanSchemas()))
 	case p.PayloadDigest != p.DigestAnnotation:
 		return stallf(StallPlanUnreadable, fmt.Sprintf(
 			"plan payload digest %s differs from its annotation %s", p.PayloadDigest, p.DigestAnnotation))
@@ -63,6 +62,18 @@ func CheckPlanReadable(p StoredPlan, runtimeUID string) *Stall {
 			"plan %s records runtime %s, not %s", p.DigestAnnotation, p.RuntimeUID, runtimeUID))
 	}
 	return nil
+}
+
+// ReadablePlanSchema reports whether this operator reads plan documents of
+// schema v (OldestPlanSchemaVersion to PlanSchemaVersion, PLAN-1).
+func ReadablePlanSchema(v int) bool {
+	return v >= OldestPlanSchemaVersion && v <= PlanSchemaVersion
+}
+
+// ReadablePlanSchemas names the plan document schemas this operator reads,
+// for messages: "1 to 2".
+func ReadablePlanSchemas() string {
+	return fmt.Sprintf("%d to %d", OldestPlanSchemaVersion, PlanSchemaVersion)
 }
 
 // CheckNamespaces refuses a plan with a release in a namespace the

@@ -24,8 +24,10 @@ type PlanRecord struct {
 }
 
 // PlansToDelete applies RET-1: keep active, candidate and pinned plans plus
-// the KeepSupersededPlans most recent others; return the names of the rest
-// (their recipe and values ConfigMaps go with them).
+// the KeepSupersededPlans most recent others; return the names of the rest.
+// Their recipe and values ConfigMaps go with them, except those a kept plan
+// also references: both are content-addressed, so plans with equal recipes or
+// values share them.
 func PlansToDelete(plans []PlanRecord) []string {
 	var others []PlanRecord
 	for _, p := range plans {

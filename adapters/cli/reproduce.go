@@ -93,7 +93,9 @@ func (s *session) planName(arg string) (name, digest string, err error) {
 	return name, digest, nil
 }
 
-// readPlan reads and checks a plan ConfigMap (PLAN-6) and applies the refusals of CLI-6.
+// readPlan reads and checks a plan ConfigMap (PLAN-6) and applies the refusals of CLI-6. It
+// reads plans of every schema the operator reads; reproduce needs the recipe, not the values,
+// so the values ConfigMap of a schema 2 plan is not read.
 func (s *session) readPlan(name, digest string) (*configdoc.Plan, error) {
 	cm, err := s.configMap(name)
 	if err != nil {
@@ -112,11 +114,11 @@ func (s *session) readPlan(name, digest string) (*configdoc.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plan %s %w: %w", name, ErrNotAPlan, err)
 	}
-	schema := fmt.Sprint(domain.PlanSchemaVersion)
+	label := cm.Labels[aicrv1alpha1.LabelSchemaVersion]
 	switch {
-	case cm.Labels[aicrv1alpha1.LabelSchemaVersion] != schema || plan.SchemaVersion != domain.PlanSchemaVersion:
+	case label != fmt.Sprint(plan.SchemaVersion) || !domain.ReadablePlanSchema(plan.SchemaVersion):
 		return nil, fmt.Errorf("plan %s %w: schema-version label %q and payload schemaVersion %d, this plugin reads %s",
-			name, ErrNotAPlan, cm.Labels[aicrv1alpha1.LabelSchemaVersion], plan.SchemaVersion, schema)
+			name, ErrNotAPlan, label, plan.SchemaVersion, domain.ReadablePlanSchemas())
 	case plan.Digest != annotation:
 		return nil, fmt.Errorf("plan %s %w: payload digest %s differs from its annotation %s", name, ErrNotAPlan, plan.Digest, annotation)
 	case plan.Source == domain.SourceRebuilt:

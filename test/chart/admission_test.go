@@ -216,6 +216,14 @@ func planBypasses() []bypass {
 				cm.SetLabels(map[string]string{roleLabel: "values"})
 				return createCM(admin(), cm)
 			}},
+		{"PLAN-8 PLAN-3 non-operator creates a values ConfigMap", byPlans, want,
+			func(fx) error { return createCM(as(cmWriterUser), valuesConfigMap()) }},
+		{"PLAN-8 PLAN-3 non-operator squats a values name without labels", byPlans, want,
+			func(fx) error {
+				cm := valuesConfigMap()
+				cm.SetLabels(nil)
+				return createCM(as(cmWriterUser), cm)
+			}},
 		{"PLAN-8 PLAN-5 non-operator squats a plan name with its plan-digest annotation", byPlans, want,
 			func(fx) error {
 				cm := planConfigMap(cmName())

@@ -161,6 +161,16 @@ func planConfigMap(name string) *unstructured.Unstructured {
 	return o
 }
 
+// valuesConfigMap is an operator-labelled values ConfigMap (PLAN-3) in the operator namespace.
+func valuesConfigMap() *unstructured.Unstructured {
+	name := fmt.Sprintf("aicr-values-%016x", rolloutSeq.Add(1))
+	o := object("v1", "ConfigMap", releaseNamespace, name, map[string]string{roleLabel: "values"})
+	o.SetAnnotations(map[string]string{"operator.aicr.run/plan-digest": digestB})
+	o.Object["data"] = map[string]any{"gpu-operator": `{"driver":{"version":"580.82.07"}}`}
+	o.Object["immutable"] = true
+	return o
+}
+
 // patchRuntime sends a JSON merge patch to the ClusterRuntime as c.
 func (c client) patchRuntime(body string) error {
 	_, err := c.dyn.Resource(runtimeGVR).

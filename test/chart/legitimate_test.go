@@ -76,6 +76,14 @@ func TestLegitimatePaths(t *testing.T) {
 		require.NoError(t, createCM(as(cmWriterUser), object("v1", "ConfigMap", releaseNamespace, "unlabelled-"+name, nil)),
 			"ConfigMaps without the role label are not the policy's business")
 	})
+	t.Run("PLAN-8 PLAN-3 operator writes values ConfigMaps and approvers read them", func(t *testing.T) {
+		t.Parallel()
+		cm := valuesConfigMap()
+		require.NoError(t, createCM(operatorClient(), cm), "the operator writes values ConfigMaps (PLAN-8)")
+		_, err := approver().dyn.Resource(cmGVR).Namespace(releaseNamespace).
+			Get(context.Background(), cm.GetName(), metav1.GetOptions{})
+		require.NoError(t, err, "approvers read the values of plans (CH-4)")
+	})
 }
 
 // TestClusterRuntimeFinalizerOnly runs the CR-12 cases in order on the one ClusterRuntime:

@@ -2,8 +2,10 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,8 +33,10 @@ type storedPlan struct {
 	noRecipe    bool
 	// recipeDigest overrides the digest the plan records for its recipe.
 	recipeDigest string
-	// schemaLabel overrides the schema-version label (default "1").
+	// schemaLabel overrides the schema-version label (default "2").
 	schemaLabel string
+	// schema1 stores the plan as an operator of plan schema 1 did: values inline, no values ConfigMap.
+	schema1 bool
 }
 
 // create writes the plan as the operator and returns its digest and ConfigMap name.
@@ -45,13 +49,26 @@ func (sp storedPlan) create(t *testing.T) (digest, name string) {
 		Plan: domain.Plan{
 			SchemaVersion: domain.PlanSchemaVersion, Digest: digest, RuntimeUID: runtimeUID,
 			Source: sp.source, AICRVersion: "v1.0.0", HasRecipe: !sp.noRecipe,
-			Releases: []domain.Release{{ID: "gpu-operator", Namespace: "gpu-operator", Component: "gpu-operator"}},
+			Releases: []domain.Release{{ID: "gpu-operator", Namespace: "gpu-operator", Component: "gpu-operator",
+				Values: map[string]any{"driver": map[string]any{"version": "580.82.07"}, "gone": nil}}},
 		},
 		AICRImage: aicrImage, RenderFlags: sp.renderFlags, BundleRef: bundleRef,
 	}
+	doc.Releases[0].ValuesDigest, err = domain.Digest(doc.Releases[0].Values)
+	require.NoError(t, err)
 	op := clientFor(operatorConfig())
 	ctx := context.Background()
 	immutable := true
+	if !sp.schema1 {
+		values, refs, valuesErr := configdoc.EncodeValues(&doc.Plan)
+		require.NoError(t, valuesErr)
+		doc.ValuesRefs = refs
+		require.NoError(t, client.IgnoreAlreadyExists(op.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: values.Name, Namespace: operatorNS,
+				Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleValues}},
+			Immutable: &immutable, Data: values.Data,
+		})))
+	}
 	if !sp.noRecipe {
 		recipeName := "aicr-recipe-" + digest[7:23]
 		doc.ConfigMapRef = &configdoc.ConfigMapRef{Name: recipeName, Digest: configdoc.ContentDigest([]byte(recipe))}
@@ -66,9 +83,13 @@ func (sp storedPlan) create(t *testing.T) (digest, name string) {
 	}
 	schema := sp.schemaLabel
 	if schema == "" {
-		schema = "1"
+		schema = strconv.Itoa(domain.PlanSchemaVersion)
 	}
 	raw, err := configdoc.EncodePlan(doc)
+	if sp.schema1 {
+		doc.SchemaVersion, schema = 1, "1"
+		raw, err = json.Marshal(doc) // the schema 1 layout: releases with their values
+	}
 	require.NoError(t, err)
 	require.NoError(t, op.Create(ctx, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS,
@@ -124,6 +145,23 @@ func TestReproduce_ByDigestAndByName(t *testing.T) {
 	}
 }
 
+// TestReproduce_PLAN1_ReadsASchema1Plan: a plan an operator of plan schema 1 wrote, values
+// inline, is reproduced like a schema 2 plan.
+func TestReproduce_PLAN1_ReadsASchema1Plan(t *testing.T) {
+	needEnv(t)
+	t.Parallel()
+	old := resolvedPlan("schema 1 plan")
+	old.schema1 = true
+	digest, name := old.create(t)
+	dir := t.TempDir()
+
+	r := run(approverUser, "reproduce", digest, "--dir", dir, "-n", operatorNS)
+
+	requireOK(t, r)
+	assert.Contains(t, r.stdout, "Plan:       "+digest+" (configmap aicr-system/"+name+")\n")
+	assert.FileExists(t, filepath.Join(dir, "recipe.json"))
+}
+
 func TestReproduce_DefaultsToTheActiveElseTheCandidatePlan(t *testing.T) {
 	needEnv(t)
 	active, _ := resolvedPlan("active plan").create(t)
@@ -156,7 +194,7 @@ func TestReproduce_Refusals(t *testing.T) {
 	badRecipe.recipeDigest = digestOf("another recipe")
 	rebuilt := storedPlan{seed: "rebuilt", source: domain.SourceRebuilt, noRecipe: true}
 	newerSchema := resolvedPlan("newer schema")
-	newerSchema.schemaLabel = "2"
+	newerSchema.schemaLabel = "3"
 	tests := []struct {
 		name string
 		plan *storedPlan
@@ -171,7 +209,7 @@ func TestReproduce_Refusals(t *testing.T) {
 			want: "content does not match its recorded digest: it is " + configdoc.ContentDigest([]byte(recipe)) +
 				", the plan records " + digestOf("another recipe")},
 		{name: "unsupported schema (PLAN-6)", plan: &newerSchema,
-			want: `is not a readable plan: schema-version label "2" and payload schemaVersion 1, this plugin reads 1`},
+			want: `is not a readable plan: schema-version label "3" and payload schemaVersion 2, this plugin reads 1 to 2`},
 		{name: "neither digest nor plan name", arg: "my-plan",
 			want: `"my-plan": PLAN must be "sha256:<64 hex>" or a plan ConfigMap name aicr-plan-<16 hex>`},
 		{name: "no such plan", arg: digestOf("nothing"),

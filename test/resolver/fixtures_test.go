@@ -50,7 +50,7 @@ func assertPlan(t *testing.T, cm *corev1.ConfigMap, digest, uid string) {
 	assert.True(t, *cm.Immutable)
 	assert.Empty(t, cm.OwnerReferences)
 	assert.Equal(t, aicrv1alpha1.RolePlan, cm.Labels[aicrv1alpha1.LabelRole])
-	assert.Equal(t, "1", cm.Labels[aicrv1alpha1.LabelSchemaVersion])
+	assert.Equal(t, "2", cm.Labels[aicrv1alpha1.LabelSchemaVersion])
 	assert.Equal(t, uid, cm.Labels[aicrv1alpha1.LabelRuntimeUID])
 	assert.Equal(t, digest, cm.Annotations[aicrv1alpha1.AnnotationPlanDigest])
 	stored, err := configdoc.DecodePlan([]byte(cm.Data[configdoc.PlanKey]))
@@ -68,6 +68,33 @@ func assertPlan(t *testing.T, cm *corev1.ConfigMap, digest, uid string) {
 		assert.True(t, *other.Immutable, ref.Name)
 		assert.Equal(t, aicrv1alpha1.RoleRecipe, other.Labels[aicrv1alpha1.LabelRole])
 		assert.Equal(t, ref.Digest, configdoc.ContentDigest([]byte(other.Data[configdoc.RecipeKey])), ref.Name)
+	}
+	assertValues(t, stored, uid)
+}
+
+// assertValues checks the values ConfigMap of a plan as the resolver writes it (PLAN-3):
+// immutable, operator-labelled, one key per release holding values of its valuesDigest.
+func assertValues(t *testing.T, stored *configdoc.Plan, uid string) {
+	t.Helper()
+	require.Len(t, stored.ValuesRefs, len(stored.Releases))
+	values := &corev1.ConfigMap{}
+	require.NoError(t, k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNS, Name: stored.ValuesRefs[0].Name}, values))
+	assert.True(t, *values.Immutable)
+	assert.Empty(t, values.OwnerReferences)
+	assert.Regexp(t, `^aicr-values-[0-9a-f]{16}$`, values.Name)
+	assert.Equal(t, aicrv1alpha1.RoleValues, values.Labels[aicrv1alpha1.LabelRole])
+	assert.Equal(t, uid, values.Labels[aicrv1alpha1.LabelRuntimeUID])
+	assert.Equal(t, aicrv1alpha1.ManagedByValue, values.Labels[aicrv1alpha1.LabelManagedBy])
+	assert.Equal(t, stored.Digest, values.Annotations[aicrv1alpha1.AnnotationPlanDigest])
+	assert.Len(t, values.Data, len(stored.Releases))
+	for i, r := range stored.Releases {
+		ref := stored.ValuesRefs[i]
+		assert.Equal(t, configdoc.ValuesRef{Name: values.Name, Key: r.ID, Digest: r.ValuesDigest}, ref)
+		got, err := configdoc.DecodeValues(ref, r.ValuesDigest, values.Data)
+		require.NoError(t, err, r.ID)
+		d, err := domain.Digest(got)
+		require.NoError(t, err)
+		assert.Equal(t, r.ValuesDigest, d, r.ID)
 	}
 }
 

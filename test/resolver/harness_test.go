@@ -107,11 +107,17 @@ func fixture(t testing.TB, version, dir string, mutate func(map[string][]byte)) 
 // wantDigest is what `kubectl aicr plan --bundle` prints: ReadDir + BuildPlan.
 func wantDigest(t testing.TB, dir string) string {
 	t.Helper()
+	return wantPlan(t, dir).Digest
+}
+
+// wantPlan is the plan `kubectl aicr plan --bundle` builds of a fixture bundle.
+func wantPlan(t testing.TB, dir string) *domain.Plan {
+	t.Helper()
 	b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", dir))
 	require.NoError(t, err)
 	p, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: "any", Source: domain.SourceResolved, Bundle: b})
 	require.NoError(t, err)
-	return p.Digest
+	return p
 }
 
 // runtimeSpec is the default spec: EKS H100 Ubuntu, pools system and gpu.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -123,6 +124,57 @@ func TestPlanRules_ContentTooLarge(t *testing.T) {
 		require.NoError(t, k8s.List(context.Background(), list, client.InNamespace(operatorNS),
 			client.MatchingLabels{aicrv1alpha1.LabelRole: role, aicrv1alpha1.LabelRuntimeUID: string(cr.UID)}))
 		assert.Empty(t, list.Items, role)
+	}
+}
+
+// TestPlanRules_PLAN3_PLAN5_ValuesCreatedOnce: a values ConfigMap that already holds the
+// plan's values (another plan with equal values wrote it) is shared; one holding other values
+// under the plan's values ConfigMap name is a Conflict and the plan is not written.
+func TestPlanRules_PLAN3_PLAN5_ValuesCreatedOnce(t *testing.T) {
+	want := wantPlan(t, v1Synthetic)
+	values, _, err := configdoc.EncodeValues(want)
+	require.NoError(t, err)
+	altered := map[string]string{}
+	for k, v := range values.Data {
+		altered[k] = v
+	}
+	altered[want.Releases[0].ID] = `{"altered":true}`
+	for _, tc := range []struct {
+		name   string
+		data   map[string]string
+		reason string
+	}{
+		{"SameValuesAreShared", values.Data, controller.ReasonResolved},
+		{"OtherValuesAreAConflict", altered, string(domain.StallConflict)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+			start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
+			require.NoError(t, k8s.Create(context.Background(), &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: values.Name, Namespace: operatorNS,
+					Labels:      map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleValues},
+					Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: "sha256:" + strings.Repeat("0", 64)}},
+				Immutable: ptr.To(true), Data: tc.data,
+			}))
+			cr := createRuntime(t, runtimeSpec())
+			cond, live := resolved(t, tc.reason)
+			name, err := configdoc.PlanConfigMapName(want.Digest)
+			require.NoError(t, err)
+			plan := &corev1.ConfigMap{}
+			err = k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNS, Name: name}, plan)
+			if tc.reason == controller.ReasonResolved {
+				require.NoError(t, err)
+				assert.Nil(t, domain.CheckPlanReadable(controller.ReadStoredPlan(plan), string(cr.UID)))
+				stored, decodeErr := configdoc.DecodePlan([]byte(plan.Data[configdoc.PlanKey]))
+				require.NoError(t, decodeErr)
+				require.NotEmpty(t, stored.ValuesRefs)
+				assert.Equal(t, values.Name, stored.ValuesRefs[0].Name)
+				return
+			}
+			assert.Equal(t, "values ConfigMap "+values.Name+" exists with other content than plan "+want.Digest+" records", cond.Message)
+			assert.Empty(t, live.Status.CandidatePlanDigest)
+			assert.True(t, apierrors.IsNotFound(err), "the plan is not written")
+		})
 	}
 }
 

@@ -68,13 +68,13 @@ func newHarness(t *testing.T, instant bool) *harness {
 
 const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
 
-// cleanCluster removes what an earlier test left: the runtime, rollouts, plans and recipes.
+// cleanCluster removes what an earlier test left: the runtime, rollouts, plans, recipes and values.
 func cleanCluster(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, client.IgnoreNotFound(k8s.Delete(ctx, &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}})))
 	require.NoError(t, k8s.DeleteAllOf(ctx, &aicrv1alpha1.RuntimeRollout{}))
-	for _, role := range []string{aicrv1alpha1.RolePlan, aicrv1alpha1.RoleRecipe} {
+	for _, role := range []string{aicrv1alpha1.RolePlan, aicrv1alpha1.RoleRecipe, aicrv1alpha1.RoleValues} {
 		require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNamespace),
 			client.MatchingLabels{aicrv1alpha1.LabelRole: role}))
 	}

@@ -52,8 +52,9 @@ func (h *harness) fixturePlan(dir, runtimeUID string) *domain.Plan {
 	return p
 }
 
-// writePlan stores p as the resolver would (PLAN-1, PLAN-2): its resolved and validation
-// recipes, then the plan document naming them and the rendered bundle. It returns the digest.
+// writePlan stores p as the resolver would (PLAN-1, PLAN-2, PLAN-3): its resolved and
+// validation recipes and its values, then the plan document naming them and the rendered
+// bundle. It returns the digest.
 func (h *harness) writePlan(p *domain.Plan) string { return h.writePlanDoc(p, nil) }
 
 // writePlanDoc is writePlan with edit applied to the plan document before it is stored.
@@ -63,28 +64,70 @@ func (h *harness) writePlanDoc(p *domain.Plan, edit func(doc *configdoc.Plan)) s
 		Plan: *p, RenderFlags: []string{}, BundleRef: "oci://registry.example.com/bundles/cluster@" + string(bundleDigest(p.Digest)),
 		ConfigMapRef:           h.writeRecipe(recipe(p.Digest, "resolved")),
 		ValidationConfigMapRef: h.writeRecipe(recipe(p.Digest, "validation")),
+		ValuesRefs:             h.writeValues(p),
 	}
 	if edit != nil {
 		edit(doc)
 	}
 	raw, err := configdoc.EncodePlan(doc)
 	require.NoError(h.t, err)
-	name, err := configdoc.PlanConfigMapName(p.Digest)
+	h.storePlan(p.Digest, strconv.Itoa(domain.PlanSchemaVersion), raw)
+	return p.Digest
+}
+
+// writePlanSchema1 stores p as an operator of plan schema 1 did: its values inline in the plan
+// document, without a values ConfigMap. It returns the digest.
+func (h *harness) writePlanSchema1(p *domain.Plan) string {
+	h.t.Helper()
+	doc := &configdoc.Plan{
+		Plan: *p, RenderFlags: []string{}, BundleRef: "oci://registry.example.com/bundles/cluster@" + string(bundleDigest(p.Digest)),
+		ConfigMapRef: h.writeRecipe(recipe(p.Digest, "resolved")),
+	}
+	doc.SchemaVersion = 1
+	raw, err := json.Marshal(doc) // the schema 1 layout: domain.Release with its values
+	require.NoError(h.t, err)
+	require.Contains(h.t, string(raw), `"values":{`)
+	h.storePlan(p.Digest, "1", raw)
+	return p.Digest
+}
+
+// storePlan creates the plan ConfigMap of digest holding the plan document raw.
+func (h *harness) storePlan(digest, schema string, raw []byte) {
+	h.t.Helper()
+	name, err := configdoc.PlanConfigMapName(digest)
 	require.NoError(h.t, err)
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: operatorNamespace,
 			Labels: map[string]string{
-				aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: strconv.Itoa(domain.PlanSchemaVersion),
+				aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: schema,
 				aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue,
 			},
-			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: p.Digest},
+			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: digest},
 		},
 		Immutable: ptr.To(true),
 		Data:      map[string]string{configdoc.PlanKey: string(raw)},
 	}
 	require.NoError(h.t, k8s.Create(context.Background(), cm))
-	return p.Digest
+}
+
+// writeValues stores the values ConfigMap of p as the resolver does (PLAN-3) and returns the
+// references of its releases.
+func (h *harness) writeValues(p *domain.Plan) []configdoc.ValuesRef {
+	h.t.Helper()
+	v, refs, err := configdoc.EncodeValues(p)
+	require.NoError(h.t, err)
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: v.Name, Namespace: operatorNamespace,
+			Labels:      map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleValues, aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue},
+			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: p.Digest},
+		},
+		Immutable: ptr.To(true),
+		Data:      v.Data,
+	}
+	require.NoError(h.t, client.IgnoreAlreadyExists(k8s.Create(context.Background(), cm)))
+	return refs
 }
 
 // recipe is the recipe document of a plan; which tells its resolved and validation recipes apart.

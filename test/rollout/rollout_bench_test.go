@@ -118,6 +118,11 @@ func syntheticPlan(n int, runtimeUID string) (*domain.Plan, error) {
 				ManifestDigest: "sha256:" + zeros},
 			Values: map[string]any{"replicas": i},
 		})
+		d, err := domain.Digest(p.Releases[i].Values)
+		if err != nil {
+			return nil, err
+		}
+		p.Releases[i].ValuesDigest = d
 	}
 	var err error
 	p.Digest, err = domain.DesiredStateDigest(p.Releases)

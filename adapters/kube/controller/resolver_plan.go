@@ -42,9 +42,12 @@ type resPlanWrite struct {
 	fromPlan string
 }
 
-// writePlan writes the recipe ConfigMaps (content-addressed), the assessment
-// and the plan ConfigMap (configdoc layout), create-once (PLAN-5). Sizes are
-// checked before anything is written (PLAN-3).
+// writePlan writes the recipe ConfigMaps (content-addressed), the values
+// ConfigMap (content-addressed, one per plan: domain.MaxPlanBytes already bounds
+// the plan with its values, so values that do not fit one ConfigMap are refused,
+// never split), the assessment and then the plan ConfigMap (configdoc layout),
+// each create-once (PLAN-5). Sizes are checked before anything is written
+// (PLAN-3).
 func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w resPlanWrite) *resOutcome {
 	d := w.plan.Digest
 	var objs []*corev1.ConfigMap
@@ -63,6 +66,12 @@ func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 		*rc.ref = ref
 		objs = append(objs, cm)
 	}
+	values, refs, err := configdoc.EncodeValues(w.plan)
+	if err != nil {
+		return resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+	}
+	doc.ValuesRefs = refs
+	objs = append(objs, r.planObject(cr, aicrv1alpha1.RoleValues, values.Name, d, values.Data))
 	if w.report != nil {
 		name, _ := configdoc.AssessmentConfigMapName(configdoc.ContentDigest(w.report))
 		cm := r.planObject(cr, aicrv1alpha1.RoleAssessment, name, d, map[string]string{configdoc.ReportKey: string(w.report)})
@@ -87,8 +96,8 @@ func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 		}
 	}
 	for _, cm := range objs {
-		if err = client.IgnoreAlreadyExists(r.Client.Create(ctx, cm)); err != nil {
-			return resTransient(fmt.Errorf("create %s: %w", cm.Name, err))
+		if out := r.createOnce(ctx, cm); out != nil {
+			return out
 		}
 	}
 	return r.createPlan(ctx, cr, planCM, w)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -55,6 +56,30 @@ func (r *Resolver) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 		if err = r.Client.Patch(ctx, old, patch); err != nil {
 			return resTransient(fmt.Errorf("label plan %s: %w", cm.Name, err))
 		}
+	}
+	return nil
+}
+
+// createOnce creates a content-addressed ConfigMap (recipe, values,
+// assessment). One that already exists with the same data is success (another
+// plan wrote it, or an earlier reconcile); other data under its name is a
+// Conflict, as PLAN-5 has it for plans.
+func (r *Resolver) createOnce(ctx context.Context, cm *corev1.ConfigMap) *resOutcome {
+	err := r.Client.Create(ctx, cm)
+	if !apierrors.IsAlreadyExists(err) {
+		if err != nil {
+			return resTransient(fmt.Errorf("create %s: %w", cm.Name, err))
+		}
+		return nil
+	}
+	old := &corev1.ConfigMap{}
+	if err = r.Reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
+		return resTransient(fmt.Errorf("get %s: %w", cm.Name, err))
+	}
+	if !maps.Equal(old.Data, cm.Data) || len(old.BinaryData) > 0 {
+		return resStalled(&domain.Stall{Reason: domain.StallConflict, Message: fmt.Sprintf(
+			"%s ConfigMap %s exists with other content than plan %s records", cm.Labels[aicrv1alpha1.LabelRole], cm.Name,
+			cm.Annotations[aicrv1alpha1.AnnotationPlanDigest])})
 	}
 	return nil
 }

@@ -16,8 +16,10 @@ import (
 )
 
 // PlanReader reads plan ConfigMaps of the operator namespace through configdoc and checks
-// PLAN-5/PLAN-6 before returning a plan. Plans are immutable, so decoded plans are kept by
-// ConfigMap UID and resourceVersion and decoded once.
+// PLAN-5/PLAN-6 before returning a plan, with the values of its releases loaded from its
+// values ConfigMap (schema 2) and checked against their valuesDigest. Plan and values
+// ConfigMaps are immutable, so plans are kept by the UIDs and resourceVersions of the
+// ConfigMaps they were read from and decoded once.
 type PlanReader struct {
 	reader    client.Reader
 	namespace string
@@ -41,8 +43,10 @@ func (p *PlanReader) Read(ctx context.Context, digest, runtimeUID string) (*doma
 	return &doc.Plan, nil, nil
 }
 
-// Document returns the plan document of digest for runtimeUID (PLAN-2): the plan with its
-// references to recipes and bundle. Stalls and errors are those of Read.
+// Document returns the plan document of digest for runtimeUID (PLAN-2): the plan with the
+// values of its releases and its references to recipes and bundle. Stalls and errors are
+// those of Read; a missing values ConfigMap, or values that do not match the digest the plan
+// records, stall PlanUnreadable (PLAN-6).
 func (p *PlanReader) Document(ctx context.Context, digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
 	name, err := configdoc.PlanConfigMapName(digest)
 	if err != nil {
@@ -71,11 +75,11 @@ func (p *PlanReader) Document(ctx context.Context, digest, runtimeUID string) (*
 	if stored.DigestAnnotation != digest {
 		return nil, unreadable("plan ConfigMap %s carries plan digest %s, not %s", name, stored.DigestAnnotation, digest), nil
 	}
-	return plan, nil, nil
+	return p.withValues(ctx, cacheKey(cm), plan)
 }
 
 func (p *PlanReader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, error) {
-	key := string(cm.UID) + "/" + cm.ResourceVersion
+	key := cacheKey(cm)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if plan, ok := p.decoded[key]; ok {
@@ -89,11 +93,21 @@ func (p *PlanReader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.remember(key, doc)
+	return doc, nil
+}
+
+// remember keeps a decoded plan; the caller holds mu.
+func (p *PlanReader) remember(key string, doc *configdoc.Plan) {
 	if len(p.decoded) > 64 {
 		clear(p.decoded)
 	}
 	p.decoded[key] = doc
-	return doc, nil
+}
+
+// cacheKey identifies one version of an immutable ConfigMap.
+func cacheKey(cm *corev1.ConfigMap) string {
+	return string(cm.UID) + "/" + cm.ResourceVersion
 }
 
 func unreadable(format string, args ...any) *domain.Stall {

@@ -1,0 +1,114 @@
+package rollout_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// assertEngineHoldsPlanValues checks that every release of plan was applied with the values
+// the plan holds, read back from where the plan stores them.
+func assertEngineHoldsPlanValues(t *testing.T, h *harness, plan *domain.Plan) {
+	t.Helper()
+	live := h.liveReleases()
+	require.Len(t, live, len(plan.Releases))
+	for _, r := range plan.Releases {
+		want := revision(ports.ReleaseSpec{Ref: r.Ref(), Chart: r.Chart, ContentDigest: r.ContentDigest, Values: r.Values,
+			Policy: r.Policy, Owner: ports.ReleaseOwner{RuntimeUID: plan.RuntimeUID, PlanDigest: plan.Digest}})
+		assert.Equal(t, want, live[r.ID].DesiredRevision, r.ID)
+	}
+}
+
+// A plan of schema 2 is rolled out with the values of its values ConfigMap, and a plan an
+// operator of schema 1 wrote, values inline, is still read and rolled out (PLAN-1, PLAN-3).
+func TestRolloutValues_PLAN1_PLAN3_BothSchemasRollOut(t *testing.T) {
+	for name, write := range map[string]func(h *harness, p *domain.Plan) string{
+		"schema 2, values ConfigMap": (*harness).writePlan,
+		"schema 1, values inline":    (*harness).writePlanSchema1,
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, true)
+			h.start()
+			uid := h.createRuntime(nil)
+			plan := h.fixturePlan(fixtureInstall, uid)
+			h.setCandidate(write(h, plan), metav1.Condition{})
+			ro := h.waitRollout(1)
+			h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
+			assertEngineHoldsPlanValues(t, h, plan)
+		})
+	}
+}
+
+// A plan whose values ConfigMap is missing, holds other values than the plan records, or that
+// records a values reference disagreeing with its valuesDigest is not rolled out: the runtime
+// stalls PlanUnreadable and nothing reaches the engine (PLAN-3, PLAN-6).
+func TestRolloutValues_PLAN3_PLAN6_UnusableValuesStall(t *testing.T) {
+	tests := []struct {
+		name string
+		// prepare runs before the plan is written (its values ConfigMap first) and returns the
+		// plan document edit.
+		prepare func(h *harness, p *domain.Plan) func(doc *configdoc.Plan)
+		message func(p *domain.Plan, v *configdoc.Values) string
+	}{
+		{"missing values ConfigMap", func(*harness, *domain.Plan) func(doc *configdoc.Plan) {
+			return func(doc *configdoc.Plan) {
+				for i := range doc.ValuesRefs {
+					doc.ValuesRefs[i].Name = "aicr-values-0000000000000000"
+				}
+			}
+		}, func(p *domain.Plan, _ *configdoc.Values) string {
+			return "plan " + p.Digest + ": values ConfigMap " + operatorNamespace + "/aicr-values-0000000000000000 not found"
+		}},
+		{"altered values ConfigMap", func(h *harness, p *domain.Plan) func(doc *configdoc.Plan) {
+			v, _, err := configdoc.EncodeValues(p)
+			require.NoError(h.t, err)
+			data := map[string]string{}
+			for k, raw := range v.Data {
+				data[k] = raw
+			}
+			data[p.Releases[0].ID] = `{"altered":true}`
+			require.NoError(h.t, k8s.Create(context.Background(), &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: v.Name, Namespace: operatorNamespace, Labels: map[string]string{
+					aicrv1alpha1.LabelRole: aicrv1alpha1.RoleValues, aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue}},
+				Immutable: ptr.To(true), Data: data,
+			}))
+			return nil
+		}, func(p *domain.Plan, v *configdoc.Values) string {
+			r := p.Releases[0]
+			return "plan " + p.Digest + ", release " + r.ID + ": values ConfigMap " + v.Name + " holds " +
+				configdoc.ContentDigest([]byte(`{"altered":true}`)) + " under " + r.ID + ", the plan records " + r.ValuesDigest +
+				": stored values do not match the plan"
+		}},
+		{"values reference of another digest", func(*harness, *domain.Plan) func(doc *configdoc.Plan) {
+			return func(doc *configdoc.Plan) { doc.ValuesRefs[0].Digest = "sha256:" + zeros }
+		}, func(p *domain.Plan, _ *configdoc.Values) string {
+			return "plan " + p.Digest + ", release " + p.Releases[0].ID + ": valuesRef digest sha256:" + zeros +
+				" differs from valuesDigest " + p.Releases[0].ValuesDigest + ": stored values do not match the plan"
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, true)
+			h.start()
+			uid := h.createRuntime(nil)
+			plan := h.fixturePlan(fixtureInstall, uid)
+			v, _, err := configdoc.EncodeValues(plan)
+			require.NoError(t, err)
+			h.setCandidate(h.writePlanDoc(plan, tt.prepare(h, plan)), metav1.Condition{})
+			h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, string(domain.StallPlanUnreadable), tt.message(plan, v))
+			h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallPlanUnreadable), "")
+			assert.Empty(t, h.rollouts(), "no rollout starts")
+			assert.Zero(t, h.engine.writeCount(), "nothing reaches the engine")
+		})
+	}
+}
