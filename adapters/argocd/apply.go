@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"slices"
 
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
 	"github.com/nvidia/aicr-operator/ports"
@@ -60,10 +61,11 @@ func retriable(err error) bool {
 	return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)
 }
 
-// updateIfChanged applies mutate to app and updates it only when the
-// canonical encoding changed.
+// updateIfChanged applies mutate to app and writes it only when the
+// canonical encoding changed, with patchOwned.
 func (e *Engine) updateIfChanged(ctx context.Context, app *argov1.Application, mutate func(*argov1.Application) error) error {
-	before, err := canonical(app)
+	original := app.DeepCopy()
+	before, err := canonical(original)
 	if err != nil {
 		return err
 	}
@@ -77,7 +79,17 @@ func (e *Engine) updateIfChanged(ctx context.Context, app *argov1.Application, m
 	if before == after {
 		return nil
 	}
-	return e.c.Update(ctx, app)
+	return e.patchOwned(ctx, original, app)
+}
+
+// patchOwned writes the changes from original to app as a JSON merge patch
+// guarded by original's resourceVersion (a conflict is retried by the
+// caller). The API types model only the fields the engine reads or writes,
+// so an update of the whole object would drop every other field Argo CD or
+// a user set, status included (the Application has no status subresource);
+// the patch names only the fields that changed and leaves the rest alone.
+func (e *Engine) patchOwned(ctx context.Context, original, app *argov1.Application) error {
+	return e.c.Patch(ctx, app, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
 }
 
 // fill writes everything the engine owns on app from spec; it leaves other

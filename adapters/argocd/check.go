@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/ports"
 )
 

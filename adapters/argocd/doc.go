@@ -3,9 +3,12 @@
 // It writes one Argo CD Application per plan release in the engine namespace
 // and AppProject from configuration, and maps Argo CD's sync, health and
 // operation state onto the engine-neutral ports.ReleaseStatus. The typed Argo
-// CD API (github.com/argoproj/argo-cd/v3, package
-// pkg/apis/application/v1alpha1) never leaves this package: callers see only
-// ports types, client.Object values and plain strings.
+// CD API is the operator's own wire-compatible subset in api/v1alpha1 (the
+// argo-cd module is a test-only dependency that proves the compatibility); it
+// never leaves this package: callers see only ports types, client.Object
+// values and plain strings. Every write of an existing Application is a merge
+// patch of the fields the engine changed, so the fields those types do not
+// model are kept.
 //
 // Ownership: every Application the engine writes carries the operator's labels
 // (LabelManagedBy, LabelRuntimeUID) and annotations (runtime UID, plan digest,

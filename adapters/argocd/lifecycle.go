@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"slices"
 
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -64,8 +64,9 @@ func (e *Engine) Remove(ctx context.Context, ref ports.ReleaseRef, owner ports.R
 			return nil
 		}
 		if !slices.Contains(app.Finalizers, argov1.ResourcesFinalizerName) {
+			original := app.DeepCopy()
 			app.Finalizers = append(app.Finalizers, argov1.ResourcesFinalizerName)
-			if err := e.c.Update(ctx, app); err != nil {
+			if err := e.patchOwned(ctx, original, app); err != nil {
 				return err
 			}
 		}

@@ -1,8 +1,9 @@
 package argocd
 
 import (
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 )
 
 // AddToScheme registers the Argo CD Application and AppProject types with s,

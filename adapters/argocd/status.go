@@ -7,9 +7,9 @@ import (
 	"encoding/hex"
 	"slices"
 
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/ports"
 )

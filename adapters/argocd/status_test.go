@@ -4,12 +4,10 @@ import (
 	"testing"
 	"time"
 
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	gitopshealth "github.com/argoproj/gitops-engine/pkg/health"
-	synccommon "github.com/argoproj/gitops-engine/pkg/sync/common"
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -97,11 +95,11 @@ func observedApp(sync argov1.SyncStatusCode, health, phase string, requested boo
 			SyncPolicy: &argov1.SyncPolicy{Automated: &argov1.SyncPolicyAutomated{Prune: true}}},
 		Status: argov1.ApplicationStatus{
 			Sync:   argov1.SyncStatus{Status: sync, ComparedTo: argov1.ComparedTo{Source: source, Destination: dest}},
-			Health: argov1.AppHealthStatus{Status: gitopshealth.HealthStatusCode(health)},
+			Health: argov1.AppHealthStatus{Status: argov1.HealthStatusCode(health)},
 		},
 	}
 	if phase != "" {
-		app.Status.OperationState = &argov1.OperationState{Phase: synccommon.OperationPhase(phase),
+		app.Status.OperationState = &argov1.OperationState{Phase: argov1.OperationPhase(phase),
 			StartedAt: metav1.NewTime(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))}
 	}
 	if requested {

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 )
 
 // setValues writes values into h. Values without an explicit null go to

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -127,9 +127,10 @@ func (s *Sim) settle(ctx context.Context, name string) (bool, error) {
 		if settled(app.Status, want) {
 			return nil
 		}
+		original := app.DeepCopy()
 		app.Status = want
 		wrote = true
-		return s.c.Update(ctx, app)
+		return s.patch(ctx, original, app)
 	})
 	if err != nil {
 		return false, fmt.Errorf("settle application %s/%s: %w", s.namespace, name, err)
@@ -151,9 +152,17 @@ func (s *Sim) finish(ctx context.Context, app *argov1.Application, wrote *bool) 
 	if !slices.Contains(app.Finalizers, argov1.ResourcesFinalizerName) {
 		return nil
 	}
+	original := app.DeepCopy()
 	app.Finalizers = slices.DeleteFunc(app.Finalizers, func(f string) bool { return f == argov1.ResourcesFinalizerName })
 	*wrote = true
-	return s.c.Update(ctx, app)
+	return s.patch(ctx, original, app)
+}
+
+// patch writes the changes from original to app as a merge patch guarded by
+// original's resourceVersion, as Argo CD does: the API types model only some
+// fields, so an update of the whole object would drop the others.
+func (s *Sim) patch(ctx context.Context, original, app *argov1.Application) error {
+	return s.c.Patch(ctx, app, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
 }
 
 // Reconcile settles the Application of req (controller-runtime reconciler).

@@ -1,9 +1,9 @@
 package argocdsim
 
 import (
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
-	gitopshealth "github.com/argoproj/gitops-engine/pkg/health"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 )
 
 // status returns the status Argo CD reports for app's current spec in mode m.
@@ -50,7 +50,7 @@ func (s *Sim) status(app *argov1.Application, m Mode) argov1.ApplicationStatus {
 }
 
 // workload is the one Deployment the simulated release consists of.
-func workload(app *argov1.Application, health gitopshealth.HealthStatusCode, message string) argov1.ResourceStatus {
+func workload(app *argov1.Application, health argov1.HealthStatusCode, message string) argov1.ResourceStatus {
 	return argov1.ResourceStatus{
 		Group: "apps", Version: "v1", Kind: "Deployment", Namespace: app.Spec.Destination.Namespace,
 		Name: app.Spec.Source.Chart, Status: argov1.SyncStatusCodeSynced,

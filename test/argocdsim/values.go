@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/ports"
 )
 

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	argov1 "github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +17,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/argocdsim"
 )
@@ -97,8 +97,8 @@ func (c appCounting) Create(ctx context.Context, obj client.Object, opts ...clie
 	return err
 }
 
-func (c appCounting) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	err := c.Client.Update(ctx, obj, opts...)
+func (c appCounting) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	err := c.Client.Patch(ctx, obj, patch, opts...)
 	if _, ok := obj.(*argov1.Application); ok && err == nil {
 		c.w.wrote()
 	}

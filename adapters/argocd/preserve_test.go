@@ -1,0 +1,78 @@
+package argocd_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nvidia/aicr-operator/adapters/argocd"
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
+)
+
+// foreignFields are fields of an Application the operator's API types do not model: Argo
+// CD's status history and summary, and spec fields a user may set.
+const foreignFields = `{
+  "spec": {"ignoreDifferences": [{"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}],
+           "info": [{"name": "team", "value": "gpu"}], "revisionHistoryLimit": 3},
+  "status": {"history": [{"id": 1, "revision": "sha256:old", "deployedAt": "2026-11-29T12:00:00Z"}],
+             "summary": {"images": ["nvcr.io/nvidia/gpu-operator:v25.10.1"]}}}`
+
+// TestWritesKeepFieldsTheTypesDoNotModel: every write of the engine (Apply of a change,
+// Suspend, Remove) patches only what it changed, so the fields its types drop on decode
+// survive on the API server.
+func TestWritesKeepFieldsTheTypesDoNotModel(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	e, writes := newEngine(t, cp.Config, argocd.Config{})
+	s := release("keep", "keep")
+	require.NoError(t, e.Apply(ctx, s))
+	key := client.ObjectKey{Namespace: argocd.DefaultNamespace, Name: argocd.ApplicationName(s.Ref)}
+	app := &unstructured.Unstructured{}
+	app.SetGroupVersionKind(argov1.ApplicationSchemaGroupVersionKind)
+	app.SetNamespace(key.Namespace)
+	app.SetName(key.Name)
+	require.NoError(t, admin.Patch(ctx, app, client.RawPatch(types.MergePatchType, []byte(foreignFields))))
+	want := foreign(t, app)
+	t.Cleanup(func() { _ = sim.FinishDeletion(ctx, s.Ref) })
+
+	s.Values = map[string]any{"driver": map[string]any{"enabled": false}}
+	for _, step := range []struct {
+		name  string
+		write func() error
+	}{
+		{"apply", func() error { return e.Apply(ctx, s) }},
+		{"suspend", func() error { return e.Suspend(ctx, s.Ref, true) }},
+		{"remove", func() error { return e.Remove(ctx, s.Ref, s.Owner) }},
+	} {
+		before := writes.Load()
+		require.NoError(t, step.write(), step.name)
+		assert.Greater(t, writes.Load(), before, "%s wrote", step.name)
+		require.NoError(t, admin.Get(ctx, key, app))
+		assert.Equal(t, want, foreign(t, app), "%s kept the fields it does not model", step.name)
+	}
+	require.NoError(t, admin.Get(ctx, key, app))
+	values, _, err := unstructured.NestedMap(app.Object, "spec", "source", "helm", "valuesObject")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"driver": map[string]any{"enabled": false}}, values)
+	assert.NotNil(t, app.GetDeletionTimestamp())
+}
+
+// foreign returns the fields of foreignFields as app holds them.
+func foreign(t *testing.T, app *unstructured.Unstructured) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	for _, path := range [][]string{
+		{"spec", "ignoreDifferences"}, {"spec", "info"}, {"spec", "revisionHistoryLimit"},
+		{"status", "history"}, {"status", "summary"},
+	} {
+		v, found, err := unstructured.NestedFieldCopy(app.Object, path...)
+		require.NoError(t, err)
+		require.True(t, found, "%v", path)
+		out[path[1]] = v
+	}
+	return out
+}
