@@ -21,9 +21,12 @@ type PlanRecord struct {
 	Active    bool
 	Candidate bool
 	Pinned    bool
+	// InUse reports a plan something still reads besides those three: the runtime's target,
+	// a plan of a rollout without an outcome, the plan of the resolution in progress.
+	InUse bool
 }
 
-// PlansToDelete applies RET-1: keep active, candidate and pinned plans plus
+// PlansToDelete applies RET-1: keep active, candidate, pinned and in-use plans plus
 // the KeepSupersededPlans most recent others; return the names of the rest.
 // Their recipe and values ConfigMaps go with them, except those a kept plan
 // also references: both are content-addressed, so plans with equal recipes or
@@ -31,7 +34,7 @@ type PlanRecord struct {
 func PlansToDelete(plans []PlanRecord) []string {
 	var others []PlanRecord
 	for _, p := range plans {
-		if !p.Active && !p.Candidate && !p.Pinned {
+		if !p.Active && !p.Candidate && !p.Pinned && !p.InUse {
 			others = append(others, p)
 		}
 	}
@@ -54,11 +57,15 @@ type RolloutRecord struct {
 	CreatedAt  time.Time
 	// Outcome is the outcome label ("" while the rollout has none).
 	Outcome Phase
+	// Active reports the rollout the runtime derives its active plan from (RO-13), kept
+	// whatever its age: it is the newest Succeeded one in the runtime's own order, which
+	// may break a tie of CreatedAt otherwise than by name.
+	Active bool
 }
 
 // RolloutsToDelete applies RET-2 per runtime UID: keep the newest Succeeded
-// rollout, every rollout without an outcome and the KeepTerminalRollouts most
-// recent terminal ones; return the names of the rest.
+// rollout, every rollout without an outcome, the active one and the
+// KeepTerminalRollouts most recent terminal ones; return the names of the rest.
 func RolloutsToDelete(rollouts []RolloutRecord) []string {
 	byUID := map[string][]RolloutRecord{}
 	var uids []string
@@ -82,7 +89,7 @@ func RolloutsToDelete(rollouts []RolloutRecord) []string {
 				keptSucceeded = true
 				continue
 			}
-			if terminal > KeepTerminalRollouts {
+			if terminal > KeepTerminalRollouts && !r.Active {
 				out = append(out, r.Name)
 			}
 		}

@@ -48,3 +48,29 @@ func TestJobResultsToDelete(t *testing.T) {
 	got := domain.JobResultsToDelete(results, map[string]bool{"recipe-a": true})
 	assert.ElementsMatch(t, []string{"snap-old", "snap-failed", "recipe-b"}, got)
 }
+
+func TestPlansToDeleteKeepsInUsePlansRET1(t *testing.T) {
+	t.Parallel()
+	var plans []domain.PlanRecord
+	for i := range 7 {
+		plans = append(plans, domain.PlanRecord{Name: fmt.Sprintf("p%d", i), CreatedAt: t0.Add(time.Duration(i) * time.Hour)})
+	}
+	plans[0].InUse = true
+	// Others: p1..p6; the five newest (p2..p6) stay, and p0 is read by a rollout in progress.
+	assert.Equal(t, []string{"p1"}, domain.PlansToDelete(plans))
+}
+
+func TestRolloutsToDeleteKeepsTheActiveRolloutRET2(t *testing.T) {
+	t.Parallel()
+	// Two Succeeded rollouts created in the same second: the runtime derives its active plan
+	// from a-0 (its chain order), retention by name would keep a-1 only.
+	rs := []domain.RolloutRecord{
+		{Name: "a-0", RuntimeUID: uid, CreatedAt: t0, Outcome: domain.PhaseSucceeded, Active: true},
+		{Name: "a-1", RuntimeUID: uid, CreatedAt: t0, Outcome: domain.PhaseSucceeded},
+	}
+	for i := 1; i <= 10; i++ {
+		rs = append(rs, domain.RolloutRecord{Name: fmt.Sprintf("f%02d", i), RuntimeUID: uid,
+			CreatedAt: t0.Add(time.Duration(i) * time.Hour), Outcome: domain.PhaseFailed})
+	}
+	assert.Empty(t, domain.RolloutsToDelete(rs))
+}

@@ -71,3 +71,11 @@ func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validati
 		EngineServed: func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },
 	}
 }
+
+// provideRetention deletes what RET-1..3 no longer keep: superseded plans with the recipe,
+// values and kept results only they referenced, and old terminal rollouts. It lists the
+// operator namespace uncached (mgr.GetAPIReader()) so a plan just written is never missed.
+func provideRetention(cfg app.Config, mgr ctrl.Manager) (*controller.RetentionReconciler, error) {
+	return controller.NewRetentionReconciler(mgr.GetClient(), mgr.GetAPIReader(),
+		mgr.GetEventRecorderFor(controller.RetentionRecorderName), cfg.OperatorNamespace, controller.DefaultRetentionInterval)
+}

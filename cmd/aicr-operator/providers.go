@@ -78,10 +78,11 @@ func provideArgoCDConfig(cfg app.Config) argocd.Config {
 
 // runner is the assembled operator.
 type runner struct {
-	Manager  ctrl.Manager
-	Engine   ports.DeploymentEngine
-	Resolver *controller.Resolver
-	Rollouts controller.Setup
+	Manager   ctrl.Manager
+	Engine    ports.DeploymentEngine
+	Resolver  *controller.Resolver
+	Rollouts  controller.Setup
+	Retention *controller.RetentionReconciler
 }
 
 // run registers the controllers and runs the manager until ctx ends. An operator started
@@ -97,6 +98,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	if err := controller.SetupRolloutControllers(r.Manager, r.Rollouts); err != nil {
 		return fmt.Errorf("set up the rollout controllers: %w", err)
+	}
+	if err := r.Retention.SetupWithManager(r.Manager); err != nil {
+		return fmt.Errorf("set up retention: %w", err)
 	}
 	if err := r.Manager.Start(ctx); err != nil {
 		return fmt.Errorf("run manager: %w", err)

@@ -59,11 +59,16 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 		return nil, nil, err
 	}
 	setup := provideRolloutSetup(cfg, deploymentEngine, mainValidationJobs, registry, clock, discoveryInterface)
+	retentionReconciler, err := provideRetention(cfg, v)
+	if err != nil {
+		return nil, nil, err
+	}
 	mainRunner := &runner{
-		Manager:  v,
-		Engine:   deploymentEngine,
-		Resolver: resolver,
-		Rollouts: setup,
+		Manager:   v,
+		Engine:    deploymentEngine,
+		Resolver:  resolver,
+		Rollouts:  setup,
+		Retention: retentionReconciler,
 	}
 	return mainRunner, func() {
 	}, nil

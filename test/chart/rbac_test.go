@@ -185,6 +185,15 @@ func TestOperatorMay(t *testing.T) {
 			Namespace(jobsNS).Create(ctx, job, metav1.CreateOptions{})
 		require.NoError(t, err)
 	})
+	t.Run("CH-4 RET-1 RET-2 operator deletes a terminal rollout and a plan ConfigMap", func(t *testing.T) {
+		t.Parallel()
+		name := newRollout(t)
+		require.NoError(t, op.label(name, outcome, "Failed"))
+		require.NoError(t, op.dyn.Resource(rolloutGVR).Delete(ctx, name, metav1.DeleteOptions{}),
+			"the approval policy does not stand in the way of retention")
+		plan := operatorPlan(t)
+		require.NoError(t, op.dyn.Resource(cmGVR).Namespace(releaseNamespace).Delete(ctx, plan, metav1.DeleteOptions{}))
+	})
 	t.Run("CH-4 operator reads Nodes and holds its Lease", func(t *testing.T) {
 		t.Parallel()
 		nodes := schema.GroupVersionResource{Version: "v1", Resource: "nodes"}

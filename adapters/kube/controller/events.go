@@ -28,4 +28,7 @@ const (
 	EventRolloutRestored EventReason = "RolloutRestored"
 	// EventRetryHandled is recorded on the ClusterRuntime when a retry request was handled (CR-11).
 	EventRetryHandled EventReason = "RetryHandled"
+	// EventRetentionApplied is recorded on the ClusterRuntime when a retention pass deleted
+	// objects (RET-1..3); the message counts them by kind.
+	EventRetentionApplied EventReason = "RetentionApplied"
 )

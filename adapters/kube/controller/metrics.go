@@ -18,6 +18,9 @@ type Metrics struct {
 	StepDuration *prometheus.HistogramVec
 	// Stalls counts stalls entered, by reason.
 	Stalls *prometheus.CounterVec
+	// Retired counts the objects retention deleted (RET-1..3), by kind: rollout or the
+	// ConfigMap's role.
+	Retired *prometheus.CounterVec
 }
 
 var (
@@ -40,8 +43,11 @@ func NewMetrics() *Metrics {
 			Stalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 				Name: "aicr_stalls_total", Help: "Stalls entered by rollouts and the runtime, by reason.",
 			}, []string{"reason"}),
+			Retired: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Name: "aicr_retention_deleted_total", Help: "Objects retention deleted (RET-1..3), by kind: rollout or the ConfigMap's role.",
+			}, []string{"kind"}),
 		}
-		ctrlmetrics.Registry.MustRegister(metrics.Rollouts, metrics.StepDuration, metrics.Stalls)
+		ctrlmetrics.Registry.MustRegister(metrics.Rollouts, metrics.StepDuration, metrics.Stalls, metrics.Retired)
 	})
 	return metrics
 }

@@ -42,6 +42,19 @@ func resSnapshotJob(cr *aicrv1alpha1.ClusterRuntime) string {
 	return resJobName("snapshot", string(cr.UID), string(pl), cr.Annotations[aicrv1alpha1.AnnotationResolveRequestedAt])
 }
 
+// resRecipeJob names the recipe Job of the snapshot Job snapName and the
+// runtime's AICRConfig document config.
+func resRecipeJob(cr *aicrv1alpha1.ClusterRuntime, snapName string, config []byte) string {
+	return resJobName("recipe", string(cr.UID), snapName, string(config))
+}
+
+// resBundleJob names the bundle Job rendering the result of the recipe Job
+// recipeName with the render flags args; a plan records it in its
+// resolved-by label and the flags in its renderFlags.
+func resBundleJob(runtimeUID, recipeName string, args []string) string {
+	return resJobName("bundle", runtimeUID, recipeName, fmt.Sprint(args))
+}
+
 // aicrConfig is AICR's v1 AICRConfig document (AICR-CLI.md section 6):
 // criteria, profile and configuration of the recipe.
 func resAICRConfig(cr *aicrv1alpha1.ClusterRuntime) ([]byte, error) {

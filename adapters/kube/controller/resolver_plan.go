@@ -47,7 +47,8 @@ type resPlanWrite struct {
 // the plan with its values, so values that do not fit one ConfigMap are refused,
 // never split), the assessment and then the plan ConfigMap (configdoc layout),
 // each create-once (PLAN-5). Sizes are checked before anything is written
-// (PLAN-3).
+// (PLAN-3). The writes hold planStore, so a retention pass never deletes a
+// shared recipe or values ConfigMap this plan is about to reference.
 func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w resPlanWrite) *resOutcome {
 	d := w.plan.Digest
 	var objs []*corev1.ConfigMap
@@ -95,6 +96,8 @@ func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 				"%s ConfigMap of plan %s has %d bytes, a ConfigMap holds at most %d", cm.Labels[aicrv1alpha1.LabelRole], d, n, domain.MaxPlanBytes)})
 		}
 	}
+	planStore.Lock()
+	defer planStore.Unlock()
 	for _, cm := range objs {
 		if out := r.createOnce(ctx, cm); out != nil {
 			return out

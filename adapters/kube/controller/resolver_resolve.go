@@ -39,7 +39,7 @@ func (r *Resolver) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 	if err != nil {
 		return resStalled(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: err.Error()})
 	}
-	recipeName := resJobName("recipe", string(cr.UID), snapName, string(config))
+	recipeName := resRecipeJob(cr, snapName, config)
 	recipe, out := r.fileStage(ctx, cr, resStage{
 		kind: ports.JobRecipe, name: recipeName, keepRole: aicrv1alpha1.RoleRecipe,
 		args:   []string{"--log-json", "recipe", "--config", resInputsDir + resInputConfig, "--snapshot", resInputsDir + resInputSnapshot, "-o", r.Jobs.OutputRef(recipeName)},
@@ -126,7 +126,7 @@ func (r *Resolver) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 // is built and written, and both Jobs are deleted once it is recorded.
 func (r *Resolver) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte) *resOutcome {
 	args := resBundleArgs(cr)
-	name := resJobName("bundle", string(cr.UID), recipeName, fmt.Sprint(args))
+	name := resBundleJob(string(cr.UID), recipeName, args)
 	if digest, err := r.recordedPlan(ctx, cr, name); err != nil || digest != "" {
 		if err != nil {
 			return resTransient(err)
