@@ -12,10 +12,6 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// annotationFromPlanDigest is the active plan an assessment ConfigMap compares against (the
-// resolver writes it next to the plan-digest annotation of the assessed plan).
-const annotationFromPlanDigest = aicrv1alpha1.Prefix + "from-plan-digest"
-
 // NewAssessmentReader returns the AssessmentSource reading the upgrade-check reports the
 // resolver keeps in ConfigMaps labelled role=assessment in namespace: the one whose
 // annotations name the transition's plans. A row's verdict is kept as is; a manual row whose
@@ -28,7 +24,7 @@ func NewAssessmentReader(reader client.Reader, namespace string) AssessmentSourc
 			return nil, "", fmt.Errorf("list assessments: %w", err)
 		}
 		for _, cm := range list.Items {
-			if cm.Annotations[aicrv1alpha1.AnnotationPlanDigest] != to || cm.Annotations[annotationFromPlanDigest] != from {
+			if cm.Annotations[aicrv1alpha1.AnnotationPlanDigest] != to || cm.Annotations[AnnotationFromPlanDigest] != from {
 				continue
 			}
 			raw := cm.Data[configdoc.ReportKey]
