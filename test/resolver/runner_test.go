@@ -141,7 +141,7 @@ func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
 	assert.Equal(t, 0, report.Summary.Failing)
 	_, live = resolved(t, controller.ReasonResolved)
 	assert.Equal(t, live.Status.CandidatePlanDigest, kept.Items[0].Annotations[aicrv1alpha1.AnnotationPlanDigest])
-	assert.Equal(t, first, kept.Items[0].Annotations[controller.AnnotationFromPlanDigest])
+	assert.Equal(t, first, kept.Items[0].Annotations[aicrv1alpha1.AnnotationFromPlanDigest])
 }
 
 // TestRunner_ValidationIdentity: deployment validation runs with the validator

@@ -16,14 +16,8 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// Resolver-specific metadata keys (to move to well_known.go).
+// Resolver names.
 const (
-	// LabelResolvedBy names the bundle Job whose output a plan records, so a
-	// later reconcile finds the result after the Job is deleted.
-	LabelResolvedBy = aicrv1alpha1.Prefix + "resolved-by"
-	// AnnotationFromPlanDigest is the active plan an assessment compares
-	// against; its plan-digest annotation is the plan it assesses.
-	AnnotationFromPlanDigest = aicrv1alpha1.Prefix + "from-plan-digest"
 	// RecipePrefix starts the name of a recipe ConfigMap:
 	// aicr-recipe-<16 hex of the recipe document's content digest>.
 	RecipePrefix = "aicr-recipe-"
@@ -76,7 +70,7 @@ func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	if w.report != nil {
 		name, _ := configdoc.AssessmentConfigMapName(configdoc.ContentDigest(w.report))
 		cm := r.planObject(cr, aicrv1alpha1.RoleAssessment, name, d, map[string]string{configdoc.ReportKey: string(w.report)})
-		cm.Annotations[AnnotationFromPlanDigest] = w.fromPlan
+		cm.Annotations[aicrv1alpha1.AnnotationFromPlanDigest] = w.fromPlan
 		objs = append(objs, cm)
 	}
 	payload, err := configdoc.EncodePlan(doc)
@@ -89,7 +83,7 @@ func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	}
 	planCM := r.planObject(cr, aicrv1alpha1.RolePlan, name, d, map[string]string{configdoc.PlanKey: string(payload)})
 	planCM.Labels[aicrv1alpha1.LabelSchemaVersion] = fmt.Sprint(domain.PlanSchemaVersion)
-	planCM.Labels[LabelResolvedBy] = w.bundleJob
+	planCM.Labels[aicrv1alpha1.LabelResolvedBy] = w.bundleJob
 	for _, cm := range append(objs, planCM) {
 		if n := resSize(cm); n > domain.MaxPlanBytes {
 			return resStalled(&domain.Stall{Reason: domain.StallContentTooLarge, Message: fmt.Sprintf(

@@ -47,12 +47,12 @@ func (r *Resolver) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 		r.event(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s replaced in ConfigMap %s", w.plan.Digest, cm.Name)
 		return nil
 	}
-	if old.Labels[LabelResolvedBy] != w.bundleJob {
+	if old.Labels[aicrv1alpha1.LabelResolvedBy] != w.bundleJob {
 		patch := client.MergeFrom(old.DeepCopy())
 		if old.Labels == nil {
 			old.Labels = map[string]string{}
 		}
-		old.Labels[LabelResolvedBy] = w.bundleJob
+		old.Labels[aicrv1alpha1.LabelResolvedBy] = w.bundleJob
 		if err = r.Client.Patch(ctx, old, patch); err != nil {
 			return resTransient(fmt.Errorf("label plan %s: %w", cm.Name, err))
 		}
@@ -108,7 +108,7 @@ func ReadStoredPlan(cm *corev1.ConfigMap) domain.StoredPlan {
 func (r *Resolver) recordedPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, bundleJob string) (string, error) {
 	list := &corev1.ConfigMapList{}
 	err := r.Reader.List(ctx, list, client.InNamespace(r.Config.OperatorNamespace), client.MatchingLabels{
-		aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelRuntimeUID: string(cr.UID), LabelResolvedBy: bundleJob,
+		aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelRuntimeUID: string(cr.UID), aicrv1alpha1.LabelResolvedBy: bundleJob,
 	})
 	if err != nil {
 		return "", fmt.Errorf("list plans: %w", err)

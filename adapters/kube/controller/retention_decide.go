@@ -114,7 +114,7 @@ func retPlans(plans []retPlan, keep retKeep, bundleJob string) ([]retDoomed, []r
 		records = append(records, domain.PlanRecord{
 			Name: n, Digest: p.meta.Annotations[aicrv1alpha1.AnnotationPlanDigest], CreatedAt: p.meta.CreationTimestamp.Time,
 			Active: keep.active[n], Candidate: keep.candidate[n], Pinned: keep.pinned[n],
-			InUse: keep.inUse[n] || (bundleJob != "" && p.meta.Labels[LabelResolvedBy] == bundleJob),
+			InUse: keep.inUse[n] || (bundleJob != "" && p.meta.Labels[aicrv1alpha1.LabelResolvedBy] == bundleJob),
 		})
 	}
 	gone := retSet(domain.PlansToDelete(records))

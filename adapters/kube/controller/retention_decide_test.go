@@ -92,7 +92,7 @@ func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 	cr := retTestRuntime()
 	res := retCurrentResolution(cr)
 	plans := retSevenPlans()
-	plans[0].meta.Labels[LabelResolvedBy] = res.bundle // the plan the resolver recorded for the current inputs
+	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = res.bundle // the plan the resolver recorded for the current inputs
 	others := []metav1.PartialObjectMetadata{
 		retTestObject(res.snapshot, aicrv1alpha1.RoleSnapshot, ""),
 		retTestObject("aicr-snapshot-newer", aicrv1alpha1.RoleSnapshot, ""),
@@ -107,8 +107,8 @@ func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 func TestRetentionKeepsTheRecipeResultARetainedPlanWasRenderedFromRET3(t *testing.T) {
 	t.Parallel()
 	plans := retSevenPlans()
-	plans[6].meta.Labels[LabelResolvedBy] = resBundleJob(retTestUID, "aicr-recipe-kept", nil)
-	plans[0].meta.Labels[LabelResolvedBy] = resBundleJob(retTestUID, "aicr-recipe-gone", nil)
+	plans[6].meta.Labels[aicrv1alpha1.LabelResolvedBy] = resBundleJob(retTestUID, "aicr-recipe-kept", nil)
+	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = resBundleJob(retTestUID, "aicr-recipe-gone", nil)
 	others := []metav1.PartialObjectMetadata{
 		retTestObject("aicr-recipe-kept", aicrv1alpha1.RoleRecipe, ""),
 		retTestObject("aicr-recipe-gone", aicrv1alpha1.RoleRecipe, ""),

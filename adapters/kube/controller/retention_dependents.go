@@ -112,7 +112,7 @@ func retResultRefs(res retResolution, retained []retPlan, rollouts []*aicrv1alph
 // render flags the plan records.
 func retRenderedFrom(recipeJob string, plans []retPlan) bool {
 	for _, p := range plans {
-		if p.doc != nil && p.meta.Labels[LabelResolvedBy] == resBundleJob(p.doc.RuntimeUID, recipeJob, p.doc.RenderFlags) {
+		if p.doc != nil && p.meta.Labels[aicrv1alpha1.LabelResolvedBy] == resBundleJob(p.doc.RuntimeUID, recipeJob, p.doc.RenderFlags) {
 			return true
 		}
 	}

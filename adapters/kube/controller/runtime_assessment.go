@@ -24,7 +24,7 @@ func NewAssessmentReader(reader client.Reader, namespace string) AssessmentSourc
 			return nil, "", fmt.Errorf("list assessments: %w", err)
 		}
 		for _, cm := range list.Items {
-			if cm.Annotations[aicrv1alpha1.AnnotationPlanDigest] != to || cm.Annotations[AnnotationFromPlanDigest] != from {
+			if cm.Annotations[aicrv1alpha1.AnnotationPlanDigest] != to || cm.Annotations[aicrv1alpha1.AnnotationFromPlanDigest] != from {
 				continue
 			}
 			raw := cm.Data[configdoc.ReportKey]

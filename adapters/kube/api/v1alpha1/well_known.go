@@ -21,6 +21,13 @@ const (
 	// LabelManagedBy marks engine objects and Jobs the operator watches.
 	LabelManagedBy = Prefix + "managed-by"
 
+	// LabelResolvedBy names the bundle Job whose output a plan records, so a later
+	// resolution finds the result after the Job is deleted.
+	LabelResolvedBy = Prefix + "resolved-by"
+
+	// AnnotationFromPlanDigest is the active plan an assessment compares against; its
+	// plan-digest annotation is the plan it assesses.
+	AnnotationFromPlanDigest = Prefix + "from-plan-digest"
 	// AnnotationPlanDigest is the desiredStateDigest of the plan an object carries or is.
 	AnnotationPlanDigest = Prefix + "plan-digest"
 	// AnnotationRelease is the plan release ID of an engine object.
