@@ -2,7 +2,6 @@ package argocd_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -37,26 +36,10 @@ var (
 const testRegistry = "registry.test/aicr"
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	var err error
-	cp, err = env.Start(env.Options{CRDDirectoryPaths: []string{crdDir()}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if stopErr := cp.Stop(); stopErr != nil {
-			fmt.Fprintln(os.Stderr, stopErr)
-		}
-	}()
-	if err = setup(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(env.Main(m, env.Options{CRDDirectoryPaths: []string{crdDir()}}, func(started *env.Env) error {
+		cp = started
+		return setup(context.Background())
+	}))
 }
 
 // crdDir holds Argo CD's Application and AppProject CRDs, copied from the argo-cd v3.2.12 module.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,21 +39,13 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	cp, err := env.Start(env.Options{CRDDirectoryPaths: []string{filepath.Join("..", "testdata", "argocd", "crds")}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if stopErr := cp.Stop(); stopErr != nil {
-			fmt.Fprintln(os.Stderr, stopErr)
+	return env.Main(m, env.Options{CRDDirectoryPaths: []string{filepath.Join("..", "testdata", "argocd", "crds")}}, func(cp *env.Env) error {
+		var err error
+		if err = setup(cp); err != nil {
+			return err
 		}
-	}()
-	if err = setup(cp); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+		return nil
+	})
 }
 
 func setup(cp *env.Env) error {

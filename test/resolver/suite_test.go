@@ -39,24 +39,16 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	cp, err := env.Start(env.Options{
+	return env.Main(m, env.Options{
 		CRDDirectoryPaths: []string{filepath.Join(jobexec.Root(), "charts", "aicr-operator", "templates", "crds")},
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if stopErr := cp.Stop(); stopErr != nil {
-			fmt.Fprintln(os.Stderr, stopErr)
+	}, func(cp *env.Env) error {
+		var err error
+		restConfig = cp.Config
+		if err = setup(); err != nil {
+			return err
 		}
-	}()
-	restConfig = cp.Config
-	if err = setup(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+		return nil
+	})
 }
 
 // setup creates the namespaces, the aicr-jobs identity and the test Nodes:

@@ -5,7 +5,6 @@ package retention_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,35 +39,25 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
-	cp, err := env.Start(env.Options{
+	return env.Main(m, env.Options{
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "charts", "aicr-operator", "templates", "crds")},
+	}, func(cp *env.Env) error {
+		var err error
+		controlPlane = cp
+		scheme = runtime.NewScheme()
+		for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme} {
+			if err = add(scheme); err != nil {
+				return err
+			}
+		}
+		if k8s, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
+			return err
+		}
+		for _, ns := range []string{operatorNamespace, otherNamespace} {
+			if err = k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if stopErr := cp.Stop(); stopErr != nil {
-			fmt.Fprintln(os.Stderr, stopErr)
-		}
-	}()
-	controlPlane = cp
-	scheme = runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme} {
-		if err = add(scheme); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	if k8s, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	for _, ns := range []string{operatorNamespace, otherNamespace} {
-		if err = k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	return m.Run()
 }

@@ -41,38 +41,28 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
-	cp, err := env.Start(env.Options{
+	return env.Main(m, env.Options{
 		CRDDirectoryPaths: []string{
 			filepath.Join("..", "..", "charts", "aicr-operator", "templates", "crds"),
 			filepath.Join("..", "testdata", "argocd", "crds"),
 		},
+	}, func(cp *env.Env) error {
+		var err error
+		controlPlane = cp
+		scheme = runtime.NewScheme()
+		for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme, argocd.AddToScheme} {
+			if err = add(scheme); err != nil {
+				return err
+			}
+		}
+		if k8s, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
+			return err
+		}
+		if err = setupCluster(context.Background()); err != nil {
+			return err
+		}
+		return nil
 	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if stopErr := cp.Stop(); stopErr != nil {
-			fmt.Fprintln(os.Stderr, stopErr)
-		}
-	}()
-	controlPlane = cp
-	scheme = runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme, argocd.AddToScheme} {
-		if err = add(scheme); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	if k8s, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err = setupCluster(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
 }
 
 // setupCluster creates the operator namespace and lets the approver patch rollouts (the

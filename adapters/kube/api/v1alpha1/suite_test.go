@@ -1,7 +1,6 @@
 package v1alpha1_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,28 +26,19 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	cp, err := env.Start(env.Options{
+	return env.Main(m, env.Options{
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "..", "..", "charts", "aicr-operator", "templates", "crds")},
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if stopErr := cp.Stop(); stopErr != nil {
-			fmt.Fprintln(os.Stderr, stopErr)
+	}, func(cp *env.Env) error {
+		var err error
+		scheme := runtime.NewScheme()
+		if err = aicrv1alpha1.AddToScheme(scheme); err != nil {
+			return err
 		}
-	}()
-	scheme := runtime.NewScheme()
-	if err = aicrv1alpha1.AddToScheme(scheme); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	restConfig = cp.Config
-	k8s, err = client.New(cp.Config, client.Options{Scheme: scheme})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+		restConfig = cp.Config
+		k8s, err = client.New(cp.Config, client.Options{Scheme: scheme})
+		if err != nil {
+			return err
+		}
+		return nil
+	})
 }

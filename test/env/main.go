@@ -1,0 +1,28 @@
+package env
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// Main is a package's TestMain body: it starts one control plane with opts for the whole
+// package, calls setup with it, runs the tests and stops the control plane. It returns the exit
+// code; a failed start or setup is reported on standard error.
+func Main(m *testing.M, opts Options, setup func(*Env) error) int {
+	cp, err := Start(opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() {
+		if stopErr := cp.Stop(); stopErr != nil {
+			fmt.Fprintln(os.Stderr, stopErr)
+		}
+	}()
+	if err := setup(cp); err != nil {
+		fmt.Fprintln(os.Stderr, "set up the control plane:", err)
+		return 1
+	}
+	return m.Run()
+}
