@@ -36,7 +36,7 @@ const (
 // harness runs the controllers in a manager that can be stopped and started again; the
 // engine, jobs and clock outlive managers as the outside world does.
 type harness struct {
-	t           *testing.T
+	t           testing.TB
 	clock       *clock.Fake
 	engine      *fakeEngine
 	jobs        *fakeJobs
@@ -54,7 +54,7 @@ type harness struct {
 	mgrCtx context.Context
 }
 
-func newHarness(t *testing.T, instant bool) *harness {
+func newHarness(t testing.TB, instant bool) *harness {
 	t.Helper()
 	cleanCluster(t)
 	c := clock.NewFake(epoch)
@@ -69,7 +69,7 @@ func newHarness(t *testing.T, instant bool) *harness {
 const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
 
 // cleanCluster removes what an earlier test left: the runtime, rollouts, plans, recipes and values.
-func cleanCluster(t *testing.T) {
+func cleanCluster(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, client.IgnoreNotFound(k8s.Delete(ctx, &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}})))
