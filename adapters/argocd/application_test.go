@@ -135,14 +135,18 @@ func TestApplyRefusesAnUnpinnedChart(t *testing.T) {
 	assert.Zero(t, writes.Load())
 }
 
-func TestOwnerOfAndSelector(t *testing.T) {
+// The engine records the owner in the annotations and reads it back; its Applications carry
+// the managed-by label its cache selects (ENG-2, CH-4).
+func TestOwnerRecordedAndReadBack(t *testing.T) {
 	t.Parallel()
 	e, _ := newEngine(t, cp.Config, argocd.Config{})
 	s := release("owner", "owner")
 	require.NoError(t, e.Apply(t.Context(), s))
+	st, err := e.Status(t.Context(), s.Ref)
+	require.NoError(t, err)
+	assert.Equal(t, s.Owner, st.Owner)
 	app := getApp(t, s.Ref)
-	assert.Equal(t, s.Owner, argocd.OwnerOf(app))
-	assert.True(t, argocd.ManagedSelector().Matches(labelSet(app.Labels)))
+	assert.Equal(t, aicrv1alpha1.ManagedByValue, app.Labels[aicrv1alpha1.LabelManagedBy])
 	assert.IsType(t, &argov1.Application{}, argocd.NewApplicationObject())
 	assert.Equal(t, argocd.DefaultNamespace, e.Namespace())
 }

@@ -1,12 +1,10 @@
 package argocd
 
 import (
-	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 )
 
 // CacheByObject limits the manager's cache of Applications to the engine namespace and the
@@ -15,7 +13,7 @@ func CacheByObject(namespace string) map[client.Object]cache.ByObject {
 	return map[client.Object]cache.ByObject{
 		&argov1.Application{}: {
 			Namespaces: map[string]cache.Config{namespace: {}},
-			Label:      labels.SelectorFromSet(labels.Set{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue}),
+			Label:      managedSelector(),
 		},
 	}
 }

@@ -5,14 +5,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/discovery"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/ports"
 )
-
-func labelSet(m map[string]string) labels.Set { return labels.Set(m) }
 
 func TestCheckPassesWithTheProject(t *testing.T) {
 	t.Parallel()

@@ -55,12 +55,8 @@ func (e *Engine) List(ctx context.Context) ([]ports.ReleaseStatus, error) {
 // Argo CD reconciled the current spec after it was written.
 func observe(app *argov1.Application) ports.ReleaseStatus {
 	st := ports.ReleaseStatus{
-		Ref: ports.ReleaseRef{ID: app.Annotations[aicrv1alpha1.AnnotationRelease], Namespace: app.Spec.Destination.Namespace},
-		Owner: ports.ReleaseOwner{
-			RuntimeUID: app.Annotations[aicrv1alpha1.AnnotationRuntimeUID],
-			PlanDigest: app.Annotations[aicrv1alpha1.AnnotationPlanDigest],
-			Rollout:    app.Annotations[AnnotationRollout],
-		},
+		Ref:       ports.ReleaseRef{ID: app.Annotations[aicrv1alpha1.AnnotationRelease], Namespace: app.Spec.Destination.Namespace},
+		Owner:     ownerOf(app),
 		Health:    healthOf(string(app.Status.Health.Status)),
 		Operation: operationOf(app),
 		Suspended: suspended(app),

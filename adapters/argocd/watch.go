@@ -14,15 +14,15 @@ import (
 // importing Argo CD types (For, Owns or a source.Kind).
 func NewApplicationObject() client.Object { return &argov1.Application{} }
 
-// ManagedSelector selects the Applications the operator wrote (LabelManagedBy),
+// managedSelector selects the Applications the operator wrote (LabelManagedBy),
 // for a cache or watch limited to them.
-func ManagedSelector() labels.Selector {
+func managedSelector() labels.Selector {
 	return labels.SelectorFromSet(labels.Set{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue})
 }
 
-// OwnerOf returns the owner an engine object records in its annotations;
+// ownerOf returns the owner an engine object records in its annotations;
 // an empty RuntimeUID means the operator did not write it.
-func OwnerOf(obj client.Object) ports.ReleaseOwner {
+func ownerOf(obj client.Object) ports.ReleaseOwner {
 	a := obj.GetAnnotations()
 	return ports.ReleaseOwner{
 		RuntimeUID: a[aicrv1alpha1.AnnotationRuntimeUID],

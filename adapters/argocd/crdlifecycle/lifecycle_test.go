@@ -64,11 +64,6 @@ func TestEngineFollowsTheCRDsAppearing(t *testing.T) {
 	served, err := argocd.ApplicationServed(dc)
 	require.NoError(t, err)
 	assert.False(t, served)
-	starts := 0
-	watcher := argocd.NewWatcher(dc, func() error { starts++; return nil })
-	watching, err := watcher.Ensure()
-	require.NoError(t, err)
-	assert.False(t, watching, "nothing to watch before the CRDs exist")
 	require.ErrorIs(t, e.Check(ctx), ports.ErrEngineMissing)
 	require.ErrorIs(t, withoutDiscovery.Check(ctx), ports.ErrEngineMissing, "the no-match error alone says so too")
 	ref := ports.ReleaseRef{ID: "gpu-operator", Namespace: "gpu-operator"}
@@ -84,12 +79,6 @@ func TestEngineFollowsTheCRDsAppearing(t *testing.T) {
 	served, err = argocd.ApplicationServed(dc)
 	require.NoError(t, err)
 	assert.True(t, served, "discovery is asked on every call")
-	for range 2 {
-		watching, err = watcher.Ensure()
-		require.NoError(t, err)
-		assert.True(t, watching)
-	}
-	assert.Equal(t, 1, starts, "the watch starts once, when the CRDs appear")
 	require.ErrorIs(t, e.Check(ctx), ports.ErrProjectMissing)
 
 	require.NoError(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: argocd.DefaultNamespace}}))
