@@ -121,9 +121,10 @@ func TestModes(t *testing.T) {
 }
 
 // TestSettleAllAndDeletion: SettleAll follows spec changes with the default
-// mode; FinishDeletion completes a Remove as Argo CD's cascade would.
+// mode; FinishDeletion completes a Remove as Argo CD's cascade would. It does
+// not run in parallel: SettleAll settles every Application of the namespace,
+// those of the other tests included.
 func TestSettleAllAndDeletion(t *testing.T) {
-	t.Parallel()
 	ctx := t.Context()
 	fake := clock.NewFake(t0)
 	sim := argocdsim.New(c, argocd.DefaultNamespace, fake)

@@ -46,7 +46,10 @@ func (p *PlanReader) readValidation(ctx context.Context, doc *configdoc.Plan, en
 		return nil, fmt.Errorf("read recipe %s of plan %s: %w", ref.Name, doc.Digest, err)
 	}
 	raw, ok := cm.Data[configdoc.RecipeKey]
-	if got := configdoc.ContentDigest([]byte(raw)); !ok || got != ref.Digest {
+	if !ok {
+		return unreadable("plan %s: recipe ConfigMap %s has no %s", doc.Digest, ref.Name, configdoc.RecipeKey), nil
+	}
+	if got := configdoc.ContentDigest([]byte(raw)); got != ref.Digest {
 		return unreadable("plan %s: recipe ConfigMap %s holds %s under %s, the plan records %s",
 			doc.Digest, ref.Name, got, configdoc.RecipeKey, ref.Digest), nil
 	}
