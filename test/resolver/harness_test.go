@@ -72,17 +72,37 @@ func start(t testing.TB, o options) *harness {
 	require.NoError(t, r.SetupWithManager(mgr))
 	h.exec, err = jobexec.New(restConfig, scheme, jobNS, image, o.behavior)
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
-	go func() { _ = mgr.Start(ctx); done <- struct{}{} }()
-	go func() { _ = h.exec.Run(ctx); done <- struct{}{} }()
+	mgrCtx, stopMgr := context.WithCancel(context.Background())
+	execCtx, stopExec := context.WithCancel(context.Background())
+	mgrDone, execDone := make(chan struct{}), make(chan struct{})
+	go func() { _ = mgr.Start(mgrCtx); close(mgrDone) }()
+	go func() { _ = h.exec.Run(execCtx); close(execDone) }()
 	t.Cleanup(func() {
-		cancel()
-		<-done
-		<-done
+		stopMgr()
+		<-mgrDone
+		clearJobs(t)
+		stopExec()
+		<-execDone
 		require.Empty(t, h.exec.Violations(), "job spec assertions")
 	})
 	return h
+}
+
+// clearJobs deletes every Job and every role-labelled ConfigMap a test left.
+// It runs once the resolver has stopped, so no reconcile of a stale cache can
+// start a Job the next test would find, and while the executor still runs, so
+// a Job deleted in the foreground has its finalizer removed.
+func clearJobs(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, k8s.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(jobNS),
+		client.PropagationPolicy(metav1.DeletePropagationBackground)))
+	require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNS),
+		client.HasLabels{aicrv1alpha1.LabelRole}))
+	require.Eventually(t, func() bool {
+		list := &batchv1.JobList{}
+		return k8s.List(ctx, list, client.InNamespace(jobNS)) == nil && len(list.Items) == 0
+	}, wait, tick, "jobs of the test deleted")
 }
 
 // fixture loads a bundle fixture and the namespaces its releases use.
@@ -132,7 +152,8 @@ func runtimeSpec() aicrv1alpha1.ClusterRuntimeSpec {
 	}
 }
 
-// createRuntime creates the ClusterRuntime and deletes it (and every Job) when the test ends.
+// createRuntime creates the ClusterRuntime and deletes it when the test ends
+// (the harness then deletes every Job, see clearJobs).
 func createRuntime(t testing.TB, spec aicrv1alpha1.ClusterRuntimeSpec) *aicrv1alpha1.ClusterRuntime {
 	t.Helper()
 	ctx := context.Background()
@@ -143,10 +164,6 @@ func createRuntime(t testing.TB, spec aicrv1alpha1.ClusterRuntimeSpec) *aicrv1al
 		require.Eventually(t, func() bool {
 			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(cr), &aicrv1alpha1.ClusterRuntime{}))
 		}, wait, tick)
-		require.NoError(t, k8s.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(jobNS),
-			client.PropagationPolicy(metav1.DeletePropagationBackground)))
-		require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNS),
-			client.HasLabels{aicrv1alpha1.LabelRole}))
 	})
 	return cr
 }
