@@ -96,11 +96,11 @@ type Override struct {
 	Value     any
 }
 
-// CheckOverrides validates overrides against the recipe's components (RES-3):
-// InvalidOverride for a path that does not parse or a value whose canonical
-// encoding exceeds MaxOverrideValueBytes, OverridePathUnknown for a component
-// the recipe does not contain.
-func CheckOverrides(overrides []Override, components map[string]bool) *Stall {
+// CheckOverrides validates overrides (RES-3): InvalidOverride for a path
+// that does not parse or a value whose canonical encoding exceeds
+// MaxOverrideValueBytes. Whether a component exists is the bundle's to say
+// (see UnlistedComponents and RejectedOverride).
+func CheckOverrides(overrides []Override) *Stall {
 	for _, o := range overrides {
 		if _, _, err := ParseOverridePath(o.Path); err != nil {
 			return stallf(StallInvalidOverride, fmt.Sprintf("override %s %q: %v", o.Component, o.Path, err))
@@ -113,9 +113,60 @@ func CheckOverrides(overrides []Override, components map[string]bool) *Stall {
 			return stallf(StallInvalidOverride, fmt.Sprintf("override %s %q: value has %d bytes, at most %d",
 				o.Component, o.Path, len(enc), MaxOverrideValueBytes))
 		}
-		if !components[o.Component] {
-			return stallf(StallOverridePathUnknown, fmt.Sprintf("override names component %q, which the recipe does not contain", o.Component))
-		}
 	}
 	return nil
+}
+
+// UnlistedComponents returns, once each and in spec order, the components
+// overrides name that are not components of the recipe. AICR also accepts a
+// registry valueOverrideKeys alias of a component (gpuoperator for
+// gpu-operator), which only AICR knows, so such a name is not rejected
+// before the bundle Job ran.
+func UnlistedComponents(overrides []Override, components map[string]bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, o := range overrides {
+		if !components[o.Component] && !seen[o.Component] {
+			seen[o.Component] = true
+			out = append(out, o.Component)
+		}
+	}
+	return out
+}
+
+// RejectedOverride turns the AICRInvalidRequest stall of a bundle Job whose
+// message names a component of unlisted into OverridePathUnknown: AICR knew
+// neither a component nor an alias of that name (RES-3). Any other stall is
+// returned as it is.
+func RejectedOverride(s *Stall, unlisted []string) *Stall {
+	if s == nil || s.Reason != StallAICRInvalidRequest {
+		return s
+	}
+	for _, c := range unlisted {
+		if namesComponent(s.Message, c) {
+			return stallf(StallOverridePathUnknown, fmt.Sprintf(
+				"override names component %q, which is neither a component of the recipe nor an alias AICR knows: %s", c, s.Message))
+		}
+	}
+	return s
+}
+
+// namesComponent reports whether msg contains name as a whole word: not
+// inside a longer component name (letters, digits, hyphens).
+func namesComponent(msg, name string) bool {
+	for from := 0; ; {
+		i := strings.Index(msg[from:], name)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(name)
+		if (start == 0 || !componentChar(msg[start-1])) && (end == len(msg) || !componentChar(msg[end])) {
+			return true
+		}
+		from = start + 1
+	}
+}
+
+func componentChar(c byte) bool {
+	return c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

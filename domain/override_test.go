@@ -61,3 +61,50 @@ func FuzzParseOverridePath(f *testing.F) {
 		require.Equal(t, p, p2)
 	})
 }
+
+// TestUnlistedComponents: names the recipe does not list are returned once
+// each, in spec order, for AICR to accept as aliases or reject (RES-3).
+func TestUnlistedComponents(t *testing.T) {
+	got := domain.UnlistedComponents([]domain.Override{
+		{Component: "gpuoperator", Path: "driver.version"},
+		{Component: "gpu-operator", Path: "driver.repository"},
+		{Component: "nosuch", Path: "a"},
+		{Component: "gpuoperator", Path: "driver.enabled"},
+	}, map[string]bool{"gpu-operator": true})
+	assert.Equal(t, []string{"gpuoperator", "nosuch"}, got)
+	assert.Empty(t, domain.UnlistedComponents(nil, map[string]bool{"gpu-operator": true}))
+}
+
+// TestRejectedOverride: only an AICRInvalidRequest whose message names an
+// unlisted component as a whole word becomes OverridePathUnknown (RES-3).
+func TestRejectedOverride(t *testing.T) {
+	invalid := func(msg string) *domain.Stall {
+		return &domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: msg}
+	}
+	for _, tc := range []struct {
+		name     string
+		stall    *domain.Stall
+		unlisted []string
+		want     domain.StallReason
+	}{
+		{"named unlisted component", invalid(`invalid --set-json "nosuch:a=1": unknown component "nosuch"`), []string{"nosuch"},
+			domain.StallOverridePathUnknown},
+		{"named at the end of the message", invalid(`unknown component nosuch`), []string{"nosuch"}, domain.StallOverridePathUnknown},
+		{"only inside a longer name", invalid(`unknown component "gpu-operator-x"`), []string{"gpu-operator"}, domain.StallAICRInvalidRequest},
+		{"only as a prefix of a longer name", invalid(`unknown component "xgpu"`), []string{"gpu"}, domain.StallAICRInvalidRequest},
+		{"no unlisted component", invalid(`unknown component "nosuch"`), nil, domain.StallAICRInvalidRequest},
+		{"another reason", &domain.Stall{Reason: domain.StallAICRInternal, Message: `nosuch`}, []string{"nosuch"}, domain.StallAICRInternal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := domain.RejectedOverride(tc.stall, tc.unlisted)
+			assert.Equal(t, tc.want, got.Reason)
+			if tc.want == domain.StallOverridePathUnknown {
+				assert.Contains(t, got.Message, `"`+tc.unlisted[0]+`"`)
+				assert.Contains(t, got.Message, tc.stall.Message, "AICR's own words are kept")
+			} else {
+				assert.Same(t, tc.stall, got)
+			}
+		})
+	}
+	assert.Nil(t, domain.RejectedOverride(nil, []string{"nosuch"}))
+}

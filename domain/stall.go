@@ -23,7 +23,7 @@ const (
 
 // Render and content reasons (RES-3, PLAN-3, PLAN-5).
 const (
-	// StallOverridePathUnknown surfaces when an override names a component the recipe does not contain.
+	// StallOverridePathUnknown surfaces when an override names a component that is neither in the recipe nor an alias AICR accepts.
 	StallOverridePathUnknown StallReason = "OverridePathUnknown"
 	// StallInvalidOverride surfaces when an override path does not parse or its encoded value is too large.
 	StallInvalidOverride StallReason = "InvalidOverride"

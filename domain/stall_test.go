@@ -223,13 +223,14 @@ func resolverStallCases() []stallCase {
 			})},
 		{"OverridePathUnknown when an override names a missing component", domain.StallOverridePathUnknown,
 			pure(func() *domain.Stall {
-				return domain.CheckOverrides([]domain.Override{{Component: "nope", Path: "a.b", Value: 1.0}},
+				unlisted := domain.UnlistedComponents([]domain.Override{{Component: "nope", Path: "a.b", Value: 1.0}},
 					map[string]bool{"gpu-operator": true})
+				return domain.RejectedOverride(&domain.Stall{Reason: domain.StallAICRInvalidRequest,
+					Message: `invalid --set-json "nope:a.b=1": unknown component "nope"`}, unlisted)
 			})},
 		{"InvalidOverride when an override path has an empty key", domain.StallInvalidOverride,
 			pure(func() *domain.Stall {
-				return domain.CheckOverrides([]domain.Override{{Component: "gpu-operator", Path: "driver..version"}},
-					map[string]bool{"gpu-operator": true})
+				return domain.CheckOverrides([]domain.Override{{Component: "gpu-operator", Path: "driver..version"}})
 			})},
 		{"NamespaceNotAllowed when a release targets an unlisted namespace", domain.StallNamespaceNotAllowed,
 			func(t *testing.T, _ domain.Ports, _ recorders) *domain.Stall {

@@ -15,14 +15,14 @@ import (
 )
 
 func (d *demo) changeOverride(ctx context.Context) error {
-	stage("Change the overrides: gpu-operator driver.version=580.95.05, aws-ebs-csi-driver enabled=false")
+	stage("Change the overrides, naming components by their AICR aliases: gpuoperator driver.version=580.95.05, awsebscsidriver enabled=false")
 	var cr aicrv1alpha1.ClusterRuntime
 	if err := d.admin.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, &cr); err != nil {
 		return err
 	}
 	cr.Spec.Overrides = []aicrv1alpha1.Override{
-		{Component: "gpu-operator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.95.05"`)}},
-		{Component: "aws-ebs-csi-driver", Path: "enabled", Value: apiextensionsv1.JSON{Raw: []byte(`false`)}},
+		{Component: "gpuoperator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.95.05"`)}},
+		{Component: "awsebscsidriver", Path: "enabled", Value: apiextensionsv1.JSON{Raw: []byte(`false`)}},
 	}
 	if err := d.admin.Update(ctx, &cr); err != nil {
 		return err

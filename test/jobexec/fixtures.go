@@ -34,10 +34,17 @@ type Fixture struct {
 	Validation []byte
 }
 
-// Behavior plays the fixture: every Job succeeds with its artifact.
+// Behavior plays the fixture: every Job succeeds with its artifact, except a
+// bundle Job with an override of a component AICR does not know.
 func (f Fixture) Behavior() Behavior {
-	return func(job *batchv1.Job, _ *corev1.ConfigMap) Result {
-		return f.Result(ports.JobKind(job.Labels[jobs.KindLabel]))
+	return func(job *batchv1.Job, inputs *corev1.ConfigMap) Result {
+		kind := ports.JobKind(job.Labels[jobs.KindLabel])
+		if kind == ports.JobBundle {
+			if res, rejected := rejectedOverride(job, inputs); rejected {
+				return res
+			}
+		}
+		return f.Result(kind)
 	}
 }
 

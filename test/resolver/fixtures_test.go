@@ -3,19 +3,24 @@ package resolver_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/jobexec"
 )
 
 // TestResolve_V1FixturesMatchOfflinePlan resolves each v1-layout fixture
@@ -43,6 +48,32 @@ func TestResolve_V1FixturesMatchOfflinePlan(t *testing.T) {
 			assertJobsGone(t)
 		})
 	}
+}
+
+// TestResolve_OverrideAliasAccepted: an override may name a component by a
+// registry valueOverrideKeys alias, which only AICR knows; the bundle Job gets
+// it as written and the plan resolves (RES-3).
+func TestResolve_OverrideAliasAccepted(t *testing.T) {
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+	var mu sync.Mutex
+	var bundleArgs []string
+	played := f.Behavior()
+	start(t, options{version: "1.1.0", allowed: allowed, behavior: func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
+		if ports.JobKind(job.Labels[jobs.KindLabel]) == ports.JobBundle {
+			mu.Lock()
+			bundleArgs = job.Spec.Template.Spec.Containers[0].Args
+			mu.Unlock()
+		}
+		return played(job, in)
+	}})
+	spec := runtimeSpec()
+	spec.Overrides = []aicrv1alpha1.Override{{Component: "gpuoperator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.95.05"`)}}}
+	createRuntime(t, spec)
+	cond, _ := resolved(t, controller.ReasonResolved)
+	assert.Equal(t, metav1.ConditionTrue, cond.Status)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Contains(t, bundleArgs, `gpuoperator:driver.version="580.95.05"`)
 }
 
 func assertPlan(t *testing.T, cm *corev1.ConfigMap, digest, uid string) {

@@ -59,10 +59,10 @@ func (r *Resolver) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 	if err != nil {
 		return resStalled(&domain.Stall{Reason: domain.StallInvalidOverride, Message: err.Error()})
 	}
-	if s := domain.CheckOverrides(overrides, components); s != nil {
+	if s := domain.CheckOverrides(overrides); s != nil {
 		return resStalled(s)
 	}
-	return r.render(ctx, cr, recipeName, recipe)
+	return r.render(ctx, cr, recipeName, recipe, domain.UnlistedComponents(overrides, components))
 }
 
 // discover checks placement and node groups (RES-2, RES-3).
@@ -123,8 +123,10 @@ func (r *Resolver) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 // render finishes the resolution: a plan already recorded for the bundle
 // Job (the resolved-by label) is success without a new Job; otherwise the
 // upgrade-check (when there is an active plan) and bundle Jobs run, the plan
-// is built and written, and both Jobs are deleted once it is recorded.
-func (r *Resolver) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte) *resOutcome {
+// is built and written, and both Jobs are deleted once it is recorded. A
+// bundle Job AICR rejects for an override component the recipe does not list
+// stalls with OverridePathUnknown.
+func (r *Resolver) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte, unlisted []string) *resOutcome {
 	args := resBundleArgs(cr)
 	name := resBundleJob(string(cr.UID), recipeName, args)
 	if digest, err := r.recordedPlan(ctx, cr, name); err != nil || digest != "" {
@@ -143,7 +145,7 @@ func (r *Resolver) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, 
 			"-o", r.Jobs.OutputRef(name)),
 	})
 	if out != nil {
-		return out
+		return resRejectedOverride(out, unlisted)
 	}
 	built, out := r.buildPlan(cr, files)
 	if out != nil {

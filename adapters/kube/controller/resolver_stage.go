@@ -38,6 +38,20 @@ func resStalled(s *domain.Stall) *resOutcome {
 	return &resOutcome{status: metav1.ConditionFalse, reason: string(s.Reason), message: s.Message}
 }
 
+// resRejectedOverride reports a stalled bundle Job AICR rejected for an
+// override component the recipe does not list as OverridePathUnknown (RES-3);
+// any other outcome is returned as it is.
+func resRejectedOverride(out *resOutcome, unlisted []string) *resOutcome {
+	if out.transient != nil || out.status != metav1.ConditionFalse || out.reason == ReasonResolving {
+		return out
+	}
+	s := domain.RejectedOverride(&domain.Stall{Reason: domain.StallReason(out.reason), Message: out.message}, unlisted)
+	if s.Reason == domain.StallReason(out.reason) {
+		return out
+	}
+	return resStalled(s)
+}
+
 // resTransient reports a failure worth retrying with backoff (RES-6).
 func resTransient(err error) *resOutcome {
 	return &resOutcome{

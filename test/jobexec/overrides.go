@@ -1,0 +1,75 @@
+package jobexec
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// Aliases are registry valueOverrideKeys aliases AICR accepts in place of a
+// component name in --set and --set-json (AICR-CLI.md section 7).
+var Aliases = map[string]string{"gpuoperator": "gpu-operator", "awsebscsidriver": "aws-ebs-csi-driver"}
+
+// rejectedOverride plays AICR rejecting a bundle Job whose --set or
+// --set-json names a component that is neither in the recipe the Job reads
+// (its -r input) nor an alias: exit 2 with the INVALID_REQUEST
+// command-failed line. ok is false when AICR would accept every override.
+func rejectedOverride(job *batchv1.Job, inputs *corev1.ConfigMap) (res Result, ok bool) {
+	for _, c := range job.Spec.Template.Spec.Containers {
+		known, err := recipeComponents(c.Args, inputs)
+		if err != nil {
+			return failure(2, "[INVALID_REQUEST] "+err.Error()), true
+		}
+		for i := 0; i+1 < len(c.Args); i++ {
+			if c.Args[i] != "--set" && c.Args[i] != "--set-json" {
+				continue
+			}
+			component, _, _ := strings.Cut(c.Args[i+1], ":")
+			if !known[component] && !known[Aliases[component]] {
+				return failure(2, fmt.Sprintf("[INVALID_REQUEST] invalid %s %q: unknown component %q", c.Args[i], c.Args[i+1], component)), true
+			}
+		}
+	}
+	return Result{}, false
+}
+
+// recipeComponents returns the component names of the recipe the -r
+// argument names among the Job's inputs.
+func recipeComponents(args []string, inputs *corev1.ConfigMap) (map[string]bool, error) {
+	i := slices.Index(args, "-r")
+	if i < 0 || i+1 == len(args) || inputs == nil {
+		return nil, errors.New("no recipe input")
+	}
+	data, found := inputs.Data[path.Base(args[i+1])]
+	if !found {
+		return nil, fmt.Errorf("recipe file not found: %s", args[i+1])
+	}
+	var recipe struct {
+		ComponentRefs []struct {
+			Name string `json:"name"`
+		} `json:"componentRefs"`
+	}
+	if err := yaml.Unmarshal([]byte(data), &recipe); err != nil {
+		return nil, fmt.Errorf("parse recipe: %w", err)
+	}
+	known := map[string]bool{}
+	for _, c := range recipe.ComponentRefs {
+		known[c.Name] = true
+	}
+	return known, nil
+}
+
+// failure is a failed AICR run: its exit code and the command-failed JSON line it logs last.
+func failure(code int32, msg string) Result {
+	line, _ := json.Marshal(map[string]any{
+		"level": "ERROR", "msg": "command failed", "module": "aicr", "error": msg, "exitCode": code,
+	})
+	return Result{ExitCode: code, Log: string(line) + "\n"}
+}
