@@ -8,7 +8,9 @@
 // never leaves this package: callers see only ports types, client.Object
 // values and plain strings. Every write of an existing Application is a merge
 // patch of the fields the engine changed, so the fields those types do not
-// model are kept.
+// model are kept, except inside spec.source, spec.destination and
+// spec.syncPolicy: the engine owns those whole, and Apply removes a Helm
+// parameter, values file, second destination or sync retry it did not write.
 //
 // Ownership: every Application the engine writes carries the operator's labels
 // (LabelManagedBy, LabelRuntimeUID) and annotations (runtime UID, plan digest,

@@ -55,6 +55,8 @@ type ApplicationSource struct {
 	Helm *ApplicationSourceHelm `json:"helm,omitempty"`
 	// Chart is the chart name in a Helm repository.
 	Chart string `json:"chart,omitempty"`
+	// Unmodeled are the members Argo CD's type has and this one does not model.
+	Unmodeled Unmodeled `json:"-"`
 }
 
 // ApplicationSourceHelm holds the Helm options of a source.
@@ -65,6 +67,8 @@ type ApplicationSourceHelm struct {
 	Values string `json:"values,omitempty" patchStrategy:"replace"`
 	// ValuesObject are Helm values as an object.
 	ValuesObject *runtime.RawExtension `json:"valuesObject,omitempty"`
+	// Unmodeled are the members Argo CD's type has and this one does not model.
+	Unmodeled Unmodeled `json:"-"`
 }
 
 // ApplicationDestination is the cluster and namespace an Application deploys to.
@@ -73,6 +77,8 @@ type ApplicationDestination struct {
 	Server string `json:"server,omitempty"`
 	// Namespace is the namespace of namespaced resources without one.
 	Namespace string `json:"namespace,omitempty"`
+	// Unmodeled are the members Argo CD's type has and this one does not model.
+	Unmodeled Unmodeled `json:"-"`
 }
 
 // SyncPolicy controls when and how Argo CD syncs an Application.
@@ -81,6 +87,8 @@ type SyncPolicy struct {
 	Automated *SyncPolicyAutomated `json:"automated,omitempty"`
 	// SyncOptions are the Application-wide sync options, such as CreateNamespace=true.
 	SyncOptions SyncOptions `json:"syncOptions,omitempty"`
+	// Unmodeled are the members Argo CD's type has and this one does not model.
+	Unmodeled Unmodeled `json:"-"`
 }
 
 // SyncPolicyAutomated is automated sync.
@@ -91,6 +99,8 @@ type SyncPolicyAutomated struct {
 	SelfHeal bool `json:"selfHeal,omitempty"`
 	// Enabled turns automated sync off when false while keeping its settings.
 	Enabled *bool `json:"enabled,omitempty"`
+	// Unmodeled are the members Argo CD's type has and this one does not model.
+	Unmodeled Unmodeled `json:"-"`
 }
 
 // SyncOptions are sync options in Argo CD's "Name=value" form.

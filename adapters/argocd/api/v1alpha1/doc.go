@@ -6,7 +6,10 @@
 // The operator keeps its own types instead of importing Argo CD's module, which pulls about
 // 1,300 packages (and 44 MB) into the binary for a handful of structs. Fields of real objects
 // that are not modelled here are dropped on decode, so the adapter writes Applications with a
-// merge patch of the fields it owns, never with an update of a whole object it read.
+// merge patch of the fields it owns, never with an update of a whole object it read. The
+// objects the adapter owns whole (source, Helm options, destination, sync policy and its
+// automation) keep their unmodelled members in Unmodeled instead, so a write that rebuilds
+// one removes what the adapter did not write (ENG-1).
 // adapters/argocd/compat_test.go proves the compatibility against the upstream types.
 //
 // Like the upstream package, it must not leave adapters/argocd (and the test helpers).
