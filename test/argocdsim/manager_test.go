@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -24,7 +26,8 @@ func reconcileRequest(ns, name string) reconcile.Request {
 // settles an Application as soon as the engine writes it.
 func TestWatchModeSettlesEveryEvent(t *testing.T) {
 	t.Parallel()
-	mgr, err := ctrl.NewManager(restConfig(), ctrl.Options{Scheme: c.Scheme(), Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := ctrl.NewManager(restConfig(), ctrl.Options{Scheme: c.Scheme(), Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 	require.NoError(t, err)
 	sim := argocdsim.New(mgr.GetClient(), argocd.DefaultNamespace, clock.NewFake(t0))
 	require.NoError(t, sim.SetupWithManager(mgr))

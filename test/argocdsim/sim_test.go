@@ -77,6 +77,10 @@ func apply(t *testing.T, id string) ports.ReleaseRef {
 		Chart: ports.ChartSource{Repository: "https://charts.example.com", Name: id, Version: "1.0.0", ManifestDigest: digestOf(id)},
 		Owner: ports.ReleaseOwner{RuntimeUID: "uid-sim", PlanDigest: "sha256:plan"},
 	}))
+	t.Cleanup(func() {
+		app := &argov1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: argocd.DefaultNamespace, Name: argocd.ApplicationName(ref)}}
+		require.NoError(t, client.IgnoreNotFound(c.Delete(context.Background(), app)), "the next run (-count) starts without it")
+	})
 	return ref
 }
 

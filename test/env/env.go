@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
@@ -70,6 +71,9 @@ func Start(opts Options) (*Env, error) {
 		CRDs:                  opts.CRDs,
 		CRDDirectoryPaths:     opts.CRDDirectoryPaths,
 		ErrorIfCRDPathMissing: true,
+		// A loaded CI machine can take more than the default 20 s to drain the API
+		// server's watches; after this it is killed and Stop reports the timeout.
+		ControlPlaneStopTimeout: time.Minute,
 	}
 	cfg, err := environment.Start()
 	if err != nil {
