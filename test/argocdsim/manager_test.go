@@ -1,6 +1,7 @@
 package argocdsim_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -23,16 +24,19 @@ func reconcileRequest(ns, name string) reconcile.Request {
 }
 
 // TestWatchModeSettlesEveryEvent: registered with a manager, the simulator
-// settles an Application as soon as the engine writes it.
+// settles an Application as soon as the engine writes it. It does not run in
+// parallel: in watch mode the simulator settles every Application of the
+// namespace, those of TestModes included, and it has stopped before they run.
 func TestWatchModeSettlesEveryEvent(t *testing.T) {
-	t.Parallel()
 	mgr, err := ctrl.NewManager(restConfig(), ctrl.Options{Scheme: c.Scheme(), Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 	require.NoError(t, err)
 	sim := argocdsim.New(mgr.GetClient(), argocd.DefaultNamespace, clock.NewFake(t0))
 	require.NoError(t, sim.SetupWithManager(mgr))
-	ctx := t.Context()
-	go func() { _ = mgr.Start(ctx) }()
+	ctx, stop := context.WithCancel(t.Context())
+	stopped := make(chan struct{})
+	go func() { _ = mgr.Start(ctx); close(stopped) }()
+	t.Cleanup(func() { stop(); <-stopped })
 
 	ref := apply(t, "watched")
 	require.Eventually(t, func() bool {
