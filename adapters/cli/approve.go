@@ -33,7 +33,7 @@ func newApproveCommand(o *Options) *cobra.Command {
 
 func validateApprove(o *Options) error {
 	err := validateReason(o)
-	if o.flags.expires < 0 {
+	if o.flags.expiresGiven && o.flags.expires < time.Second {
 		err = errors.Join(err, ErrExpiresNotPositive)
 	}
 	return err

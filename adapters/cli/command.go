@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,7 @@ func newAPICommand(o *Options, c apiCommand) *cobra.Command {
 		Example: c.example,
 		Args:    c.args,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.flags.expiresGiven = cmd.Flags().Changed("expires")
 			if c.validate != nil {
 				if err := c.validate(o); err != nil {
 					return err
@@ -50,7 +52,7 @@ func validateReason(o *Options) error {
 	switch r := strings.TrimSpace(o.flags.reason); {
 	case r == "":
 		errs = append(errs, ErrReasonRequired)
-	case len(o.flags.reason) > MaxReasonLength:
+	case utf8.RuneCountInString(o.flags.reason) > MaxReasonLength:
 		errs = append(errs, ErrReasonTooLong)
 	}
 	if o.Now == nil {

@@ -24,8 +24,9 @@ var (
 	ErrReasonRequired = errors.New("--reason is required")
 	// ErrReasonTooLong refuses a --reason longer than MaxReasonLength.
 	ErrReasonTooLong = errors.New("--reason is longer than 1024 characters")
-	// ErrExpiresNotPositive refuses a zero or negative --expires.
-	ErrExpiresNotPositive = errors.New("--expires must be positive")
+	// ErrExpiresNotPositive refuses an --expires shorter than a second, zero and negative
+	// included: the approval would end before the API server stored it.
+	ErrExpiresNotPositive = errors.New("--expires must be at least one second")
 	// ErrNoClock is returned when the plugin was built without a clock.
 	ErrNoClock = errors.New("no clock configured")
 	// ErrNoPlan refuses reproduce when the runtime has neither an active nor a candidate plan.

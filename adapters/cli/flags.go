@@ -20,8 +20,14 @@ const MaxReasonLength = 1024
 // a command ignores the ones it does not use.
 type commandFlags struct {
 	expires time.Duration
-	reason  string
-	dir     string
+	// expiresGiven records that --expires was on the command line, so a zero value is refused
+	// instead of read as "until the deadline".
+	expiresGiven bool
+	reason       string
+	dir          string
+	bundle       string
+	from         string
+	output       string
 }
 
 // addFlags registers the kubectl flags and the command flags on fs.
@@ -36,6 +42,12 @@ func (o *Options) addFlags(fs *pflag.FlagSet) {
 		"approve, revoke: why (required, at most 1024 characters)")
 	fs.StringVar(&o.flags.dir, "dir", DefaultReproduceDir,
 		"reproduce: directory to write recipe.json to")
+	fs.StringVar(&o.flags.bundle, "bundle", "",
+		"plan: directory of the AICR helm bundle (aicr bundle --deployer helm)")
+	fs.StringVar(&o.flags.from, "from", "",
+		"plan: directory of the bundle rolled out now; prints the transition's steps")
+	fs.StringVarP(&o.flags.output, "output", "o", "text",
+		`plan: output format, "text" or "json"`)
 }
 
 // namespace is the operator namespace: -n, else aicr-system (never the kubeconfig's namespace).

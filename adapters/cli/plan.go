@@ -24,12 +24,9 @@ var (
 	errOutputFormat   = errors.New(`--output must be "text" or "json"`)
 )
 
-// planOptions holds the flags of `kubectl aicr plan`.
+// planOptions runs `kubectl aicr plan` with the flags of the root command.
 type planOptions struct {
 	*Options
-	bundle string
-	from   string
-	output string
 }
 
 func newPlanCommand(o *Options) *cobra.Command {
@@ -47,36 +44,29 @@ func newPlanCommand(o *Options) *cobra.Command {
 			return po.run()
 		},
 	}
-	po.addFlags(cmd)
 	return cmd
-}
-
-func (po *planOptions) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&po.bundle, "bundle", "", "directory of the AICR helm bundle (aicr bundle --deployer helm)")
-	cmd.Flags().StringVar(&po.from, "from", "", "directory of the bundle rolled out now; prints the transition's steps")
-	cmd.Flags().StringVarP(&po.output, "output", "o", "text", `output format: "text" or "json"`)
 }
 
 func (po *planOptions) validate() error {
 	var errs []error
-	if po.bundle == "" {
+	if po.flags.bundle == "" {
 		errs = append(errs, errBundleRequired)
 	}
-	if po.output != "text" && po.output != "json" {
+	if po.flags.output != "text" && po.flags.output != "json" {
 		errs = append(errs, errOutputFormat)
 	}
 	return errors.Join(errs...)
 }
 
 func (po *planOptions) run() error {
-	target, err := readPlan(po.bundle)
+	target, err := readPlan(po.flags.bundle)
 	if err != nil {
 		return err
 	}
 	var tr *domain.Transition
 	var active *domain.Plan
-	if po.from != "" {
-		if active, err = readPlan(po.from); err != nil {
+	if po.flags.from != "" {
+		if active, err = readPlan(po.flags.from); err != nil {
 			return err
 		}
 		t, terr := domain.PlanTransition(domain.TransitionInput{Active: active, Target: target})
@@ -89,7 +79,7 @@ func (po *planOptions) run() error {
 	if err != nil {
 		return err
 	}
-	if po.output == "json" {
+	if po.flags.output == "json" {
 		return view.writeJSON(po.Out)
 	}
 	return view.writeText(po.Out)

@@ -19,7 +19,7 @@ func writeReproduce(o *Options, name string, plan *configdoc.Plan, recipePath st
 	p.printf("Bundle:     %s\n", plan.BundleRef)
 	p.printf("Recipe:     %s (%s, %s)\n", recipePath, plan.ConfigMapRef.Name, plan.ConfigMapRef.Digest)
 	render := []string{
-		`docker run --rm --user "$(id -u):$(id -g)" -v "` + mountSource(dir) + `:/work" --entrypoint aicr`,
+		`docker run --rm --user "$(id -u):$(id -g)" -v ` + mountSource(dir) + ` -w /work`,
 		shellQuote(plan.AICRImage),
 		"bundle --recipe /work/recipe.json --output /work/aicr-bundle",
 	}
@@ -35,12 +35,13 @@ func writeReproduce(o *Options, name string, plan *configdoc.Plan, recipePath st
 	return p.result("output")
 }
 
-// mountSource is dir as a docker bind-mount source: absolute, through $PWD when relative.
+// mountSource is the docker bind mount of dir on /work, quoted for a POSIX shell:
+// absolute, through "$PWD" when relative.
 func mountSource(dir string) string {
 	if filepath.IsAbs(dir) {
-		return dir
+		return shellQuote(dir + ":/work")
 	}
-	return "$PWD/" + dir
+	return `"$PWD"/` + shellQuote(dir+":/work")
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but safe characters.

@@ -28,6 +28,7 @@ func NewRootCommand(o *Options) *cobra.Command {
 			cobra.CommandDisplayNameAnnotation: "kubectl aicr",
 		},
 	}
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetIn(o.In)
 	root.SetOut(o.Out)
 	root.SetErr(o.ErrOut)

@@ -85,6 +85,14 @@ func TestApprove_Refusals(t *testing.T) {
 			want: "--reason is required"},
 		{name: "reason too long", fx: fixture{ro: newRollout()}, args: []string{"--reason", strings.Repeat("x", 1025)},
 			want: "--reason is longer than 1024 characters"},
+		{name: "reason of 1025 characters in more bytes", fx: fixture{ro: newRollout()},
+			args: []string{"--reason", strings.Repeat("é", 1025)}, want: "--reason is longer than 1024 characters"},
+		{name: "zero --expires", fx: fixture{ro: newRollout()}, args: []string{"--expires", "0", "--reason", "window"},
+			want: "--expires must be at least one second"},
+		{name: "sub-second --expires", fx: fixture{ro: newRollout()}, args: []string{"--expires", "500ms", "--reason", "window"},
+			want: "--expires must be at least one second"},
+		{name: "negative --expires", fx: fixture{ro: newRollout()}, args: []string{"--expires", "-1h", "--reason", "window"},
+			want: "--expires must be at least one second"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,6 +114,20 @@ func TestApprove_Refusals(t *testing.T) {
 			assert.Equal(t, before, getRollout(t, name).Spec.Approval, "a refusal changes nothing")
 		})
 	}
+}
+
+// TestApprove_ReasonCountsCharacters: --reason is bounded in characters, as the API bounds
+// spec.approval.reason, so 1024 two-byte characters are accepted by both (CLI-3).
+func TestApprove_ReasonCountsCharacters(t *testing.T) {
+	needEnv(t)
+	t.Parallel()
+	name := fixture{ro: newRollout()}.create(t)
+	reason := strings.Repeat("é", 1024)
+
+	r := run(approverUser, "approve", name, "--expires", "1h", "--reason", reason)
+
+	requireOK(t, r)
+	assert.Equal(t, reason, getRollout(t, name).Spec.Approval.Reason)
 }
 
 func TestApprove_RefusedByTheAPIServer(t *testing.T) {

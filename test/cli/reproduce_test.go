@@ -21,7 +21,7 @@ import (
 
 const (
 	aicrImage = "ghcr.io/nvidia/aicr@sha256:1111111111111111111111111111111111111111111111111111111111111111"
-	bundleRef = "oci://registry.example.com/aicr/bundles@sha256:2222222222222222222222222222222222222222222222222222222222222222"
+	bundleRef = "registry.example.com/aicr/bundles@sha256:2222222222222222222222222222222222222222222222222222222222222222"
 	recipe    = `{"apiVersion":"aicr.run/v1","kind":"RecipeResult","metadata":{"version":"v1.0.0"}}`
 )
 
@@ -133,7 +133,7 @@ func TestReproduce_ByDigestAndByName(t *testing.T) {
 			"Bundle:     "+bundleRef+"\n"+
 			"Recipe:     "+dir+"/recipe.json ("+recipeName+", "+configdoc.ContentDigest([]byte(recipe))+")\n"+
 			"\nTo check that the operator deployed exactly what the AICR CLI renders, run:\n\n"+
-			`  docker run --rm --user "$(id -u):$(id -g)" -v "`+dir+`:/work" --entrypoint aicr `+aicrImage+
+			`  docker run --rm --user "$(id -u):$(id -g)" -v `+dir+`:/work -w /work `+aicrImage+
 			` bundle --recipe /work/recipe.json --output /work/aicr-bundle --deployer helm --set 'gpuoperator:driver.version=580.82.07 lts'`+"\n"+
 			"  oras pull "+bundleRef+" --output "+dir+"/operator-bundle\n"+
 			"  diff -r "+dir+"/aicr-bundle "+dir+"/operator-bundle\n"+
@@ -173,7 +173,7 @@ func TestReproduce_DefaultsToTheActiveElseTheCandidatePlan(t *testing.T) {
 	r := run(approverUser, "reproduce")
 	requireOK(t, r)
 	assert.Contains(t, r.stdout, "Plan:       "+active+" ")
-	assert.Contains(t, r.stdout, `-v "$PWD/aicr-reproduce:/work"`)
+	assert.Contains(t, r.stdout, `-v "$PWD"/aicr-reproduce:/work -w /work`)
 	assert.FileExists(t, filepath.Join(wd, "aicr-reproduce", "recipe.json"))
 
 	setRuntimePlans(t, "", candidate)
@@ -183,6 +183,21 @@ func TestReproduce_DefaultsToTheActiveElseTheCandidatePlan(t *testing.T) {
 
 	setRuntimePlans(t, "", "")
 	requireRefused(t, run(approverUser, "reproduce"), "clusterruntime cluster has no active or candidate plan; pass PLAN")
+}
+
+// TestReproduce_QuotesTheDirectory: a --dir with a space and a quote gives commands a POSIX
+// shell runs as printed (CLI-6).
+func TestReproduce_QuotesTheDirectory(t *testing.T) {
+	needEnv(t)
+	digest, _ := resolvedPlan("quoted dir").create(t)
+	t.Chdir(t.TempDir())
+
+	r := run(approverUser, "reproduce", digest, "--dir", "it's here", "-n", operatorNS)
+
+	requireOK(t, r)
+	assert.Contains(t, r.stdout, `-v "$PWD"/'it'"'"'s here:/work' -w /work `)
+	assert.Contains(t, r.stdout, `  diff -r 'it'"'"'s here/aicr-bundle' 'it'"'"'s here/operator-bundle'`)
+	assert.FileExists(t, filepath.Join("it's here", "recipe.json"))
 }
 
 func TestReproduce_Refusals(t *testing.T) {

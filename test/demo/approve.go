@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -122,7 +123,7 @@ func (d *demo) printEvidence(ctx context.Context) error {
 	if err := d.admin.List(ctx, &list); err != nil {
 		return err
 	}
-	repo := flagValue(d.procs[0].cmd.Args, "--registry-repository")
+	repo := strings.TrimPrefix(flagValue(d.procs[0].cmd.Args, "--registry-repository"), "oci://")
 	console.printf("    deployment-validation evidence (annotation %s):\n", aicrv1alpha1.AnnotationEvidence)
 	for _, ro := range list.Items {
 		ev := ro.Annotations[aicrv1alpha1.AnnotationEvidence]

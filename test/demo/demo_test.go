@@ -56,7 +56,7 @@ func TestDemoWalkthrough(t *testing.T) {
 	assert.Regexp(t, `(?m)^\s+\| cluster\s+True\s+RolledOut\s.*rolled out and validated`, text, "the runtime is Ready and validated")
 	assert.Len(t, regexp.MustCompile(`(?m)^\s+rollout-\S+: deployment validation passed$`).FindAllString(text, -1), 2,
 		"both rollouts are validated")
-	assert.Regexp(t, `(?m)^\s+rollout-\S+: oci://127\.0\.0\.1:\d+/aicr/bundles/cluster@sha256:[0-9a-f]{64}$`, text,
+	assert.Regexp(t, `(?m)^\s+rollout-\S+: 127\.0\.0\.1:\d+/aicr/bundles/cluster@sha256:[0-9a-f]{64}$`, text,
 		"the evidence is stored in the runtime registry")
 	assert.Regexp(t, `(?m)^\s+\| rollout-\S+\s+Succeeded\s+Succeeded\s+true\s.*approver-alice`, text, "the approved rollout succeeded")
 	assert.Regexp(t, `(?m)^\s+\| gpu-operator\.gpu-operator\s+oci://127\.0\.0\.1:\d+/aicr/charts/gpu-operator@sha256:[0-9a-f]{12}…\s+Synced\s+Healthy`, text,

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/mock/gomock"
+	"oras.land/oras-go/v2/registry"
 
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
@@ -81,6 +82,9 @@ func TestResolved_RegistryReasons(t *testing.T) {
 		}
 		assert.Positive(t, kinds[ports.KindUpstream])
 		assert.Positive(t, kinds[ports.KindLocal], "the fixture has local charts")
-		assert.Equal(t, "oci://registry.example.com/bundles/cluster@"+string(bundleDigest), stored.BundleRef)
+		assert.Equal(t, "registry.example.com/bundles/cluster@"+string(bundleDigest), stored.BundleRef)
+		ref, err := registry.ParseReference(stored.BundleRef)
+		require.NoError(t, err, "oras pull takes the bundle reference kubectl aicr reproduce prints")
+		assert.Equal(t, string(bundleDigest), ref.Reference)
 	})
 }

@@ -61,7 +61,7 @@ func (h *harness) writePlan(p *domain.Plan) string { return h.writePlanDoc(p, ni
 func (h *harness) writePlanDoc(p *domain.Plan, edit func(doc *configdoc.Plan)) string {
 	h.t.Helper()
 	doc := &configdoc.Plan{
-		Plan: *p, RenderFlags: []string{}, BundleRef: "oci://registry.example.com/bundles/cluster@" + string(bundleDigest(p.Digest)),
+		Plan: *p, RenderFlags: []string{}, BundleRef: "registry.example.com/bundles/cluster@" + string(bundleDigest(p.Digest)),
 		ConfigMapRef:           h.writeRecipe(recipe(p.Digest, "resolved")),
 		ValidationConfigMapRef: h.writeRecipe(recipe(p.Digest, "validation")),
 		ValuesRefs:             h.writeValues(p),
@@ -80,7 +80,7 @@ func (h *harness) writePlanDoc(p *domain.Plan, edit func(doc *configdoc.Plan)) s
 func (h *harness) writePlanSchema1(p *domain.Plan) string {
 	h.t.Helper()
 	doc := &configdoc.Plan{
-		Plan: *p, RenderFlags: []string{}, BundleRef: "oci://registry.example.com/bundles/cluster@" + string(bundleDigest(p.Digest)),
+		Plan: *p, RenderFlags: []string{}, BundleRef: "registry.example.com/bundles/cluster@" + string(bundleDigest(p.Digest)),
 		ConfigMapRef: h.writeRecipe(recipe(p.Digest, "resolved")),
 	}
 	doc.SchemaVersion = 1

@@ -56,7 +56,8 @@ type Plan struct {
 	// RenderFlags are the flags of `aicr bundle` the plan was rendered with; nil when the plan
 	// does not record them (an empty list records that no flags were given).
 	RenderFlags []string `json:"renderFlags"`
-	// BundleRef is the operator's OCI reference of the rendered bundle, pinned by digest.
+	// BundleRef is the operator's OCI reference of the rendered bundle, pinned by digest and
+	// without a scheme, as oras takes it: <registry>/bundles/cluster@sha256:<digest>.
 	BundleRef string `json:"bundleRef,omitempty"`
 	// ConfigMapRef is the recipe as AICR resolved it (what upgrade-check compares and
 	// kubectl aicr reproduce renders from); nil for a rebuilt plan.

@@ -22,7 +22,7 @@ func TestPlan_RoundTripKeepsEveryPLAN2Field(t *testing.T) {
 			Releases: []domain.Release{{ID: "gpu-operator", Namespace: "gpu-operator", DependsOn: []string{"cert-manager"}, ValuesDigest: digest}},
 		},
 		AICRImage: "ghcr.io/nvidia/aicr@sha256:11", RenderFlags: []string{"--deployer", "helm"},
-		BundleRef:              "oci://registry.example.com/aicr/bundles@sha256:22",
+		BundleRef:              "registry.example.com/aicr/bundles@sha256:22",
 		ConfigMapRef:           &configdoc.ConfigMapRef{Name: "aicr-recipe-3f9a1c0d2b7e4a51", Digest: digest},
 		ValidationConfigMapRef: &configdoc.ConfigMapRef{Name: "aicr-recipe-3f9a1c0d2b7e4a52", Digest: digest},
 		ValuesRefs:             []configdoc.ValuesRef{ref},

@@ -201,7 +201,7 @@ func (r *Resolver) publish(ctx context.Context, plan *domain.Plan, files fs.FS, 
 		}
 		return "", resTransient(fmt.Errorf("push the rendered bundle: %w", err))
 	}
-	return "oci://" + r.Config.BundleRepository + "@" + string(d), nil
+	return r.Config.BundleRepository + "@" + string(d), nil
 }
 
 func resSuccess(digest string) *resOutcome {
