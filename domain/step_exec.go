@@ -60,11 +60,13 @@ func (r *Rollout) mutate(ctx context.Context, p Ports, env Environment, s Step, 
 			return r.stalled(r.missing(s)), nil
 		}
 		if st.Owner.RuntimeUID != r.spec.RuntimeUID {
-			err = p.Engine.Adopt(ctx, s.Release, env.AdoptionRuntimeUID, owner)
-			if err == nil {
-				return Outcome{Status: r.status, Event: "adopted " + s.Release.String()}, nil
+			// Take the object over first, still recording the earlier plan and no
+			// rollout, so the step counts as made only once the target is applied
+			// below: if that Apply fails, the next reconcile applies it again.
+			taken := ports.ReleaseOwner{RuntimeUID: r.spec.RuntimeUID, PlanDigest: st.Owner.PlanDigest}
+			if err = p.Engine.Adopt(ctx, s.Release, env.AdoptionRuntimeUID, taken); err != nil {
+				break
 			}
-			break
 		}
 		err = r.apply(ctx, p, env, s, owner)
 	case OpInstall:
