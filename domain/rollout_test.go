@@ -82,6 +82,52 @@ func TestAdvance_StepActionTimeout(t *testing.T) {
 	assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason)
 }
 
+// TestAdvance_SyncFailureOfTheStep: the engine reports its last operation,
+// which may be an earlier failed sync of the spec before this step wrote its
+// own; only a failure that started at or after the step (for a restored
+// rollout: after the rollout was created) fails the rollout (RO-7, RO-8).
+func TestAdvance_SyncFailureOfTheStep(t *testing.T) {
+	t.Parallel()
+	cm := ref("cert-manager")
+	started := t0.Add(10*time.Minute + 700*time.Millisecond)
+	tests := []struct {
+		name     string
+		status   domain.RolloutStatus
+		syncedAt time.Time
+		want     domain.Phase
+	}{
+		{"a failure from before the step is stale: the step waits", inFlight(0, started),
+			t0.Add(5 * time.Minute), domain.PhaseProgressing},
+		{"a failure of the sync the step started fails it", inFlight(0, started),
+			t0.Add(11 * time.Minute), domain.PhaseFailed},
+		{"an operation started in the same second as the step is the step's", inFlight(0, started),
+			t0.Add(10 * time.Minute), domain.PhaseFailed},
+		{"restored: a failure from before the rollout was created is stale", progressing(0),
+			t0.Add(-time.Hour), domain.PhaseProgressing},
+		{"restored: a failure since the rollout was created counts", progressing(0),
+			t0.Add(time.Minute), domain.PhaseFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			s := spec(t)
+			r.clock.Now().Return(t0.Add(12 * time.Minute)).AnyTimes()
+			st := written(cm, s.ToPlanDigest, false)
+			st.Operation, st.LastSyncAt, st.Message = ports.OperationFailed, tt.syncedAt, "webhook denied"
+			r.engine.Status(gomock.Any(), cm).Return(st, nil)
+			out := advance(t, p, rollout(t, s, tt.status), env(t))
+			assert.Equal(t, tt.want, out.Phase())
+			if tt.want == domain.PhaseFailed {
+				assert.Contains(t, out.Status.Message, "webhook denied")
+				return
+			}
+			assert.Nil(t, out.Stall)
+			assert.Equal(t, 10*time.Second, out.RequeueAfter, "the step waits for the sync of its spec")
+		})
+	}
+}
+
 func TestAdvance_ApprovalRules(t *testing.T) {
 	t.Parallel()
 	gpu := ref("gpu-operator")

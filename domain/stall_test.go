@@ -141,7 +141,7 @@ func rolloutStallCases(t *testing.T) []stallCase {
 		{"RolloutFailed when a step's sync fails", domain.StallRolloutFailed,
 			advanceStall(base, inFlight(0, t0), nil, func(r recorders) {
 				st := written(cm, base.ToPlanDigest, false)
-				st.Operation, st.Message = ports.OperationFailed, "webhook denied"
+				st.Operation, st.Message, st.LastSyncAt = ports.OperationFailed, "webhook denied", t0
 				r.engine.Status(gomock.Any(), cm).Return(st, nil)
 			})},
 		{"RegistryCredentialsStale when evidence cannot be pushed with expired credentials",

@@ -121,7 +121,7 @@ func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environ
 	}
 	done := !exists
 	if s.Operation != OpRemove {
-		if st.Operation == ports.OperationFailed {
+		if st.Operation == ports.OperationFailed && r.failedSinceStep(st) {
 			return r.end(PhaseFailed, fmt.Sprintf("step %d/%d %s (%s) sync failed: %s",
 				r.status.Step+1, len(r.spec.Steps), s.Release.ID, s.Operation, st.Message))
 		}
@@ -143,6 +143,22 @@ func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environ
 	}
 	r.status.Message = StepMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s)
 	return Outcome{Status: r.status, RequeueAfter: pollInterval}
+}
+
+// failedSinceStep reports whether the engine's failed operation belongs to the
+// step in flight. The engine reports its last operation, which may be a sync
+// of the spec before this step wrote its own (an earlier failed upgrade), and
+// ReleaseStatus names no revision for it, only when it started: a failure
+// counts once the operation started at or after the step did. Both times are
+// kept to the second (metav1.Time), so the step start is truncated to it. A
+// restored rollout does not know when its step started: a failure counts once
+// it started at or after the rollout was created.
+func (r *Rollout) failedSinceStep(st ports.ReleaseStatus) bool {
+	started := r.status.StepStartedAt
+	if started.IsZero() {
+		started = r.spec.CreatedAt
+	}
+	return !st.LastSyncAt.Before(started.Truncate(time.Second))
 }
 
 // finishSteps moves to validation or success once every step finished.
