@@ -15,7 +15,8 @@ import (
 )
 
 // A rollout whose target moves ends Superseded and a rollout toward the new target follows;
-// one whose runtime is gone ends Orphaned (RO-6).
+// one whose runtime is gone ends Orphaned (RO-6). Each rollout records its place in the
+// runtime's sequence, which a restore keeps (RO-13).
 func TestRolloutSupersededAndOrphaned(t *testing.T) {
 	h := newHarness(t, true)
 	h.start()
@@ -28,6 +29,8 @@ func TestRolloutSupersededAndOrphaned(t *testing.T) {
 	next := h.waitRollout(3)
 	assert.Equal(t, a.Digest, next.Spec.FromPlanDigest)
 	assert.Equal(t, other.Digest, next.Spec.ToPlanDigest)
+	assert.Equal(t, "2", ro.Annotations[aicrv1alpha1.AnnotationSequence])
+	assert.Equal(t, "3", next.Annotations[aicrv1alpha1.AnnotationSequence])
 	h.waitPhase(next.Name, aicrv1alpha1.PhaseAwaitingApproval)
 
 	require.NoError(t, k8s.Delete(context.Background(), h.runtime()))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,7 +37,7 @@ func NewRolloutCreator(reader client.Reader, writer client.Writer) *RolloutCreat
 func (c *RolloutCreator) Ensure(ctx context.Context, template *aicrv1alpha1.RuntimeRollout) (name string, created bool, err error) {
 	spec := template.Spec
 	for range createAttempts {
-		listed, err := c.list(ctx, spec.RuntimeUID)
+		listed, highest, err := c.list(ctx, spec.RuntimeUID)
 		if err != nil {
 			return "", false, err
 		}
@@ -52,6 +53,10 @@ func (c *RolloutCreator) Ensure(ctx context.Context, template *aicrv1alpha1.Runt
 		obj.Labels[aicrv1alpha1.LabelTransition] = domain.TransitionID(spec.RuntimeUID, spec.FromPlanDigest, spec.ToPlanDigest)
 		obj.Labels[aicrv1alpha1.LabelRuntimeUID] = spec.RuntimeUID
 		obj.Labels[aicrv1alpha1.LabelManagedBy] = aicrv1alpha1.ManagedByValue
+		if obj.Annotations == nil {
+			obj.Annotations = map[string]string{}
+		}
+		obj.Annotations[aicrv1alpha1.AnnotationSequence] = strconv.Itoa(highest + 1)
 		err = c.writer.Create(ctx, obj)
 		switch {
 		case err == nil:
@@ -65,20 +70,33 @@ func (c *RolloutCreator) Ensure(ctx context.Context, template *aicrv1alpha1.Runt
 	return "", false, ErrNameCollision
 }
 
-func (c *RolloutCreator) list(ctx context.Context, runtimeUID string) ([]domain.ListedRollout, error) {
+// list returns the rollouts of runtimeUID and the highest sequence among them.
+func (c *RolloutCreator) list(ctx context.Context, runtimeUID string) ([]domain.ListedRollout, int, error) {
 	var list aicrv1alpha1.RuntimeRolloutList
 	if err := c.reader.List(ctx, &list); err != nil {
-		return nil, fmt.Errorf("list rollouts: %w", err)
+		return nil, 0, fmt.Errorf("list rollouts: %w", err)
 	}
 	out := make([]domain.ListedRollout, 0, len(list.Items))
+	highest := 0
 	for _, ro := range list.Items {
 		if ro.Spec.RuntimeUID != runtimeUID {
 			continue
 		}
+		highest = max(highest, rolloutSequence(&ro))
 		out = append(out, domain.ListedRollout{
 			Name: ro.Name, RuntimeUID: ro.Spec.RuntimeUID, Transition: ro.Labels[aicrv1alpha1.LabelTransition],
 			Terminal: ro.Labels[aicrv1alpha1.LabelOutcome] != "",
 		})
 	}
-	return out, nil
+	return out, highest, nil
+}
+
+// rolloutSequence is the rollout's sequence annotation; 0 when it has none or it does not parse
+// (a rollout an operator without sequences created).
+func rolloutSequence(ro *aicrv1alpha1.RuntimeRollout) int {
+	n, err := strconv.Atoi(ro.Annotations[aicrv1alpha1.AnnotationSequence])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }

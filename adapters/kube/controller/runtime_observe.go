@@ -128,10 +128,15 @@ func (r *RuntimeReconciler) observePlans(ctx context.Context, obs *observation) 
 	return err
 }
 
-// olderRollout orders rollouts by creation time (second precision); within one second a
-// rollout starting from the plan another one rolled out is the newer, then by name.
+// olderRollout orders rollouts by their sequence annotation, which survives a restore (a
+// rollout without one is older than one with one); then by creation time (second precision);
+// within one second a rollout starting from the plan another one rolled out is the newer, then
+// by name.
 func olderRollout(a, b *aicrv1alpha1.RuntimeRollout) bool {
+	sa, sb := rolloutSequence(a), rolloutSequence(b)
 	switch {
+	case sa != sb:
+		return sa < sb
 	case !a.CreationTimestamp.Equal(&b.CreationTimestamp):
 		return a.CreationTimestamp.Before(&b.CreationTimestamp)
 	case a.Spec.ToPlanDigest == b.Spec.FromPlanDigest && b.Spec.FromPlanDigest != "":

@@ -38,6 +38,10 @@ const (
 	// AnnotationPlanGraph is the plan graph an engine object carries, so a plan can be rebuilt
 	// from live state (PLAN-7).
 	AnnotationPlanGraph = Prefix + "plan-graph"
+	// AnnotationSequence is a rollout's place among its runtime's rollouts: one more than the
+	// highest when the operator created it. Unlike creationTimestamp it survives a restore, so
+	// the newest Succeeded rollout, whose target is the active plan, is still known (RO-13).
+	AnnotationSequence = Prefix + "sequence"
 	// AnnotationEvidence is set once, by the operator, to a validated rollout's evidence digest.
 	AnnotationEvidence = Prefix + "evidence"
 	// AnnotationResolveRequestedAt asks for a new resolution with a new snapshot (CR-11).
