@@ -136,7 +136,7 @@ func rolloutStallCases(t *testing.T) []stallCase {
 			advanceStall(spec(t, func(s *domain.RolloutSpec) { s.Steps[0].Operation = domain.OpUpgrade }),
 				progressing(0), func(e *domain.Environment) { e.SuspendEngine = true }, func(r recorders) {
 					r.engine.Status(gomock.Any(), cm).Return(written(cm, "sha256:old", true), nil)
-					r.engine.Suspend(gomock.Any(), cm, true).Return(ports.ErrSuspensionRefused)
+					r.engine.Suspend(gomock.Any(), cm, gomock.Any(), true).Return(ports.ErrSuspensionRefused)
 				})},
 		{"RolloutFailed when a step's sync fails", domain.StallRolloutFailed,
 			advanceStall(base, inFlight(0, t0), nil, func(r recorders) {

@@ -25,8 +25,11 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 		if out, ended := r.approvalGate(env, now); ended {
 			return out, nil
 		}
+		if exists && !r.mayWrite(s, st, env) {
+			return r.stalled(r.foreign(s, st)), nil
+		}
 		if env.SuspendEngine {
-			return r.suspend(ctx, p, s, exists)
+			return r.suspend(ctx, p, s, exists && st.Owner.RuntimeUID == r.spec.RuntimeUID)
 		}
 		return r.mutate(ctx, p, env, s, st, exists, now)
 	}
@@ -45,6 +48,29 @@ func (r *Rollout) mutationMade(s Step, st ports.ReleaseStatus, exists bool) bool
 	}
 	written := st.Owner.RuntimeUID == r.spec.RuntimeUID && st.Owner.PlanDigest == r.spec.ToPlanDigest
 	return written && (st.Owner.Rollout == r.spec.Name || st.LastSyncAt.After(r.spec.CreatedAt) || !r.status.StepStartedAt.IsZero())
+}
+
+// mayWrite reports whether the step may write the existing engine object of
+// its release: one recording this runtime, or for an Adopt the runtime named
+// by spec.adoption. Any other object is never written, not even suspended
+// (ENG-2, RO-11 ForeignObject).
+func (r *Rollout) mayWrite(s Step, st ports.ReleaseStatus, env Environment) bool {
+	switch owner := st.Owner.RuntimeUID; {
+	case owner == r.spec.RuntimeUID:
+		return true
+	case s.Operation == OpAdopt:
+		return env.AdoptionRuntimeUID != "" && owner == env.AdoptionRuntimeUID
+	}
+	return false
+}
+
+func (r *Rollout) foreign(s Step, st ports.ReleaseStatus) *Stall {
+	if st.Owner.RuntimeUID == "" {
+		return stallf(StallForeignObject, fmt.Sprintf(
+			"an engine object for %s exists that the operator did not create", s.Release))
+	}
+	return stallf(StallForeignObject, fmt.Sprintf(
+		"the engine object for %s records another runtime (UID %s)", s.Release, st.Owner.RuntimeUID))
 }
 
 // mutate makes the step's single mutation through the engine.
@@ -70,10 +96,6 @@ func (r *Rollout) mutate(ctx context.Context, p Ports, env Environment, s Step, 
 		}
 		err = r.apply(ctx, p, env, s, owner)
 	case OpInstall:
-		if exists && st.Owner.RuntimeUID != r.spec.RuntimeUID {
-			return r.stalled(stallf(StallForeignObject, fmt.Sprintf(
-				"an engine object for %s exists that the operator did not create", s.Release))), nil
-		}
 		err = r.apply(ctx, p, env, s, owner)
 	case OpUpgrade, OpVerify:
 		if !exists {
@@ -102,10 +124,13 @@ func (r *Rollout) apply(ctx context.Context, p Ports, env Environment, s Step, o
 	})
 }
 
-// suspend asks the engine to suspend automation before the next step.
-func (r *Rollout) suspend(ctx context.Context, p Ports, s Step, exists bool) (Outcome, error) {
-	if exists {
-		if err := p.Engine.Suspend(ctx, s.Release, true); err != nil {
+// suspend asks the engine to suspend automation before the next step. Only
+// an object of this runtime is suspended (owned); one an Adopt step has not
+// taken over yet is left to its runtime.
+func (r *Rollout) suspend(ctx context.Context, p Ports, s Step, owned bool) (Outcome, error) {
+	if owned {
+		owner := ports.ReleaseOwner{RuntimeUID: r.spec.RuntimeUID, PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name}
+		if err := p.Engine.Suspend(ctx, s.Release, owner, true); err != nil {
 			return r.stallOrError("suspend "+s.Release.String(), err)
 		}
 	}

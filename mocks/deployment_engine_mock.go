@@ -272,17 +272,17 @@ func (c *MockDeploymentEngineStatusCall) DoAndReturn(f func(context.Context, por
 }
 
 // Suspend mocks base method.
-func (m *MockDeploymentEngine) Suspend(ctx context.Context, ref ports.ReleaseRef, suspend bool) error {
+func (m *MockDeploymentEngine) Suspend(ctx context.Context, ref ports.ReleaseRef, owner ports.ReleaseOwner, suspend bool) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Suspend", ctx, ref, suspend)
+	ret := m.ctrl.Call(m, "Suspend", ctx, ref, owner, suspend)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // Suspend indicates an expected call of Suspend.
-func (mr *MockDeploymentEngineMockRecorder) Suspend(ctx, ref, suspend any) *MockDeploymentEngineSuspendCall {
+func (mr *MockDeploymentEngineMockRecorder) Suspend(ctx, ref, owner, suspend any) *MockDeploymentEngineSuspendCall {
 	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Suspend", reflect.TypeOf((*MockDeploymentEngine)(nil).Suspend), ctx, ref, suspend)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Suspend", reflect.TypeOf((*MockDeploymentEngine)(nil).Suspend), ctx, ref, owner, suspend)
 	return &MockDeploymentEngineSuspendCall{Call: call}
 }
 
@@ -298,13 +298,13 @@ func (c *MockDeploymentEngineSuspendCall) Return(arg0 error) *MockDeploymentEngi
 }
 
 // Do rewrite *gomock.Call.Do
-func (c *MockDeploymentEngineSuspendCall) Do(f func(context.Context, ports.ReleaseRef, bool) error) *MockDeploymentEngineSuspendCall {
+func (c *MockDeploymentEngineSuspendCall) Do(f func(context.Context, ports.ReleaseRef, ports.ReleaseOwner, bool) error) *MockDeploymentEngineSuspendCall {
 	c.Call = c.Call.Do(f)
 	return c
 }
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockDeploymentEngineSuspendCall) DoAndReturn(f func(context.Context, ports.ReleaseRef, bool) error) *MockDeploymentEngineSuspendCall {
+func (c *MockDeploymentEngineSuspendCall) DoAndReturn(f func(context.Context, ports.ReleaseRef, ports.ReleaseOwner, bool) error) *MockDeploymentEngineSuspendCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

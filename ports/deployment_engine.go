@@ -130,6 +130,9 @@ type DeploymentEngine interface {
 	Remove(ctx context.Context, ref ReleaseRef, owner ReleaseOwner) error
 
 	// Suspend turns the engine's automated sync for ref off (suspend true) or
-	// back on. It returns ErrSuspensionRefused while a sync operation runs.
-	Suspend(ctx context.Context, ref ReleaseRef, suspend bool) error
+	// back on. Like Apply and Remove it mutates only an object recording
+	// owner.RuntimeUID and returns ErrForeignObject for any other, which it
+	// never modifies. It returns ErrTargetNotFound when the object is missing
+	// and ErrSuspensionRefused while a sync operation runs.
+	Suspend(ctx context.Context, ref ReleaseRef, owner ReleaseOwner, suspend bool) error
 }

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -81,14 +80,14 @@ func (e *Engine) Remove(ctx context.Context, ref ports.ReleaseRef, owner ports.R
 
 // Suspend turns automated sync of ref off (suspend true) or back on. It is
 // refused with ErrSuspensionRefused while a sync operation runs. It mutates
-// only an Application carrying the operator's runtime UID annotation.
-func (e *Engine) Suspend(ctx context.Context, ref ports.ReleaseRef, suspend bool) error {
+// only an Application whose runtime UID annotation is owner's (ENG-2).
+func (e *Engine) Suspend(ctx context.Context, ref ports.ReleaseRef, owner ports.ReleaseOwner, suspend bool) error {
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		app, err := e.get(ctx, ref)
 		if err != nil {
 			return err
 		}
-		if err := ownedBy(app, ref, app.Annotations[aicrv1alpha1.AnnotationRuntimeUID]); err != nil {
+		if err := ownedBy(app, ref, owner.RuntimeUID); err != nil {
 			return err
 		}
 		if suspend && suspended(app) == suspend {

@@ -45,7 +45,7 @@ func TestWritesKeepFieldsTheTypesDoNotModel(t *testing.T) {
 		write func() error
 	}{
 		{"apply", func() error { return e.Apply(ctx, s) }},
-		{"suspend", func() error { return e.Suspend(ctx, s.Ref, true) }},
+		{"suspend", func() error { return e.Suspend(ctx, s.Ref, s.Owner, true) }},
 		{"remove", func() error { return e.Remove(ctx, s.Ref, s.Owner) }},
 	} {
 		before := writes.Load()

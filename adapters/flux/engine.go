@@ -71,6 +71,6 @@ func (e *Engine) Remove(context.Context, ports.ReleaseRef, ports.ReleaseOwner) e
 }
 
 // Suspend returns ports.ErrEngineUnsupported.
-func (e *Engine) Suspend(context.Context, ports.ReleaseRef, bool) error {
+func (e *Engine) Suspend(context.Context, ports.ReleaseRef, ports.ReleaseOwner, bool) error {
 	return unsupported("suspend")
 }

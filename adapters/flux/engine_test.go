@@ -25,7 +25,7 @@ func TestEveryMethodIsUnsupported(t *testing.T) {
 		"Status":  statusErr,
 		"List":    listErr,
 		"Remove":  e.Remove(ctx, ref, owner),
-		"Suspend": e.Suspend(ctx, ref, true),
+		"Suspend": e.Suspend(ctx, ref, owner, true),
 	} {
 		assert.ErrorIsf(t, err, ports.ErrEngineUnsupported, "ENG-5 %s", name)
 	}

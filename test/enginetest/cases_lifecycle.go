@@ -67,7 +67,7 @@ func testIdempotent(t *testing.T, h Harness, ns string) {
 	require.NoError(t, h.Observe(ctx, s.Ref, healthy))
 	require.NoError(t, in.Engine.Apply(ctx, s))
 	require.NoError(t, in.Engine.Adopt(ctx, s.Ref, ownerB.RuntimeUID, ownerA))
-	require.NoError(t, in.Engine.Suspend(ctx, s.Ref, false))
+	require.NoError(t, in.Engine.Suspend(ctx, s.Ref, ownerA, false))
 	assert.Equal(t, written, in.Writes(), "the engine's own status writes do not make Apply, Adopt or Suspend write")
 	assert.True(t, status(t, in.Engine, s.Ref).Ready())
 }
@@ -107,7 +107,7 @@ func testMissing(t *testing.T, h Harness, ns string) {
 	_, err := in.Engine.Status(ctx, ref)
 	require.ErrorIs(t, err, ports.ErrTargetNotFound)
 	require.ErrorIs(t, in.Engine.Adopt(ctx, ref, ownerB.RuntimeUID, ownerA), ports.ErrTargetNotFound)
-	require.ErrorIs(t, in.Engine.Suspend(ctx, ref, true), ports.ErrTargetNotFound)
+	require.ErrorIs(t, in.Engine.Suspend(ctx, ref, ownerA, true), ports.ErrTargetNotFound)
 	require.NoError(t, in.Engine.Remove(ctx, ref, ownerA))
 	assert.Zero(t, in.Writes())
 }

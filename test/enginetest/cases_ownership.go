@@ -20,7 +20,7 @@ func testForeign(t *testing.T, h Harness, ns string) {
 	require.ErrorIs(t, in.Engine.Apply(ctx, s), ports.ErrForeignObject)
 	require.ErrorIs(t, in.Engine.Remove(ctx, s.Ref, ownerA), ports.ErrForeignObject)
 	require.ErrorIs(t, in.Engine.Adopt(ctx, s.Ref, ownerB.RuntimeUID, ownerA), ports.ErrForeignObject)
-	require.Error(t, in.Engine.Suspend(ctx, s.Ref, true))
+	require.ErrorIs(t, in.Engine.Suspend(ctx, s.Ref, ownerA, true), ports.ErrForeignObject)
 	assert.Zero(t, in.Writes(), "a foreign object is never modified")
 	assert.Equal(t, before, status(t, in.Engine, s.Ref))
 }
@@ -36,7 +36,9 @@ func testOtherRuntime(t *testing.T, h Harness, ns string) {
 	require.ErrorIs(t, b.Engine.Apply(ctx, sb), ports.ErrForeignObject)
 	require.ErrorIs(t, b.Engine.Remove(ctx, s.Ref, ownerB), ports.ErrForeignObject)
 	require.ErrorIs(t, b.Engine.Adopt(ctx, s.Ref, "another-runtime", ownerB), ports.ErrForeignObject)
+	require.ErrorIs(t, b.Engine.Suspend(ctx, s.Ref, ownerB, true), ports.ErrForeignObject)
 	assert.Zero(t, b.Writes(), "an object of another runtime is never modified")
+	assert.False(t, status(t, b.Engine, s.Ref).Suspended, "another runtime cannot suspend the object")
 
 	require.NoError(t, b.Engine.Adopt(ctx, s.Ref, ownerA.RuntimeUID, ownerB))
 	st := status(t, b.Engine, s.Ref)

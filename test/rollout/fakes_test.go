@@ -142,10 +142,16 @@ func (e *fakeEngine) Remove(_ context.Context, ref ports.ReleaseRef, _ ports.Rel
 	return nil
 }
 
-func (e *fakeEngine) Suspend(_ context.Context, ref ports.ReleaseRef, suspend bool) error {
+func (e *fakeEngine) Suspend(_ context.Context, ref ports.ReleaseRef, owner ports.ReleaseOwner, suspend bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	st := e.objs[ref]
+	st, ok := e.objs[ref]
+	switch {
+	case !ok:
+		return ports.ErrTargetNotFound
+	case st.Owner.RuntimeUID != owner.RuntimeUID:
+		return ports.ErrForeignObject
+	}
 	st.Suspended = suspend
 	e.objs[ref] = st
 	return nil
