@@ -3,7 +3,10 @@ package domain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
+
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 const (
@@ -62,9 +65,18 @@ func (r *Rollout) pending(ctx context.Context, p Ports, env Environment, now tim
 	if err != nil {
 		return Outcome{Status: r.status}, err
 	}
-	if r.spec.StartingInventoryDigest != "" && inv != r.spec.StartingInventoryDigest {
+	drifted := r.spec.StartingInventoryDigest != "" && inv != r.spec.StartingInventoryDigest
+	made := r.stepsMade(live, drifted)
+	if drifted && !made {
 		return r.stalled(stallf(StallInventoryDrift, fmt.Sprintf(
 			"live inventory %s differs from the starting inventory %s", inv, r.spec.StartingInventoryDigest))), nil
+	}
+	if made && (!r.spec.ApprovalRequired || r.spec.Approval.Approved()) {
+		// Restored while in progress: progress finds the first step whose
+		// mutation is not made and gates it on the approval (RO-8, RO-13).
+		r.status.Phase, r.status.Message = PhaseProgressing, ""
+		return Outcome{Status: r.status, Event: "rollout " + r.spec.Name +
+			" resumed: its engine objects show steps it made before its status was lost"}, nil
 	}
 	if r.spec.ApprovalRequired {
 		r.status.Phase = PhaseAwaitingApproval
@@ -72,6 +84,38 @@ func (r *Rollout) pending(ctx context.Context, p Ports, env Environment, now tim
 	}
 	r.status.Phase, r.status.Message = PhaseProgressing, ""
 	return Outcome{Status: r.status, Event: "rollout " + r.spec.Name + " started"}, nil
+}
+
+// stepsMade reports, from the engine objects, whether this rollout already
+// made a step's mutation: a rollout restored while in progress comes back
+// without status, so Pending (RO-12, RO-13). Either an engine object records
+// this rollout and its target plan, which only a step of this rollout writes,
+// and a step runs only after the inventory check passed, so what drifted
+// since is no more a reason to stop than for a rollout that kept its status.
+// Or, the inventory having drifted, nothing records it yet and the drift is
+// exactly the absence of objects its Remove steps (the first steps) delete,
+// each put back as the active plan recorded it.
+func (r *Rollout) stepsMade(live []ports.ReleaseStatus, drifted bool) bool {
+	mine := ports.ReleaseOwner{RuntimeUID: r.spec.RuntimeUID, PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name}
+	present := map[ports.ReleaseRef]bool{}
+	for _, st := range live {
+		if st.Owner == mine {
+			return true
+		}
+		present[st.Ref] = true
+	}
+	if !drifted {
+		return false
+	}
+	before := slices.Clone(live)
+	for _, s := range r.spec.Steps {
+		if s.Operation == OpRemove && !present[s.Release] {
+			before = append(before, ports.ReleaseStatus{Ref: s.Release,
+				Owner: ports.ReleaseOwner{RuntimeUID: r.spec.RuntimeUID, PlanDigest: r.spec.FromPlanDigest}})
+		}
+	}
+	inv, err := InventoryDigest(before)
+	return err == nil && len(before) > len(live) && inv == r.spec.StartingInventoryDigest
 }
 
 // awaitingApproval waits for an approval until the deadline (RO-8).

@@ -183,6 +183,95 @@ func TestAdvance_SuspendOnlyOwnObjects(t *testing.T) {
 	}
 }
 
+// TestAdvance_RestoredInProgress: a rollout restored from a backup while in
+// progress comes back Pending at step 0. When its own mutations explain the
+// drift of the live inventory (an engine object records it, or only objects
+// its Remove steps delete are gone) it resumes, even with its approval
+// expired since: progress finds the first step not made and gates that one
+// on the approval. Any other drift still stalls InventoryDrift (RO-8, RO-12,
+// RO-13).
+func TestAdvance_RestoredInProgress(t *testing.T) {
+	t.Parallel()
+	cm, gpu, old := ref("cert-manager"), ref("gpu-operator"), ports.ReleaseRef{ID: "dcgm", Namespace: "dcgm"}
+	const from = "sha256:from"
+	ours := func(r ports.ReleaseRef, plan string) ports.ReleaseStatus {
+		return ports.ReleaseStatus{Ref: r, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan}}
+	}
+	digest := func(t *testing.T, live ...ports.ReleaseStatus) string {
+		t.Helper()
+		d, err := domain.InventoryDigest(live)
+		require.NoError(t, err)
+		return d
+	}
+	// upgrade removes dcgm, then upgrades cert-manager and gpu-operator from plan "from".
+	upgrade := func(t *testing.T, s *domain.RolloutSpec) {
+		s.FromPlanDigest = from
+		s.Steps[0].Operation, s.Steps[1].Operation = domain.OpUpgrade, domain.OpUpgrade
+		s.Steps = append([]domain.Step{{Release: old, Operation: domain.OpRemove}}, s.Steps...)
+		s.StartingInventoryDigest = digest(t, ours(old, from), ours(cm, from), ours(gpu, from))
+	}
+	expiredApproval := func(s *domain.RolloutSpec) {
+		approved(s)
+		s.Approval.ExpiresAt = t0.Add(time.Minute)
+	}
+	tests := []struct {
+		name  string
+		spec  func(t *testing.T, s *domain.RolloutSpec)
+		live  func(to string) []ports.ReleaseStatus
+		want  domain.Phase
+		stall domain.StallReason
+	}{
+		{"an object written by this rollout: resumes", upgrade, func(to string) []ports.ReleaseStatus {
+			return []ports.ReleaseStatus{written(cm, to, true), ours(gpu, from)}
+		}, domain.PhaseProgressing, ""},
+		{"approval expired since: resumes, the gate ends it before a step not made", func(t *testing.T, s *domain.RolloutSpec) {
+			upgrade(t, s)
+			expiredApproval(s)
+		}, func(to string) []ports.ReleaseStatus {
+			return []ports.ReleaseStatus{written(cm, to, false), ours(gpu, from)}
+		}, domain.PhaseProgressing, ""},
+		{"only its removal made: resumes", func(t *testing.T, s *domain.RolloutSpec) {
+			upgrade(t, s)
+			expiredApproval(s)
+		}, func(string) []ports.ReleaseStatus {
+			return []ports.ReleaseStatus{ours(cm, from), ours(gpu, from)}
+		}, domain.PhaseProgressing, ""},
+		{"its removal and another change: InventoryDrift", upgrade, func(string) []ports.ReleaseStatus {
+			return []ports.ReleaseStatus{ours(cm, from), ours(gpu, "sha256:other")}
+		}, domain.PhasePending, domain.StallInventoryDrift},
+		{"an object another rollout wrote: InventoryDrift", upgrade, func(to string) []ports.ReleaseStatus {
+			st := written(cm, to, true)
+			st.Owner.Rollout = "rollout-0123456789abcdef-0"
+			return []ports.ReleaseStatus{ours(old, from), st, ours(gpu, from)}
+		}, domain.PhasePending, domain.StallInventoryDrift},
+		{"nothing made, approval expired: Expired", func(t *testing.T, s *domain.RolloutSpec) {
+			upgrade(t, s)
+			expiredApproval(s)
+		}, func(string) []ports.ReleaseStatus {
+			return []ports.ReleaseStatus{ours(old, from), ours(cm, from), ours(gpu, from)}
+		}, domain.PhaseExpired, domain.StallRolloutExpired},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			s := spec(t, func(s *domain.RolloutSpec) { tt.spec(t, s) })
+			r.clock.Now().Return(t0.Add(time.Hour)).AnyTimes()
+			r.engine.Check(gomock.Any()).Return(nil)
+			r.engine.List(gomock.Any()).Return(tt.live(s.ToPlanDigest), nil)
+			out := advance(t, p, rollout(t, s, domain.RolloutStatus{}), env(t))
+			assert.Equal(t, tt.want, out.Phase())
+			if tt.stall == "" {
+				assert.Nil(t, out.Stall)
+				assert.Contains(t, out.Event, "resumed")
+				return
+			}
+			require.NotNil(t, out.Stall)
+			assert.Equal(t, tt.stall, out.Stall.Reason)
+		})
+	}
+}
+
 func TestAdvance_ApprovalRules(t *testing.T) {
 	t.Parallel()
 	gpu := ref("gpu-operator")
