@@ -176,14 +176,12 @@ func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environ
 // ReleaseStatus names no revision for it, only when it started: a failure
 // counts once the operation started at or after the step did. Both times are
 // kept to the second (metav1.Time), so the step start is truncated to it. A
-// restored rollout does not know when its step started: a failure counts once
-// it started at or after the rollout was created.
+// restored rollout does not know when its step started, and a restore resets
+// the creation time to after it: any failure counts, since the step was
+// written before the restore and the engine has had the time to sync it.
 func (r *Rollout) failedSinceStep(st ports.ReleaseStatus) bool {
 	started := r.status.StepStartedAt
-	if started.IsZero() {
-		started = r.spec.CreatedAt
-	}
-	return !st.LastSyncAt.Before(started.Truncate(time.Second))
+	return started.IsZero() || !st.LastSyncAt.Before(started.Truncate(time.Second))
 }
 
 // finishSteps moves to validation or success once every step finished.
