@@ -95,6 +95,55 @@ func approvalBypasses() []bypass {
 				body["spec"].(map[string]any)["deadline"] = "2031-01-01T00:00:00Z"
 				return approver().patch(f.newRollout(), body)
 			}},
+		{"ADM-1 validator ServiceAccount (cluster-admin) approves", byApproval,
+			"ADM-1: " + validatorUser + " is a ServiceAccount of the aicr-operator chart",
+			func(f fx) error { return validatorClient().approve(f.newRollout(), validatorUser) }},
+		{"ADM-1 validator ServiceAccount (cluster-admin) acknowledges", byApproval,
+			"ADM-1: " + validatorUser + " is a ServiceAccount of the aicr-operator chart",
+			func(f fx) error {
+				return validatorClient().acknowledge(f.approvedRollout(), [2]string{"gpu-operator", validatorUser})
+			}},
+		{"ADM-1 Job ServiceAccount bound to the approver role approves", byApproval,
+			"ADM-1: " + jobsUser + " is a ServiceAccount of the aicr-operator chart",
+			func(f fx) error { return jobsClient().approve(f.newRollout(), jobsUser) }},
+		{"ADM-2 RO-5 acknowledgement forged through a release that carries =user", byCRD,
+			"spec.approval.acknowledgements[0].release in body should match",
+			func(f fx) error {
+				// Joined as release=acknowledgedBy, {gpu-operator=x, approver-bob} and
+				// {gpu-operator, x=approver-bob} are one string, so the second passed as old.
+				// The release pattern refuses the first; without it the policy, which now
+				// compares the fields, refuses the second with ADM-2.
+				name := f.approvedRollout()
+				planted := [2]string{"gpu-operator=x", groupApprover}
+				if err := groupMember().acknowledge(name, planted); err != nil {
+					return err
+				}
+				return groupMember().acknowledge(name, planted, [2]string{"gpu-operator", "x=" + groupApprover})
+			}},
+		{"ADM-2 an old acknowledgedBy does not carry over to another release", byApproval,
+			"ADM-2: a new acknowledgement must be acknowledgedBy the requesting user approver-bob",
+			func(f fx) error {
+				name := f.approvedRollout()
+				alice := [2]string{"gpu-operator", approverUser}
+				require.NoError(f.t, approver().acknowledge(name, alice))
+				return groupMember().acknowledge(name, alice, [2]string{"nvsentinel", approverUser})
+			}},
+		{"ADM-4 approval request also sets an annotation", byApproval,
+			"ADM-4: a request that changes spec.approval changes nothing else",
+			func(f fx) error {
+				body := approval(map[string]any{"approvedBy": approverUser, "expiresAt": expiresAt, "reason": "r"})
+				body["metadata"] = map[string]any{"annotations": map[string]any{"example.com/ticket": "chg-1234"}}
+				return approver().patch(f.newRollout(), body)
+			}},
+		{"ADM-4 approval request also sets an owner reference", byApproval,
+			"ADM-4: a request that changes spec.approval changes nothing else",
+			func(f fx) error {
+				body := approval(map[string]any{"approvedBy": approverUser, "expiresAt": expiresAt, "reason": "r"})
+				body["metadata"] = map[string]any{"ownerReferences": []any{map[string]any{
+					"apiVersion": "operator.aicr.run/v1alpha1", "kind": "ClusterRuntime", "name": "cluster", "uid": uid,
+				}}}
+				return approver().patch(f.newRollout(), body)
+			}},
 		{"RO-4 clearing an approval", byCRD,
 			"an approval is set once: it can be neither cleared, changed nor extended",
 			func(f fx) error {
@@ -184,6 +233,29 @@ func rolloutOwnershipBypasses() []bypass {
 			}},
 		{"RO-6 editor removes the runtime-uid label", byApproval, operatorMeta,
 			func(f fx) error { return editor().label(f.newRollout(), "operator.aicr.run/runtime-uid", "") }},
+		{"RO-6 operator changes an evidence annotation already set", byApproval,
+			"RO-6: the operator.aicr.run/evidence annotation is set once, only by the operator",
+			func(f fx) error {
+				name := f.newRollout()
+				require.NoError(f.t, operatorClient().annotate(name, evidence, evidenceRef(digestA)))
+				return operatorClient().annotate(name, evidence, evidenceRef(digestB))
+			}},
+		{"RO-6 operator removes an evidence annotation already set", byApproval,
+			"RO-6: the operator.aicr.run/evidence annotation is set once, only by the operator",
+			func(f fx) error {
+				name := f.newRollout()
+				require.NoError(f.t, operatorClient().annotate(name, evidence, evidenceRef(digestA)))
+				return operatorClient().annotate(name, evidence, "")
+			}},
+		{"RO-6 editor removes the evidence annotation", byApproval,
+			"RO-6: the operator.aicr.run/evidence annotation is set once, only by the operator",
+			func(f fx) error {
+				name := f.newRollout()
+				require.NoError(f.t, operatorClient().annotate(name, evidence, evidenceRef(digestA)))
+				return editor().annotate(name, evidence, "")
+			}},
+		{"RO-6 approver adds another operator.aicr.run/ annotation", byApproval, operatorMeta,
+			func(f fx) error { return approver().annotate(f.newRollout(), "operator.aicr.run/plan-digest", digestB) }},
 		{"RO-6 editor sets the evidence annotation", byApproval,
 			"RO-6: the operator.aicr.run/evidence annotation is set once, only by the operator",
 			func(f fx) error {
@@ -301,4 +373,23 @@ func operatorPlan(t *testing.T) string {
 	cm := planConfigMap(cmName())
 	require.NoError(t, createCM(operatorClient(), cm), "the operator writes plan ConfigMaps (PLAN-8)")
 	return cm.GetName()
+}
+
+// TestADM1ChartServiceAccountsNeverApprove has the chart's own ServiceAccounts try to approve
+// one rollout: the validator with its cluster-admin grant and the Job identity bound to the
+// approver role (fixture) are refused with a message naming them, and a real approver then
+// approves the same rollout.
+func TestADM1ChartServiceAccountsNeverApprove(t *testing.T) {
+	t.Parallel()
+	needEnv(t)
+	name := newRollout(t)
+	for _, c := range []client{validatorClient(), jobsClient()} {
+		err := c.approve(name, c.user)
+		require.Error(t, err, "ADM-1: %s approved a rollout", c.user)
+		assert.Contains(t, err.Error(), "ADM-1: "+c.user+" is a ServiceAccount of the aicr-operator chart "+
+			"(AICR Jobs or deployment validation) and never changes spec.approval, whatever its grants")
+	}
+	require.NoError(t, approver().approve(name, approverUser), "ADM-1: an approver still approves")
+	by, _, _ := unstructured.NestedString(getRollout(t, name).Object, "spec", "approval", "approvedBy")
+	assert.Equal(t, approverUser, by)
 }

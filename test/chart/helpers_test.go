@@ -145,6 +145,20 @@ func (c client) label(name, key, value string) error {
 	return c.patch(name, map[string]any{"metadata": map[string]any{"labels": map[string]any{key: v}}})
 }
 
+// annotate sets (or with value "" removes) an annotation on the rollout as c.
+func (c client) annotate(name, key, value string) error {
+	var v any = value
+	if value == "" {
+		v = nil
+	}
+	return c.patch(name, map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: v}}})
+}
+
+// evidenceRef is an evidence annotation value for the evidence artifact of digest.
+func evidenceRef(digest string) string {
+	return "oci://registry.example.com/aicr/evidence@" + digest
+}
+
 // get reads the rollout as the administrator.
 func getRollout(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()

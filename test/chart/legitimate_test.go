@@ -2,6 +2,7 @@ package chart_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,6 +51,20 @@ func TestLegitimatePaths(t *testing.T) {
 		require.NoError(t, groupMember().acknowledge(name, first, [2]string{"nvsentinel", groupApprover}))
 		acks, _, _ := unstructured.NestedSlice(getRollout(t, name).Object, "spec", "approval", "acknowledgements")
 		assert.Len(t, acks, 2)
+	})
+	t.Run("ADM-2 RO-5 the acknowledgement check fits the CEL budget at 256 acknowledgements", func(t *testing.T) {
+		t.Parallel()
+		// Each new acknowledgement is compared with every old one by release and
+		// acknowledgedBy: 255 old and one new is the largest such request.
+		name := approvedRollout(t)
+		acks := make([][2]string, 255)
+		for i := range acks {
+			acks[i] = [2]string{fmt.Sprintf("release-%03d", i), approverUser}
+		}
+		require.NoError(t, approver().acknowledge(name, acks...))
+		require.NoError(t, groupMember().acknowledge(name, append(acks, [2]string{"release-255", groupApprover})...))
+		got, _, _ := unstructured.NestedSlice(getRollout(t, name).Object, "spec", "approval", "acknowledgements")
+		assert.Len(t, got, 256)
 	})
 	t.Run("RO-6 operator sets the outcome label and evidence once", func(t *testing.T) {
 		t.Parallel()

@@ -66,6 +66,22 @@ var (
 // operatorGroups are the groups the API server gives the operator's ServiceAccount.
 var operatorGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + releaseNamespace}
 
+// The chart's other ServiceAccounts (ADM-1): the AICR Jobs' identity in the Job namespace and
+// the deployment validators' identity, bound to cluster-admin because validation is enabled.
+const (
+	validationNS  = "aicr-validation"
+	validatorUser = "system:serviceaccount:" + validationNS + ":aicr-validator"
+	jobsUser      = "system:serviceaccount:" + jobsNS + ":aicr-jobs"
+)
+
+func validatorClient() client {
+	return as(validatorUser, "system:serviceaccounts", "system:serviceaccounts:"+validationNS)
+}
+
+func jobsClient() client {
+	return as(jobsUser, "system:serviceaccounts", "system:serviceaccounts:"+jobsNS)
+}
+
 func TestMain(m *testing.M) {
 	code := 1
 	defer func() { os.Exit(code) }()
@@ -307,6 +323,9 @@ func toAny(s []string) []any {
 // fixtures grant the non-chart test identities what lets their requests reach admission:
 // an editor of ClusterRuntime and RuntimeRollout without the approve subresource, a
 // ConfigMap writer in the operator namespace, and an approver scoped to another rollout.
+// They also bind the chart's approver role to the Job namespace's ServiceAccounts, as an
+// administrator listing a ServiceAccount group in approvers.groups would, so the aicr-jobs
+// identity reaches the approval policy with every grant an approver has (ADM-1).
 func fixtures() []*unstructured.Unstructured {
 	role := func(kind, namespace, name string, rules ...map[string]any) *unstructured.Unstructured {
 		o := object("rbac.authorization.k8s.io/v1", kind, namespace, name, nil)
@@ -335,6 +354,7 @@ func fixtures() []*unstructured.Unstructured {
 			rbacRule("operator.aicr.run", "runtimerollouts", []string{"get", "patch"}),
 			rbacRule("operator.aicr.run", "runtimerollouts/approve", []string{"update"}, "rollout-not-this-one")),
 		binding("ClusterRoleBinding", "", "test-scoped-approver", "ClusterRole", scopedUser),
+		jobsApprover(),
 	}
 }
 
@@ -349,5 +369,18 @@ func clusterRuntime() *unstructured.Unstructured {
 			"accelerated": map[string]any{"nodeSelector": map[string]any{"example.com/pool": "gpu"}},
 		},
 	}
+	return o
+}
+
+// jobsApprover binds the chart's aicr-operator-approver ClusterRole to the ServiceAccounts of
+// the Job namespace.
+func jobsApprover() *unstructured.Unstructured {
+	o := object("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "", "test-jobs-approver", nil)
+	o.Object["roleRef"] = map[string]any{
+		"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "aicr-operator-approver",
+	}
+	o.Object["subjects"] = []any{map[string]any{
+		"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:serviceaccounts:" + jobsNS,
+	}}
 	return o
 }

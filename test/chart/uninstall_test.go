@@ -2,7 +2,9 @@ package chart_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,8 +26,10 @@ var (
 )
 
 // TestHelmUninstallKeepsDurableObjects installs the chart on a control plane of its own and
-// uninstalls it: the CRDs, namespaces, AppProject, repo-creds Secret and approval policy stay
-// (CH-3), everything else, the approval binding included (ADM-5), goes.
+// uninstalls it: the CRDs, namespaces, AppProject, repo-creds Secret and the approval policy
+// with its binding stay (CH-3), and so do the plans policy and binding (PLAN-8: plan
+// ConfigMaps outlive uninstall); everything else goes. With its binding kept, the approval
+// policy still refuses a rollout create after uninstall (RO-14).
 func TestHelmUninstallKeepsDurableObjects(t *testing.T) {
 	t.Parallel()
 	needEnv(t)
@@ -54,14 +58,15 @@ func TestHelmUninstallKeepsDurableObjects(t *testing.T) {
 		{appProjectGVR, engineNS, "aicr"},
 		{secretGVR, engineNS, "aicr-registry"},
 		{policyGVR, "", "aicr-operator-approval"},
+		{bindingGVR, "", "aicr-operator-approval"},
+		{policyGVR, "", "aicr-operator-plans"},
+		{bindingGVR, "", "aicr-operator-plans"},
 	}
 	for _, k := range kept {
 		_, err := dyn.Resource(k.gvr).Namespace(k.namespace).Get(ctx, k.name, metav1.GetOptions{})
 		assert.NoError(t, err, "CH-3: %s %s survives helm uninstall", k.gvr.Resource, k.name)
 	}
 	gone := []ref{
-		{bindingGVR, "", "aicr-operator-approval"},
-		{policyGVR, "", "aicr-operator-plans"},
 		{policyGVR, "", "aicr-operator-clusterruntime"},
 		{deploymentGVR, releaseNamespace, "aicr-operator"},
 		{clusterRoleGVR, "", "aicr-operator"},
@@ -70,4 +75,15 @@ func TestHelmUninstallKeepsDurableObjects(t *testing.T) {
 		_, err := dyn.Resource(g.gvr).Namespace(g.namespace).Get(ctx, g.name, metav1.GetOptions{})
 		assert.True(t, apierrors.IsNotFound(err), "%s %s is removed by helm uninstall: %v", g.gvr.Resource, g.name, err)
 	}
+
+	// The kept binding still enforces the kept policy: nobody creates a rollout while the
+	// operator is uninstalled. Policies are compiled asynchronously, so poll (a dry run writes
+	// nothing).
+	o := rolloutObject("rollout-after-uninstall", withApproval)
+	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	var createErr error
+	assert.NoError(t, eventually(ctx, 30*time.Second, func() bool {
+		_, createErr = dyn.Resource(rolloutGVR).Create(ctx, o.DeepCopy(), dryRun)
+		return createErr != nil && strings.Contains(createErr.Error(), "RO-14:")
+	}), "RO-14: a rollout create after uninstall is refused: last error %v", createErr)
 }

@@ -33,16 +33,18 @@ func TestRenderDefaults(t *testing.T) {
 		{"Namespace", "", "aicr-validation"},
 		{"AppProject", "argocd", "aicr"},
 		{"ValidatingAdmissionPolicy", "", "aicr-operator-approval"},
+		// CH-3: the approval policy is kept with its binding, or it enforces nothing after
+		// uninstall; helm upgrade still recreates the binding after a restore (ADM-5).
+		{"ValidatingAdmissionPolicyBinding", "", "aicr-operator-approval"},
+		// PLAN-8: plan ConfigMaps outlive uninstall, so their policy and binding do too.
+		{"ValidatingAdmissionPolicy", "", "aicr-operator-plans"},
+		{"ValidatingAdmissionPolicyBinding", "", "aicr-operator-plans"},
 	}
 	for _, k := range kept {
 		o := find(objs, k[0], k[1], k[2])
 		require.NotNil(t, o, "%v rendered", k)
 		assert.Equal(t, "keep", o.GetAnnotations()["helm.sh/resource-policy"], "CH-3: %v survives uninstall", k)
 	}
-	binding := find(objs, "ValidatingAdmissionPolicyBinding", "", "aicr-operator-approval")
-	require.NotNil(t, binding)
-	assert.NotContains(t, binding.GetAnnotations(), "helm.sh/resource-policy",
-		"ADM-5: the binding is not kept, helm upgrade recreates it after a restore")
 	assert.Nil(t, find(objs, "Namespace", "", releaseNamespace), "the installer creates the release namespace")
 	assert.Nil(t, find(objs, "Secret", "argocd", "aicr-registry"), "static: the administrator provides repo-creds")
 	assert.Nil(t, find(objs, "ClusterRoleBinding", "", "aicr-operator-approver"), "no approvers, no binding")

@@ -25,6 +25,22 @@ system:serviceaccount:{{ .Release.Namespace }}:aicr-operator
 {{- end }}
 
 {{/*
+The usernames of the chart's other ServiceAccounts as a JSON list: aicr-jobs in each Job
+namespace and aicr-validator (bound to cluster-admin) in the validation namespace. The
+approval policy refuses spec.approval changes from them (ADM-1): they run AICR, not people.
+The validator is listed whether or not validation.enabled, so turning validation on later
+never widens who can approve.
+*/}}
+{{- define "aicr-operator.chartServiceAccountUsernames" -}}
+{{- $users := list -}}
+{{- range include "aicr-operator.jobNamespaces" . | fromJsonArray -}}
+{{- $users = append $users (printf "system:serviceaccount:%s:aicr-jobs" .) -}}
+{{- end -}}
+{{- $users = append $users (printf "system:serviceaccount:%s:aicr-validator" .Values.namespaces.validation.name) -}}
+{{- toJson (uniq $users) -}}
+{{- end }}
+
+{{/*
 The registry repository prefix without a trailing slash.
 */}}
 {{- define "aicr-operator.registry" -}}

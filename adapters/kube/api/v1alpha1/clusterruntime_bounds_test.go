@@ -46,6 +46,27 @@ func TestClusterRuntimeBounds(t *testing.T) {
 			cr.Spec.Placement.Accelerated.Tolerations = tolerations(n)
 		}, 16,
 			"spec.placement.accelerated.tolerations: Too many: 17: must have at most 16 items"},
+		{"CR-4 nodeSelector key prefix", func(cr *aicrv1alpha1.ClusterRuntime, n int) {
+			cr.Spec.Placement.System.NodeSelector = map[string]aicrv1alpha1.LabelValue{dnsPrefix(n) + "/pool": "system"}
+		}, 253, "nodeSelector keys must be valid Kubernetes label keys"},
+		{"CR-4 nodeSelector key name", func(cr *aicrv1alpha1.ClusterRuntime, n int) {
+			cr.Spec.Placement.System.NodeSelector = map[string]aicrv1alpha1.LabelValue{"example.com/" + strings.Repeat("k", n): "x"}
+		}, 63, "nodeSelector keys must be valid Kubernetes label keys"},
+		{"CR-4 accelerated nodeSelector entries", func(cr *aicrv1alpha1.ClusterRuntime, n int) {
+			cr.Spec.Placement.Accelerated.NodeSelector = labels(n)
+		}, 16, "spec.placement.accelerated.nodeSelector: Too many: 17: must have at most 16 items"},
+		{"CR-4 accelerated nodeSelector value", func(cr *aicrv1alpha1.ClusterRuntime, n int) {
+			cr.Spec.Placement.Accelerated.NodeSelector = map[string]aicrv1alpha1.LabelValue{"pool": aicrv1alpha1.LabelValue(strings.Repeat("v", n))}
+		}, 63, "spec.placement.accelerated.nodeSelector.pool: Too long: may not be more than 63 bytes"},
+		{"CR-4 system tolerations", func(cr *aicrv1alpha1.ClusterRuntime, n int) {
+			cr.Spec.Placement.System.Tolerations = tolerations(n)
+		}, 16, "spec.placement.system.tolerations: Too many: 17: must have at most 16 items"},
+		{"CR-4 system toleration key", func(cr *aicrv1alpha1.ClusterRuntime, n int) {
+			cr.Spec.Placement.System.Tolerations = []aicrv1alpha1.Toleration{{Key: strings.Repeat("k", n), Operator: "Exists"}}
+		}, 317, "spec.placement.system.tolerations[0].key: Too long: may not be more than 317 bytes"},
+		{"CR-4 system toleration value", func(cr *aicrv1alpha1.ClusterRuntime, n int) {
+			cr.Spec.Placement.System.Tolerations = []aicrv1alpha1.Toleration{{Key: "dedicated", Value: strings.Repeat("v", n)}}
+		}, 63, "spec.placement.system.tolerations[0].value: Too long: may not be more than 63 bytes"},
 		{"CR-4 tcpxoInterfaces", func(cr *aicrv1alpha1.ClusterRuntime, n int) { cr.Spec.Configuration = withGKE(tcpxo(n)) }, 16,
 			"spec.configuration.gke.tcpxoInterfaces: Too many: 17: must have at most 16 items"},
 		{"CR-4 tcpxoInterfaces[].interfaceName", func(cr *aicrv1alpha1.ClusterRuntime, n int) {
@@ -65,4 +86,18 @@ func TestClusterRuntimeBounds(t *testing.T) {
 		)
 	}
 	runRuntimeCases(t, cases)
+}
+
+// dnsPrefix is a DNS subdomain of n characters: labels of at most 63 characters joined by dots.
+func dnsPrefix(n int) string {
+	var parts []string
+	for n > 0 {
+		size := min(n, 63)
+		if n-size == 1 {
+			size-- // a last label of one character after its dot keeps the total at n
+		}
+		parts = append(parts, strings.Repeat(string(rune('a'+len(parts))), size))
+		n -= size + 1
+	}
+	return strings.Join(parts, ".")
 }

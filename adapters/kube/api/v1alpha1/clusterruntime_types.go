@@ -134,6 +134,8 @@ type Toleration struct {
 	// Operator is Exists or Equal (default Equal).
 	// +optional
 	// +kubebuilder:validation:Enum=Exists;Equal
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=6
 	Operator corev1.TolerationOperator `json:"operator,omitempty"`
 	// Value is the taint value the toleration matches.
 	// +optional
@@ -142,6 +144,8 @@ type Toleration struct {
 	// Effect is the taint effect to match; empty matches all effects.
 	// +optional
 	// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=16
 	Effect corev1.TaintEffect `json:"effect,omitempty"`
 	// TolerationSeconds bounds how long a NoExecute taint is tolerated.
 	// +optional
@@ -150,6 +154,7 @@ type Toleration struct {
 
 // SelectionPolicy decides which resolved plan becomes the target.
 // +kubebuilder:validation:Enum=Latest;Pinned
+// +kubebuilder:validation:MaxLength=6
 type SelectionPolicy string
 
 const (
@@ -226,6 +231,7 @@ type TCPXOInterface struct {
 
 // DeploymentValidation is the deployment-validation policy.
 // +kubebuilder:validation:Enum=Required;Disabled
+// +kubebuilder:validation:MaxLength=8
 type DeploymentValidation string
 
 const (

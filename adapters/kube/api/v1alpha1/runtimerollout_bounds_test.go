@@ -1,8 +1,14 @@
 package v1alpha1_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 )
@@ -56,6 +62,18 @@ func TestRuntimeRolloutApprovalBounds(t *testing.T) {
 			revoke(ro)
 			ro.Spec.Approval.RevokeReason = long(n)
 		}, 1024, "spec.approval.revokeReason: Too long: may not be more than 1024 bytes"},
+		{"RO-5 acknowledgements[].release", updates(approve), func(ro *aicrv1alpha1.RuntimeRollout, n int) {
+			acknowledge(strings.Repeat("r", n))(ro)
+		}, 53, "spec.approval.acknowledgements[0].release: Too long: may not be more than 53 bytes"},
+		{"RO-5 acknowledgements[].acknowledgedBy", updates(approve), func(ro *aicrv1alpha1.RuntimeRollout, n int) {
+			acknowledge("gpu-operator")(ro)
+			ro.Spec.Approval.Acknowledgements[0].AcknowledgedBy = long(n)
+		}, 1024, "spec.approval.acknowledgements[0].acknowledgedBy: Too long: may not be more than 1024 bytes"},
+		{"RO-5 acknowledgements", updates(approve), func(ro *aicrv1alpha1.RuntimeRollout, n int) {
+			for _, s := range steps(n, 8) {
+				acknowledge(s.Release)(ro)
+			}
+		}, 256, "spec.approval.acknowledgements: Too many: 257: must have at most 256 items"},
 	}
 	var cases []rolloutUpdateCase
 	for _, b := range bounds {
@@ -81,6 +99,10 @@ func TestRuntimeRolloutStatusBounds(t *testing.T) {
 			"status.releases: Too many: 257: must have at most 256 items"},
 		{"RO-5 status release ID", func(ro *aicrv1alpha1.RuntimeRollout, n int) { ro.Status.Releases = releases(1, n) }, 53,
 			"status.releases[0].release: Too long: may not be more than 53 bytes"},
+		{"RO-5 status.releases[].message", func(ro *aicrv1alpha1.RuntimeRollout, n int) {
+			ro.Status.Releases = releases(1, 8)
+			ro.Status.Releases[0].Message = strings.Repeat("m", n)
+		}, 1024, "status.releases[0].message: Too long: may not be more than 1024 bytes"},
 		{"RO-5 status.message", func(ro *aicrv1alpha1.RuntimeRollout, n int) { ro.Status.Message = strings.Repeat("m", n) }, 1024,
 			"status.message: Too long: may not be more than 1024 bytes"},
 		{"RO-5 status.conditions", func(ro *aicrv1alpha1.RuntimeRollout, n int) { ro.Status.Conditions = conditions(n, 8) }, 16,
@@ -98,4 +120,62 @@ func TestRuntimeRolloutStatusBounds(t *testing.T) {
 		)
 	}
 	runRolloutUpdates(t, cases)
+}
+
+// TestRuntimeRolloutReleaseIDs checks that release IDs are Helm release names (RO-5): lowercase
+// letters, digits, dashes and dots. An acknowledgement release with = in it could otherwise
+// pose as another acknowledgement to a rule that joins release and user (ADM-2).
+func TestRuntimeRolloutReleaseIDs(t *testing.T) {
+	t.Parallel()
+	pattern := "should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'"
+	stepRelease := func(id string) func(ro *aicrv1alpha1.RuntimeRollout) {
+		return func(ro *aicrv1alpha1.RuntimeRollout) { ro.Spec.Steps[0].Release = id }
+	}
+	runRolloutCreates(t, []rolloutCreateCase{
+		{name: "RO-5 a step release with dots and dashes is accepted", mutate: stepRelease("kube-prometheus-stack.v2")},
+		{name: "RO-5 an uppercase step release is refused", mutate: stepRelease("GPU-Operator"),
+			wantErr: "spec.steps[0].release in body " + pattern},
+		{name: "RO-5 a step release with = is refused", mutate: stepRelease("gpu-operator=x"),
+			wantErr: "spec.steps[0].release in body " + pattern},
+		{name: "RO-5 a step release ending in a dash is refused", mutate: stepRelease("gpu-operator-"),
+			wantErr: "spec.steps[0].release in body " + pattern},
+	})
+	runRolloutUpdates(t, []rolloutUpdateCase{
+		{name: "RO-5 ADM-2 an acknowledgement release with = is refused", setup: updates(approve),
+			change:  acknowledge("gpu-operator=x"),
+			wantErr: "spec.approval.acknowledgements[0].release in body " + pattern},
+		{name: "RO-5 an uppercase acknowledgement release is refused", setup: updates(approve),
+			change:  acknowledge("GPU-Operator"),
+			wantErr: "spec.approval.acknowledgements[0].release in body " + pattern},
+	})
+}
+
+// TestRuntimeRolloutDateTimeBounds checks the maxLength PLAT-8 gives date-time strings: the
+// longest RFC 3339 form clients write (nanoseconds and an offset, 35 characters) is accepted,
+// one more fractional digit, which the date-time format alone accepts, is refused.
+func TestRuntimeRolloutDateTimeBounds(t *testing.T) {
+	t.Parallel()
+	const longest = "2026-12-01T12:00:00.123456789+00:00"
+	const tooLong = "2026-12-01T12:00:00.1234567890+00:00"
+	require.Len(t, longest, 35)
+	cases := []struct {
+		name    string
+		value   string
+		wantErr string
+	}{
+		{"PLAT-8 RO-5 spec.deadline at 35 characters is accepted", longest, ""},
+		{"PLAT-8 RO-5 spec.deadline over 35 characters is refused", tooLong,
+			"spec.deadline: Too long: may not be more than 35 bytes"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(validRollout(t))
+			require.NoError(t, err)
+			u := &unstructured.Unstructured{Object: raw}
+			u.SetGroupVersionKind(aicrv1alpha1.GroupVersion.WithKind("RuntimeRollout"))
+			require.NoError(t, unstructured.SetNestedField(u.Object, tc.value, "spec", "deadline"))
+			expectAdmission(t, k8s.Create(context.Background(), u, client.DryRunAll), tc.wantErr)
+		})
+	}
 }

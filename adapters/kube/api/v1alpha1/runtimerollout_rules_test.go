@@ -89,6 +89,28 @@ func TestRuntimeRolloutImmutableSpec(t *testing.T) {
 			wantErr: "spec.startingInventoryDigest is immutable",
 		},
 		{
+			name:    "RO-3 startingInventoryDigest cannot be cleared",
+			change:  func(ro *aicrv1alpha1.RuntimeRollout) { ro.Spec.StartingInventoryDigest = "" },
+			wantErr: "spec.startingInventoryDigest is immutable",
+		},
+		{
+			name:    "RO-3 an assessmentDigest already set cannot be changed",
+			create:  withAssessment,
+			change:  func(ro *aicrv1alpha1.RuntimeRollout) { ro.Spec.AssessmentDigest = digestOf("other report") },
+			wantErr: "spec.assessmentDigest is immutable",
+		},
+		{
+			name:    "RO-3 an assessmentDigest already set cannot be cleared",
+			create:  withAssessment,
+			change:  func(ro *aicrv1alpha1.RuntimeRollout) { ro.Spec.AssessmentDigest = "" },
+			wantErr: "spec.assessmentDigest is immutable",
+		},
+		{
+			name:   "RO-3 a rollout with an assessmentDigest is still approved",
+			create: withAssessment,
+			change: approve,
+		},
+		{
 			name:    "RO-3 assessmentDigest cannot be added",
 			change:  func(ro *aicrv1alpha1.RuntimeRollout) { ro.Spec.AssessmentDigest = digestOf("report") },
 			wantErr: "spec.assessmentDigest is immutable",
@@ -122,3 +144,6 @@ func TestRuntimeRolloutImmutableSpec(t *testing.T) {
 		},
 	})
 }
+
+// withAssessment gives the rollout an assessment report digest at creation.
+func withAssessment(ro *aicrv1alpha1.RuntimeRollout) { ro.Spec.AssessmentDigest = digestOf("report") }

@@ -4,6 +4,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // Phase is where a rollout is.
 // +kubebuilder:validation:Enum=Pending;AwaitingApproval;Progressing;AwaitingAcknowledgement;Validating;Succeeded;Failed;Expired;Revoked;Superseded;Orphaned
+// +kubebuilder:validation:MaxLength=23
 type Phase string
 
 // Rollout phases; the last six are outcomes, mirrored in the outcome label.
@@ -34,6 +35,7 @@ const (
 
 // ReleaseState is what the operator observed of one step's release.
 // +kubebuilder:validation:Enum=Pending;InFlight;Ready;Failed;Removed;Skipped;Unknown
+// +kubebuilder:validation:MaxLength=8
 type ReleaseState string
 
 // RuntimeRolloutStatus holds observations rebuilt from the outcome label and engine objects.
@@ -68,9 +70,13 @@ type RuntimeRolloutStatus struct {
 	Releases []ReleaseStatus `json:"releases,omitempty"`
 	// StartedAt is when the first step started.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=35
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// CompletedAt is when the rollout reached its outcome.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=35
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 	// ValidationRun names the deployment-validation run of this rollout.
 	// +optional
@@ -90,6 +96,8 @@ type ReleaseStatus struct {
 	State ReleaseState `json:"state"`
 	// StartedAt is when the operator wrote the release's engine object for this rollout.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=35
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 	// Message is the engine's detail, safe to show to users.
 	// +optional

@@ -76,6 +76,8 @@ type RuntimeRolloutSpec struct {
 	AssessmentDigest string `json:"assessmentDigest,omitempty"`
 	// Deadline is when the rollout expires if it has not finished.
 	// +required
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=35
 	Deadline metav1.Time `json:"deadline"`
 	// ApprovalRequired is true when a step needs human approval before it runs.
 	// +optional
@@ -92,6 +94,7 @@ type RuntimeRolloutSpec struct {
 
 // Operation is what a step does to its release.
 // +kubebuilder:validation:Enum=Install;Upgrade;Verify;Remove;Adopt
+// +kubebuilder:validation:MaxLength=7
 type Operation string
 
 const (
@@ -109,14 +112,17 @@ const (
 
 // Assessment is AICR's upgrade-check verdict for a step.
 // +kubebuilder:validation:Enum=safe;manual;blocked;unknown;unversioned;none
+// +kubebuilder:validation:MaxLength=11
 type Assessment string
 
 // Step is one release action of a rollout.
 type Step struct {
-	// Release is the plan release ID (the Helm release name).
+	// Release is the plan release ID: a Helm release name (lowercase, dots and dashes,
+	// at most 53 characters).
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=53
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Release string `json:"release"`
 	// Operation is what the step does.
 	// +required
@@ -143,6 +149,8 @@ type Approval struct {
 	ApprovedBy string `json:"approvedBy,omitempty"`
 	// ExpiresAt is when the approval ends; it cannot be extended.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=35
 	ExpiresAt *metav1.Time `json:"expiresAt,omitempty"`
 	// Reason says why the approver approved.
 	// +optional
@@ -156,6 +164,8 @@ type Approval struct {
 	RevokedBy string `json:"revokedBy,omitempty"`
 	// RevokedAt is when the approval was revoked.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=35
 	RevokedAt *metav1.Time `json:"revokedAt,omitempty"`
 	// RevokeReason says why the approval was revoked.
 	// +optional
@@ -174,10 +184,11 @@ type Approval struct {
 // Acknowledgement records that an approver did a release's post-apply steps.
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="acknowledgements are append-only: an acknowledgement cannot be changed"
 type Acknowledgement struct {
-	// Release is the acknowledged release ID.
+	// Release is the acknowledged release ID, a Helm release name like the steps.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=53
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Release string `json:"release"`
 	// AcknowledgedBy is the approver's username, as the API server reports it.
 	// +required
@@ -186,6 +197,8 @@ type Acknowledgement struct {
 	AcknowledgedBy string `json:"acknowledgedBy"`
 	// AcknowledgedAt is when the acknowledgement was given.
 	// +required
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=35
 	AcknowledgedAt metav1.Time `json:"acknowledgedAt"`
 }
 

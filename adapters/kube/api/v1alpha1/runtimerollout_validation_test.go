@@ -79,10 +79,11 @@ func then(steps ...func(ro *aicrv1alpha1.RuntimeRollout)) func(ro *aicrv1alpha1.
 	}
 }
 
-// rolloutUpdateCase creates a rollout, applies each setup mutation with its own real update
+// rolloutUpdateCase creates a rollout (adjusted by create), applies each setup mutation with its own real update
 // (each must be accepted), then checks that the API server accepts or refuses change (dry run).
 type rolloutUpdateCase struct {
 	name    string
+	create  func(ro *aicrv1alpha1.RuntimeRollout) // adjusts the rollout before it is created
 	setup   []func(ro *aicrv1alpha1.RuntimeRollout)
 	change  func(ro *aicrv1alpha1.RuntimeRollout)
 	status  bool // change is written through the status subresource
@@ -96,6 +97,9 @@ func runRolloutUpdates(t *testing.T, cases []rolloutUpdateCase) {
 			t.Parallel()
 			ctx := context.Background()
 			ro := validRollout(t)
+			if tc.create != nil {
+				tc.create(ro)
+			}
 			require.NoError(t, k8s.Create(ctx, ro))
 			t.Cleanup(func() { require.NoError(t, client.IgnoreNotFound(k8s.Delete(ctx, ro))) })
 			for _, setup := range tc.setup {
