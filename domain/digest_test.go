@@ -119,4 +119,13 @@ func TestBuildPlan_Bounds(t *testing.T) {
 	ok := release("a2345678901234567890123456789012345678901234567890123") // 53 chars
 	_, err = domain.BuildPlan(domain.PlanInput{Bundle: v1Bundle(ok)})
 	require.NoError(t, err)
+
+	for _, name := range []string{"GPU-operator", "gpu_operator", "gpu-operator-", "a..b", "x=y"} {
+		_, err = domain.BuildPlan(domain.PlanInput{Bundle: v1Bundle(release(name))})
+		require.ErrorAs(t, err, &se, name)
+		assert.Equal(t, domain.StallAICRArtifactUnsupported, se.Stall.Reason, name)
+		assert.Contains(t, se.Stall.Message, "is not a Helm release name", name)
+	}
+	_, err = domain.BuildPlan(domain.PlanInput{Bundle: v1Bundle(release("kube-prometheus.stack-2"))})
+	require.NoError(t, err, "dots and digits are Helm release names")
 }

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/nvidia/aicr-operator/ports"
@@ -72,8 +73,9 @@ type PlanInput struct {
 }
 
 // BuildPlan validates a bundle and builds its plan. Refusals are returned as
-// a *StallError: AICRArtifactUnsupported for a legacy layout or an AICR
-// version outside SupportedAICRRange, ContentTooLarge for more than
+// a *StallError: AICRArtifactUnsupported for a legacy layout, an AICR
+// version outside SupportedAICRRange or a release ID that is not a Helm
+// release name, ContentTooLarge for more than
 // MaxReleases releases, an ID longer than MaxReleaseIDLength or an encoded
 // plan larger than MaxPlanBytes, ChartSourceUnsupported for a repository that
 // is neither https:// nor oci://. A dependency on a component that is not in
@@ -128,10 +130,18 @@ func BuildPlan(in PlanInput) (*Plan, error) {
 	return p, p.seal()
 }
 
+// helmReleaseName is what Helm accepts as a release name (and the RuntimeRollout CRD as a
+// release ID): lowercase DNS labels joined by dots.
+var helmReleaseName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
 func checkRelease(br ports.BundleRelease) error {
 	if len(br.Name) > MaxReleaseIDLength {
 		return stallErr(StallContentTooLarge,
 			fmt.Sprintf("release ID %q has %d characters, Helm allows %d", br.Name, len(br.Name), MaxReleaseIDLength))
+	}
+	if !helmReleaseName.MatchString(br.Name) {
+		return stallErr(StallAICRArtifactUnsupported,
+			fmt.Sprintf("release ID %q is not a Helm release name (lowercase letters, digits, - and . only)", br.Name))
 	}
 	if br.Kind == ports.KindUpstream && !strings.HasPrefix(br.Chart.Repository, "https://") &&
 		!strings.HasPrefix(br.Chart.Repository, "oci://") {
