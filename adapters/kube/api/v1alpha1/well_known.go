@@ -42,6 +42,9 @@ const (
 	// highest when the operator created it. Unlike creationTimestamp it survives a restore, so
 	// the newest Succeeded rollout, whose target is the active plan, is still known (RO-13).
 	AnnotationSequence = Prefix + "sequence"
+	// AnnotationOutcomeMessage is why a rollout ended, set by the operator with the outcome
+	// label, so a status lost to a crash before it was written, or to a restore, keeps it (RO-6).
+	AnnotationOutcomeMessage = Prefix + "outcome-message"
 	// AnnotationEvidence is set once, by the operator, to a validated rollout's evidence digest.
 	AnnotationEvidence = Prefix + "evidence"
 	// AnnotationResolveRequestedAt asks for a new resolution with a new snapshot (CR-11).
