@@ -15,9 +15,9 @@ import (
 )
 
 // persist writes what the decisions changed: first, when the rollout ended, the outcome label
-// (and the evidence annotation of a validated success) with a patch whose precondition is the
-// resourceVersion, so both are set once (RO-6); then the status, only when it changed; then
-// the Events of the decisions.
+// with the message saying why (and the evidence annotation of a validated success) with a
+// patch whose precondition is the resourceVersion, so they are set once (RO-6); then the
+// status, only when it changed; then the Events of the decisions.
 func (r *RolloutReconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, out domain.Outcome,
 	decisions []decision) error {
 	prevStall := meta.FindStatusCondition(ro.Status.Conditions, condStalled)
@@ -27,10 +27,13 @@ func (r *RolloutReconciler) persist(ctx context.Context, ro *aicrv1alpha1.Runtim
 			ro.Labels = map[string]string{}
 		}
 		ro.Labels[aicrv1alpha1.LabelOutcome] = string(out.Phase())
+		if ro.Annotations == nil {
+			ro.Annotations = map[string]string{}
+		}
+		if out.Status.Message != "" {
+			ro.Annotations[aicrv1alpha1.AnnotationOutcomeMessage] = truncate(out.Status.Message)
+		}
 		if out.EvidenceDigest != "" {
-			if ro.Annotations == nil {
-				ro.Annotations = map[string]string{}
-			}
 			ro.Annotations[aicrv1alpha1.AnnotationEvidence] = string(out.EvidenceDigest)
 		}
 		if err := r.client.Patch(ctx, ro, patch); err != nil {
@@ -94,17 +97,24 @@ func eventReason(from, to domain.RolloutStatus) (EventReason, string) {
 	return EventEngineSuspended, corev1.EventTypeNormal
 }
 
-// settleEnded handles a rollout carrying its outcome label: a restored rollout without status
-// rebuilds its phase from the label and records each release of its steps as Unknown (RO-13).
+// settleEnded handles a rollout carrying its outcome label whose status does not say so: a
+// crash came between the label and the status, or a restored rollout came back without status.
+// The message is the one recorded with the label; a restored rollout records each release of
+// its steps as Unknown (RO-6, RO-13).
 func (r *RolloutReconciler) settleEnded(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) error {
 	outcome := aicrv1alpha1.Phase(ro.Labels[aicrv1alpha1.LabelOutcome])
 	if ro.Status.Phase == outcome {
 		return nil
 	}
 	restored := ro.Status.Phase == ""
-	st := domain.RolloutStatus{Phase: domain.Phase(outcome), Message: ro.Status.Message}
-	if restored {
+	st := domain.RolloutStatus{Phase: domain.Phase(outcome), Message: ro.Annotations[aicrv1alpha1.AnnotationOutcomeMessage]}
+	switch {
+	case restored && st.Message != "":
+		st.Message = "restored: " + st.Message
+	case restored:
 		st.Message = "restored: phase rebuilt from the outcome label"
+	case st.Message == "":
+		st.Message = ro.Status.Message
 	}
 	status := toStatus(ro, st, nil, r.ports.Clock.Now())
 	if restored {

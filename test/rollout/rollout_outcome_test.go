@@ -1,0 +1,52 @@
+package rollout_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+// The message saying why a rollout ended is recorded with its outcome label, so a crash
+// between the label and the status, or a restore without status, does not lose it (RO-6,
+// RO-13).
+func TestRolloutOutcomeMessageSurvivesTheStatus(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	uid, _ := h.installed(nil)
+	_, ro := h.upgrade(uid)
+	h.setCandidate(h.writePlan(h.fixturePlan(fixtureInstall, uid)), metav1.Condition{})
+	ended := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSuperseded)
+	why := ended.Annotations[aicrv1alpha1.AnnotationOutcomeMessage]
+	require.NotEmpty(t, why)
+	assert.Equal(t, ended.Status.Message, why)
+	h.stop()
+
+	ctx := context.Background()
+	stale := h.rollout(ro.Name)
+	stale.Status.Phase, stale.Status.Message = aicrv1alpha1.PhaseAwaitingApproval, "waiting for an approver"
+	require.NoError(t, k8s.Status().Update(ctx, stale), "the status as a crash after the label left it")
+	h.start()
+	h.waitPhase(ro.Name, aicrv1alpha1.PhaseSuperseded)
+	assert.Equal(t, why, h.rollout(ro.Name).Status.Message, "the recorded message, not the stale one")
+	h.stop()
+
+	backup := h.rollout(ro.Name)
+	require.NoError(t, k8s.Delete(ctx, backup))
+	require.Eventually(t, func() bool {
+		return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Name: ro.Name}, &aicrv1alpha1.RuntimeRollout{}))
+	}, waitFor, tick)
+	require.NoError(t, k8s.Create(ctx, &aicrv1alpha1.RuntimeRollout{
+		ObjectMeta: metav1.ObjectMeta{Name: backup.Name, Labels: backup.Labels, Annotations: backup.Annotations},
+		Spec:       backup.Spec,
+	}))
+	h.start()
+	h.waitPhase(ro.Name, aicrv1alpha1.PhaseSuperseded)
+	assert.Equal(t, "restored: "+why, h.rollout(ro.Name).Status.Message)
+}
