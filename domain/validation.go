@@ -3,13 +3,21 @@ package domain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"strconv"
+	"strings"
 
 	"github.com/nvidia/aicr-operator/ports"
 )
 
 // validationRecipeFile is the validation recipe's file among the validation job's inputs.
 const validationRecipeFile = "recipe.yaml"
+
+// MaxValidationAttempts bounds the runs of one rollout's deployment validation: a run that
+// ends transiently (AICR exit 6, 7 or 9: unavailable, rate limited, killed) starts a fresh
+// one, at most this many in all, before the rollout fails (RES-4, RO-10).
+const MaxValidationAttempts = 3
 
 // validate runs AICR deployment validation as a job and records evidence (RO-10).
 func (r *Rollout) validate(ctx context.Context, p Ports, env Environment) (Outcome, error) {
@@ -28,10 +36,38 @@ func (r *Rollout) validate(ctx context.Context, p Ports, env Environment) (Outco
 	case ports.JobSucceeded:
 		return r.validated(ctx, p, env, ref)
 	case ports.JobFailed:
-		return r.end(PhaseFailed, "deployment validation run "+ref.Name+" failed: "+st.Message), nil
+		return r.validationFailed(ref, st), nil
 	case ports.JobRunning:
 	}
 	return Outcome{Status: r.status, RequeueAfter: pollInterval}, nil
+}
+
+// validationFailed retries a run that ended transiently under the next attempt name, while
+// attempts remain; any other failed run fails the rollout.
+func (r *Rollout) validationFailed(ref ports.JobRef, st ports.JobStatus) Outcome {
+	code := st.ExitCode
+	if code == 0 {
+		code = 9 // killed before AICR exited
+	}
+	exit := ClassifyAICRExit(code, st.FailureLog)
+	attempt := validationAttempt(r.spec.Name, ref.Name)
+	if !exit.Transient || attempt >= MaxValidationAttempts {
+		return r.end(PhaseFailed, "deployment validation run "+ref.Name+" failed: "+st.Message)
+	}
+	r.status.ValidationRun = r.spec.Name + validationSuffix + "-" + strconv.Itoa(attempt+1)
+	r.status.Message = fmt.Sprintf("%s ended %s (exit code %d); retrying as %s",
+		ValidationMessage(r.spec.Name, ref.Name), exit.Category, st.ExitCode, r.status.ValidationRun)
+	return Outcome{Status: r.status, RequeueAfter: pollInterval, Event: r.status.Message}
+}
+
+// validationAttempt is the attempt number of run: 1 for <rollout>-validate, n for
+// <rollout>-validate-<n>.
+func validationAttempt(rollout, run string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(run, rollout+validationSuffix+"-"))
+	if err != nil || n < 2 {
+		return 1
+	}
+	return n
 }
 
 // validationJob is `aicr validate` of the deployment phase against the target plan's

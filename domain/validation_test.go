@@ -173,3 +173,46 @@ func TestAdvance_ValidationExitCodeFails(t *testing.T) {
 	assert.Equal(t, domain.PhaseFailed, out.Phase())
 	assert.Equal(t, "deployment validation run "+validationRun+" failed: readiness pre-flight failed", out.Status.Message)
 }
+
+// TestAdvance_ValidationRetriesATransientEnd: a run that ended transiently (AICR exit 6, 7 or
+// 9, or killed before AICR exited) starts a fresh run under the next attempt name, at most
+// MaxValidationAttempts runs in all; the last one, or any other failure, fails the rollout
+// (RES-4, RO-10).
+func TestAdvance_ValidationRetriesATransientEnd(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		run      string
+		exitCode int
+		wantRun  string
+	}{
+		{"unavailable", validationRun, 6, validationRun + "-2"},
+		{"rate limited", validationRun, 7, validationRun + "-2"},
+		{"canceled", validationRun + "-2", 9, validationRun + "-3"},
+		{"killed before AICR exited", validationRun, 0, validationRun + "-2"},
+		{"last attempt", validationRun + "-3", 6, ""},
+		{"invalid request", validationRun, 2, ""},
+		{"internal", validationRun, 8, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			e := env(t)
+			e.ValidationRequired = true
+			r.clock.Now().Return(t0).AnyTimes()
+			r.jobs.Status(gomock.Any(), ports.JobRef{Name: tc.run}).
+				Return(ports.JobStatus{State: ports.JobFailed, ExitCode: tc.exitCode, Message: "run ended"}, nil)
+			st := validating()
+			st.ValidationRun = tc.run
+			out := advance(t, p, rollout(t, spec(t), st), e)
+			if tc.wantRun == "" {
+				assert.Equal(t, domain.PhaseFailed, out.Phase())
+				assert.Equal(t, "deployment validation run "+tc.run+" failed: run ended", out.Status.Message)
+				return
+			}
+			assert.Equal(t, domain.PhaseValidating, out.Phase())
+			assert.Equal(t, tc.wantRun, out.Status.ValidationRun)
+			assert.Contains(t, out.Status.Message, "retrying as "+tc.wantRun)
+		})
+	}
+}

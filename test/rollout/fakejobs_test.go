@@ -113,3 +113,10 @@ func (r *fakeRegistry) pushed(d ports.Digest) (ports.Evidence, bool) {
 	ev, ok := r.evidence[d]
 	return ev, ok
 }
+
+// fail ends the Job Failed with AICR's exit code and msg.
+func (j *fakeJobs) fail(name string, exitCode int, msg string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.jobs[name] = ports.JobStatus{State: ports.JobFailed, ExitCode: exitCode, Message: msg}
+}

@@ -97,8 +97,24 @@ func TestRolloutValidationFailure(t *testing.T) {
 	h := newHarness(t, true)
 	h.start()
 	_, ro := h.validating(nil)
-	h.jobs.finish(ro.Name+"-validate", ports.JobFailed, "readiness pre-flight failed", nil)
+	h.jobs.fail(ro.Name+"-validate", 8, "readiness pre-flight failed")
 	h.waitValidationFailed(ro.Name, "readiness pre-flight failed")
+}
+
+// A validation run that ended transiently (here AICR exit 6, unavailable) starts a fresh run,
+// whose passing report validates the rollout (RES-4, RO-10).
+func TestRolloutValidationRetriesATransientEnd(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	_, ro := h.validating(nil)
+	h.jobs.fail(ro.Name+"-validate", 6, "service unavailable")
+	retry := ro.Name + "-validate-2"
+	require.Eventually(t, func() bool { _, started := h.jobs.spec(retry); return started }, waitFor, tick,
+		"a fresh run starts")
+	assert.Equal(t, retry, h.rollout(ro.Name).Status.ValidationRun)
+	h.jobs.finish(retry, ports.JobSucceeded, "", ctrfReport(t, "validate-deployment-passed.ctrf.json"))
+	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
+	assert.NotEmpty(t, done.Annotations[aicrv1alpha1.AnnotationEvidence])
 }
 
 // A completed run whose CTRF report records failed checks ends the rollout Failed, naming the
