@@ -139,16 +139,16 @@ func releaseStates(ro *aicrv1alpha1.RuntimeRollout, st domain.RolloutStatus, pre
 		}
 		seen[s.Release] = true
 		r := byID[s.Release]
-		r.Release = s.Release
+		r.Release, r.Message = s.Release, ""
 		switch {
 		case i < st.Step && s.Operation == aicrv1alpha1.OperationRemove:
 			r.State = releaseRemoved
 		case i < st.Step:
 			r.State = releaseReady
 		case i == st.Step && st.Phase == domain.PhaseFailed && !st.StepStartedAt.IsZero():
-			r.State = releaseFailed
+			r.State, r.Message = releaseFailed, truncate(st.Message)
 		case i == st.Step && !st.StepStartedAt.IsZero():
-			r.State, r.StartedAt = releaseInFlight, &metav1.Time{Time: st.StepStartedAt}
+			r.State, r.StartedAt, r.Message = releaseInFlight, &metav1.Time{Time: st.StepStartedAt}, truncate(st.Message)
 		case r.State == releaseUnknown:
 		default:
 			r.State = releasePending
