@@ -137,6 +137,49 @@ func TestDescribe_ReportNotMatchingTheRecordedDigest(t *testing.T) {
 	assert.Equal(t, "warning: upgrade-check report aicr-system/"+missing+" not found\n", r.stderr)
 }
 
+// TestDescribe_ReportVerifiedAgainstTheRecordedDigest: a ConfigMap under the name of the
+// recorded digest is shown only if it is an upgrade-check report whose content has that
+// digest; otherwise describe warns and prints Assessment: none (CLI-2).
+func TestDescribe_ReportVerifiedAgainstTheRecordedDigest(t *testing.T) {
+	needEnv(t)
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("testdata", "report.json"))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		labels map[string]string
+		want   func(cm, recorded string) string
+	}{
+		{"content of another digest", map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleAssessment},
+			func(cm, recorded string) string {
+				return "warning: upgrade-check report aicr-system/" + cm + " has digest " + configdoc.ContentDigest(raw) +
+					", the rollout records " + recorded + "\n"
+			}},
+		{"not labelled a report", nil, func(cm, _ string) string {
+			return "warning: configmap aicr-system/" + cm + " is not an upgrade-check report\n"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ro := newRollout()
+			ro.Spec.AssessmentDigest = digestOf("recorded report: " + tc.name)
+			cmName, err := configdoc.AssessmentConfigMapName(ro.Spec.AssessmentDigest)
+			require.NoError(t, err)
+			require.NoError(t, clientFor(operatorConfig()).Create(context.Background(), &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: cmName, Namespace: operatorNS, Labels: tc.labels},
+				Data:       map[string]string{configdoc.ReportKey: string(raw)},
+			}))
+			name := fixture{ro: ro}.create(t)
+
+			r := run(approverUser, "describe", name, "-n", operatorNS)
+
+			require.Equal(t, 0, r.code)
+			assert.Contains(t, r.stdout, "\nAssessment: none\n")
+			assert.Equal(t, tc.want(cmName, ro.Spec.AssessmentDigest), r.stderr)
+		})
+	}
+}
+
 func TestDescribe_RefusedByTheAPIServer(t *testing.T) {
 	needEnv(t)
 	t.Parallel()
