@@ -202,3 +202,19 @@ func (p *Plan) Release(ref ports.ReleaseRef) (Release, bool) {
 	}
 	return Release{}, false
 }
+
+// ReleaseSpec returns what the engine is given for the release ref of the
+// plan: its position in plan order and everything else a plan can be rebuilt
+// from (PLAN-7), recorded with owner. A release the plan does not hold has
+// position -1.
+func (p *Plan) ReleaseSpec(ref ports.ReleaseRef, owner ports.ReleaseOwner) ports.ReleaseSpec {
+	for i, r := range p.Releases {
+		if r.Ref() == ref {
+			return ports.ReleaseSpec{
+				Ref: ref, Position: i, Component: r.Component, Kind: r.Kind, Chart: r.Chart,
+				ContentDigest: r.ContentDigest, Values: r.Values, Policy: r.Policy, DependsOn: r.DependsOn, Owner: owner,
+			}
+		}
+	}
+	return ports.ReleaseSpec{Ref: ref, Position: -1, Owner: owner}
+}

@@ -117,11 +117,7 @@ func (r *Rollout) missing(s Step) *Stall {
 }
 
 func (r *Rollout) apply(ctx context.Context, p Ports, env Environment, s Step, owner ports.ReleaseOwner) error {
-	rel, _ := env.Target.Release(s.Release)
-	return p.Engine.Apply(ctx, ports.ReleaseSpec{
-		Ref: s.Release, Chart: rel.Chart, ContentDigest: rel.ContentDigest, Values: rel.Values,
-		Policy: rel.Policy, DependsOn: rel.DependsOn, Owner: owner,
-	})
+	return p.Engine.Apply(ctx, env.Target.ReleaseSpec(s.Release, owner))
 }
 
 // suspend asks the engine to suspend automation before the next step. Only

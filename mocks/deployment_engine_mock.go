@@ -232,6 +232,45 @@ func (c *MockDeploymentEngineRemoveCall) DoAndReturn(f func(context.Context, por
 	return c
 }
 
+// Specs mocks base method.
+func (m *MockDeploymentEngine) Specs(ctx context.Context) ([]ports.ReleaseSpec, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Specs", ctx)
+	ret0, _ := ret[0].([]ports.ReleaseSpec)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Specs indicates an expected call of Specs.
+func (mr *MockDeploymentEngineMockRecorder) Specs(ctx any) *MockDeploymentEngineSpecsCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Specs", reflect.TypeOf((*MockDeploymentEngine)(nil).Specs), ctx)
+	return &MockDeploymentEngineSpecsCall{Call: call}
+}
+
+// MockDeploymentEngineSpecsCall wrap *gomock.Call
+type MockDeploymentEngineSpecsCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDeploymentEngineSpecsCall) Return(arg0 []ports.ReleaseSpec, arg1 error) *MockDeploymentEngineSpecsCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDeploymentEngineSpecsCall) Do(f func(context.Context) ([]ports.ReleaseSpec, error)) *MockDeploymentEngineSpecsCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDeploymentEngineSpecsCall) DoAndReturn(f func(context.Context) ([]ports.ReleaseSpec, error)) *MockDeploymentEngineSpecsCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // Status mocks base method.
 func (m *MockDeploymentEngine) Status(ctx context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
 	m.ctrl.T.Helper()

@@ -125,6 +125,19 @@ type DeploymentEngine interface {
 	// labels, whatever runtime UID they record, sorted by namespace and ID.
 	List(ctx context.Context) ([]ReleaseStatus, error)
 
+	// Specs returns the spec every engine object carrying the operator's
+	// labels records, whatever runtime UID it records, sorted by namespace and
+	// ID: Ref, Position, Component, Kind, Chart (upstream repository, name,
+	// version, manifest and archive digests), ContentDigest, Values (explicit
+	// nil values kept), Policy, DependsOn and Owner, each exactly as the last
+	// Apply (or Adopt, for Owner) wrote it, so Apply then Specs round-trips.
+	// It is what a lost plan is rebuilt from (PLAN-7): an implementation must
+	// therefore record every field of ReleaseSpec on the engine object, not
+	// only those the engine itself needs. An object that lacks a field (written
+	// by an older operator) is returned with that field zero; Position is then
+	// -1, which no plan order has. It never mutates.
+	Specs(ctx context.Context) ([]ReleaseSpec, error)
+
 	// Remove deletes the engine object of ref and, with it, the release's live
 	// objects (the engine's cascading delete). Missing objects are success.
 	Remove(ctx context.Context, ref ReleaseRef, owner ReleaseOwner) error

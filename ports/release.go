@@ -53,6 +53,14 @@ type ReleaseOwner struct {
 // the IDs of the releases it depends on (the plan graph).
 type ReleaseSpec struct {
 	Ref ReleaseRef `json:"ref"`
+	// Position is the release's index in plan order (0 for the first release).
+	// The engine records it, with Component, Kind, Chart and ContentDigest, so
+	// Specs returns the same spec and a lost plan can be rebuilt (PLAN-7).
+	Position int `json:"position"`
+	// Component is the AICR component the release belongs to.
+	Component string `json:"component,omitempty"`
+	// Kind says whether the chart is upstream or bundle-local.
+	Kind ReleaseKind `json:"kind,omitempty"`
 	// Chart is the chart to install.
 	Chart ChartSource `json:"chart"`
 	// ContentDigest is the digest of a local chart's payload (empty for upstream charts).

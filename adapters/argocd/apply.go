@@ -101,6 +101,9 @@ func (e *Engine) fill(app *argov1.Application, spec ports.ReleaseSpec) error {
 		return fmt.Errorf("encode plan graph: %w", err)
 	}
 	app.Annotations[aicrv1alpha1.AnnotationPlanGraph] = string(graph)
+	if err = recordSpec(app, spec); err != nil {
+		return err
+	}
 	app.Finalizers = slices.DeleteFunc(app.Finalizers, func(f string) bool { return f == argov1.ResourcesFinalizerName })
 	if len(app.Finalizers) == 0 {
 		app.Finalizers = nil

@@ -65,6 +65,11 @@ func (e *Engine) List(context.Context) ([]ports.ReleaseStatus, error) {
 	return nil, unsupported("list")
 }
 
+// Specs returns ports.ErrEngineUnsupported.
+func (e *Engine) Specs(context.Context) ([]ports.ReleaseSpec, error) {
+	return nil, unsupported("specs")
+}
+
 // Remove returns ports.ErrEngineUnsupported.
 func (e *Engine) Remove(context.Context, ports.ReleaseRef, ports.ReleaseOwner) error {
 	return unsupported("remove")

@@ -18,12 +18,14 @@ func TestEveryMethodIsUnsupported(t *testing.T) {
 	ctx, ref, owner := context.Background(), ports.ReleaseRef{ID: "gpu-operator", Namespace: "gpu-operator"}, ports.ReleaseOwner{}
 	_, statusErr := e.Status(ctx, ref)
 	_, listErr := e.List(ctx)
+	_, specsErr := e.Specs(ctx)
 	for name, err := range map[string]error{
 		"Check":   e.Check(ctx),
 		"Apply":   e.Apply(ctx, ports.ReleaseSpec{Ref: ref}),
 		"Adopt":   e.Adopt(ctx, ref, "", owner),
 		"Status":  statusErr,
 		"List":    listErr,
+		"Specs":   specsErr,
 		"Remove":  e.Remove(ctx, ref, owner),
 		"Suspend": e.Suspend(ctx, ref, owner, true),
 	} {

@@ -78,3 +78,60 @@ func testNullValues(t *testing.T, h Harness, ns string) {
 		assert.Equal(t, written, in.Writes(), "%s: re-apply after the round trip does not write", id)
 	}
 }
+
+// testSpecsRoundTrip checks that Specs returns what Apply wrote (PLAN-7): every
+// field of the spec, explicit nulls in values included, for the releases of
+// the namespace, and the new owner after an Adopt.
+func testSpecsRoundTrip(t *testing.T, h Harness, ns string) {
+	ctx, in := t.Context(), h.NewInstance(t)
+	first := spec(ns, "alpha", "v1.0.0", ownerA)
+	first.Position, first.Component, first.Kind = 0, "cert-manager", ports.KindUpstream
+	first.Chart.ArchiveDigest = digest("archive")
+	first.Values = map[string]any{"tolerations": nil, "driver": map[string]any{"rdma": nil, "enabled": true}, "replicas": 2}
+	first.DependsOn = nil
+	second := spec(ns, "beta", "v2.0.0", ownerA)
+	second.Position, second.Component, second.Kind = 1, "wrapper", ports.KindLocal
+	second.Chart.Repository, second.ContentDigest = "", digest("content")
+	second.Policy = ports.EnginePolicy{ServerSideApply: true}
+	second.DependsOn = []string{"alpha"}
+	for _, s := range []ports.ReleaseSpec{second, first} {
+		require.NoError(t, in.Engine.Apply(ctx, s))
+	}
+	got := namespaceSpecs(t, in.Engine, ns)
+	require.Len(t, got, 2)
+	for i, want := range []ports.ReleaseSpec{first, second} {
+		assertSpec(t, want, got[i])
+	}
+
+	adopted := ownerB
+	require.NoError(t, in.Engine.Adopt(ctx, first.Ref, ownerA.RuntimeUID, adopted))
+	got = namespaceSpecs(t, in.Engine, ns)
+	first.Owner = adopted
+	assertSpec(t, first, got[0])
+}
+
+// namespaceSpecs returns the specs Specs reports for the releases of ns.
+func namespaceSpecs(t *testing.T, e ports.DeploymentEngine, ns string) []ports.ReleaseSpec {
+	t.Helper()
+	all, err := e.Specs(t.Context())
+	require.NoError(t, err)
+	var out []ports.ReleaseSpec
+	for _, s := range all {
+		if s.Ref.Namespace == ns {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// assertSpec compares two specs, values as JSON (numbers may come back as float64).
+func assertSpec(t *testing.T, want, got ports.ReleaseSpec) {
+	t.Helper()
+	wantValues, err := json.Marshal(want.Values)
+	require.NoError(t, err)
+	gotValues, err := json.Marshal(got.Values)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(wantValues), string(gotValues), "%s: values round-trip, explicit nulls included", want.Ref)
+	want.Values, got.Values = nil, nil
+	assert.Equal(t, want, got, "%s: Specs returns the applied spec", want.Ref)
+}

@@ -28,6 +28,7 @@ func Run(t *testing.T, h Harness) {
 		{"OtherRuntimeRefusedUntilAdopted", testOtherRuntime},
 		{"RemoveGuardsOnlyDuringRemove", testRemove},
 		{"NullValuesSurvive", testNullValues},
+		{"SpecsRoundTrip", testSpecsRoundTrip},
 		{"Suspend", testSuspend},
 		{"ListSorted", testList},
 		{"MissingTarget", testMissing},

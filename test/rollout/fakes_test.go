@@ -19,6 +19,7 @@ type fakeEngine struct {
 	mu       sync.Mutex
 	clock    ports.Clock
 	objs     map[ports.ReleaseRef]ports.ReleaseStatus
+	specs    map[ports.ReleaseRef]ports.ReleaseSpec
 	instant  bool
 	degraded map[string]bool
 	missing  bool
@@ -27,7 +28,8 @@ type fakeEngine struct {
 }
 
 func newFakeEngine(clock ports.Clock, instant bool) *fakeEngine {
-	return &fakeEngine{clock: clock, objs: map[ports.ReleaseRef]ports.ReleaseStatus{}, instant: instant, degraded: map[string]bool{}}
+	return &fakeEngine{clock: clock, objs: map[ports.ReleaseRef]ports.ReleaseStatus{},
+		specs: map[ports.ReleaseRef]ports.ReleaseSpec{}, instant: instant, degraded: map[string]bool{}}
 }
 
 func (e *fakeEngine) Check(context.Context) error {
@@ -63,6 +65,7 @@ func (e *fakeEngine) Apply(_ context.Context, spec ports.ReleaseSpec) error {
 		e.settleLocked(&st)
 	}
 	e.objs[spec.Ref] = st
+	e.specs[spec.Ref] = spec
 	e.writes++
 	hook := e.onWrite
 	e.mu.Unlock()
@@ -101,8 +104,29 @@ func (e *fakeEngine) Adopt(_ context.Context, ref ports.ReleaseRef, prev string,
 	}
 	st.Owner = owner
 	e.objs[ref] = st
+	if spec, ok := e.specs[ref]; ok {
+		spec.Owner = owner
+		e.specs[ref] = spec
+	}
 	e.writes++
 	return nil
+}
+
+// Specs returns what Apply recorded; an object seeded without Apply has only its Ref and Owner.
+func (e *fakeEngine) Specs(context.Context) ([]ports.ReleaseSpec, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]ports.ReleaseSpec, 0, len(e.objs))
+	for ref, st := range e.objs {
+		spec, ok := e.specs[ref]
+		if !ok {
+			spec = ports.ReleaseSpec{Ref: ref, Position: -1}
+		}
+		spec.Owner = st.Owner
+		out = append(out, spec)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ref.String() < out[j].Ref.String() })
+	return out, nil
 }
 
 func (e *fakeEngine) Status(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
@@ -133,6 +157,7 @@ func (e *fakeEngine) Remove(_ context.Context, ref ports.ReleaseRef, _ ports.Rel
 		return nil
 	}
 	delete(e.objs, ref)
+	delete(e.specs, ref)
 	e.writes++
 	hook := e.onWrite
 	e.mu.Unlock()
