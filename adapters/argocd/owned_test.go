@@ -6,11 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 )
 
 // unrendered are fields of the parts of an Application the engine owns that its types do
@@ -33,13 +30,8 @@ func TestApplyOwnsSourceDestinationAndSyncPolicyWhole(t *testing.T) {
 	e, writes := newEngine(t, cp.Config, argocd.Config{})
 	s := release("owned", "owned")
 	require.NoError(t, e.Apply(ctx, s))
-	key := client.ObjectKey{Namespace: argocd.DefaultNamespace, Name: argocd.ApplicationName(s.Ref)}
-	app := &unstructured.Unstructured{}
-	app.SetGroupVersionKind(argov1.ApplicationSchemaGroupVersionKind)
-	app.SetNamespace(key.Namespace)
-	app.SetName(key.Name)
-	require.NoError(t, admin.Patch(ctx, app, client.RawPatch(types.MergePatchType, []byte(unrendered))))
-	require.NoError(t, admin.Patch(ctx, app, client.RawPatch(types.MergePatchType, []byte(foreignFields))))
+	mergePatchApp(t, s.Ref, unrendered)
+	key, app := mergePatchApp(t, s.Ref, foreignFields)
 	kept := foreign(t, app)
 	for _, path := range unrenderedPaths {
 		_, found, err := unstructured.NestedFieldNoCopy(app.Object, path...)

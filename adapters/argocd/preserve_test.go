@@ -11,6 +11,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // foreignFields are fields of an Application the operator's API types do not model: Argo
@@ -30,12 +31,7 @@ func TestWritesKeepFieldsTheTypesDoNotModel(t *testing.T) {
 	e, writes := newEngine(t, cp.Config, argocd.Config{})
 	s := release("keep", "keep")
 	require.NoError(t, e.Apply(ctx, s))
-	key := client.ObjectKey{Namespace: argocd.DefaultNamespace, Name: argocd.ApplicationName(s.Ref)}
-	app := &unstructured.Unstructured{}
-	app.SetGroupVersionKind(argov1.ApplicationSchemaGroupVersionKind)
-	app.SetNamespace(key.Namespace)
-	app.SetName(key.Name)
-	require.NoError(t, admin.Patch(ctx, app, client.RawPatch(types.MergePatchType, []byte(foreignFields))))
+	key, app := mergePatchApp(t, s.Ref, foreignFields)
 	want := foreign(t, app)
 	t.Cleanup(func() { _ = sim.FinishDeletion(ctx, s.Ref) })
 
@@ -75,4 +71,18 @@ func foreign(t *testing.T, app *unstructured.Unstructured) map[string]any {
 		out[path[1]] = v
 	}
 	return out
+}
+
+// mergePatchApp merges patch into the Application of ref as an administrator would and returns
+// its key and the patched object as the API server returned it, fields the types do not model
+// included.
+func mergePatchApp(t *testing.T, ref ports.ReleaseRef, patch string) (client.ObjectKey, *unstructured.Unstructured) {
+	t.Helper()
+	key := client.ObjectKey{Namespace: argocd.DefaultNamespace, Name: argocd.ApplicationName(ref)}
+	app := &unstructured.Unstructured{}
+	app.SetGroupVersionKind(argov1.ApplicationSchemaGroupVersionKind)
+	app.SetNamespace(key.Namespace)
+	app.SetName(key.Name)
+	require.NoError(t, admin.Patch(t.Context(), app, client.RawPatch(types.MergePatchType, []byte(patch))))
+	return key, app
 }

@@ -6,9 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 )
@@ -37,15 +35,7 @@ func TestRolloutOutcomeMessageSurvivesTheStatus(t *testing.T) {
 	assert.Equal(t, why, h.rollout(ro.Name).Status.Message, "the recorded message, not the stale one")
 	h.stop()
 
-	backup := h.rollout(ro.Name)
-	require.NoError(t, k8s.Delete(ctx, backup))
-	require.Eventually(t, func() bool {
-		return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Name: ro.Name}, &aicrv1alpha1.RuntimeRollout{}))
-	}, waitFor, tick)
-	require.NoError(t, k8s.Create(ctx, &aicrv1alpha1.RuntimeRollout{
-		ObjectMeta: metav1.ObjectMeta{Name: backup.Name, Labels: backup.Labels, Annotations: backup.Annotations},
-		Spec:       backup.Spec,
-	}))
+	h.restoreWithoutStatus(ro.Name)
 	h.start()
 	h.waitPhase(ro.Name, aicrv1alpha1.PhaseSuperseded)
 	assert.Equal(t, "restored: "+why, h.rollout(ro.Name).Status.Message)

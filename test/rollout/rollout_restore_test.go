@@ -49,17 +49,7 @@ func TestRolloutRestoredInProgress(t *testing.T) {
 	h.engine.onWrite = nil
 	h.engine.mu.Unlock()
 
-	ctx := context.Background()
-	backup := h.rollout(ro.Name)
-	require.NoError(t, k8s.Delete(ctx, backup))
-	require.Eventually(t, func() bool {
-		return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Name: ro.Name}, &aicrv1alpha1.RuntimeRollout{}))
-	}, waitFor, tick)
-	require.NoError(t, k8s.Create(ctx, &aicrv1alpha1.RuntimeRollout{
-		ObjectMeta: metav1.ObjectMeta{Name: backup.Name, Labels: backup.Labels, Annotations: backup.Annotations,
-			OwnerReferences: backup.OwnerReferences},
-		Spec: backup.Spec,
-	}))
+	h.restoreWithoutStatus(ro.Name)
 	assert.Empty(t, h.rollout(ro.Name).Status.Phase, "restored without status")
 
 	h.start()
@@ -72,4 +62,21 @@ func TestRolloutRestoredInProgress(t *testing.T) {
 		assert.Equal(t, b.Digest, live[rel.ID].Owner.PlanDigest, rel.ID)
 	}
 	assert.Len(t, h.rollouts(), 2, "no second rollout")
+}
+
+// restoreWithoutStatus deletes the rollout and creates it again as a backup restores it:
+// metadata and spec, no status.
+func (h *harness) restoreWithoutStatus(name string) {
+	h.t.Helper()
+	ctx := context.Background()
+	backup := h.rollout(name)
+	require.NoError(h.t, k8s.Delete(ctx, backup))
+	require.Eventually(h.t, func() bool {
+		return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Name: name}, &aicrv1alpha1.RuntimeRollout{}))
+	}, waitFor, tick)
+	require.NoError(h.t, k8s.Create(ctx, &aicrv1alpha1.RuntimeRollout{
+		ObjectMeta: metav1.ObjectMeta{Name: backup.Name, Labels: backup.Labels, Annotations: backup.Annotations,
+			OwnerReferences: backup.OwnerReferences},
+		Spec: backup.Spec,
+	}))
 }
