@@ -8,6 +8,9 @@ type EventReason string
 const (
 	// EventRolloutCreated is recorded on the ClusterRuntime when a rollout is created.
 	EventRolloutCreated EventReason = "RolloutCreated"
+	// EventPlanRebuilt is recorded on the ClusterRuntime when its lost active plan is rebuilt
+	// from the engine objects (PLAN-7).
+	EventPlanRebuilt EventReason = "PlanRebuilt"
 	// EventRolloutStarted is recorded when a rollout leaves Pending.
 	EventRolloutStarted EventReason = "RolloutStarted"
 	// EventRolloutApproved is recorded when an approval lets the rollout start.

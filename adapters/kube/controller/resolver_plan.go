@@ -42,11 +42,16 @@ type resPlanWrite struct {
 // never split), the assessment and then the plan ConfigMap (configdoc layout),
 // each create-once (PLAN-5). Sizes are checked before anything is written
 // (PLAN-3). The writes hold planStore, so a retention pass never deletes a
-// shared recipe or values ConfigMap this plan is about to reference.
+// shared recipe or values ConfigMap this plan is about to reference. A plan
+// rebuilt from the engine objects (PLAN-7) is written the same way, without
+// recipes, bundle Job, render flags or bundle reference.
 func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w resPlanWrite) *resOutcome {
 	d := w.plan.Digest
 	var objs []*corev1.ConfigMap
 	doc := &configdoc.Plan{Plan: *w.plan, AICRImage: r.Config.Image, RenderFlags: append([]string{}, w.renderFlags...), BundleRef: w.bundleRef}
+	if w.plan.Source == domain.SourceRebuilt {
+		doc.RenderFlags = nil // a rebuilt plan does not record how it was rendered (PLAN-7)
+	}
 	for _, rc := range []struct {
 		raw []byte
 		ref **configdoc.ConfigMapRef
@@ -83,7 +88,9 @@ func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	}
 	planCM := r.planObject(cr, aicrv1alpha1.RolePlan, name, d, map[string]string{configdoc.PlanKey: string(payload)})
 	planCM.Labels[aicrv1alpha1.LabelSchemaVersion] = fmt.Sprint(domain.PlanSchemaVersion)
-	planCM.Labels[aicrv1alpha1.LabelResolvedBy] = w.bundleJob
+	if w.bundleJob != "" {
+		planCM.Labels[aicrv1alpha1.LabelResolvedBy] = w.bundleJob
+	}
 	for _, cm := range append(objs, planCM) {
 		if n := resSize(cm); n > domain.MaxPlanBytes {
 			return resStalled(&domain.Stall{Reason: domain.StallContentTooLarge, Message: fmt.Sprintf(

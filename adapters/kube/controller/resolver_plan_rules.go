@@ -47,7 +47,7 @@ func (r *Resolver) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 		r.event(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s replaced in ConfigMap %s", w.plan.Digest, cm.Name)
 		return nil
 	}
-	if old.Labels[aicrv1alpha1.LabelResolvedBy] != w.bundleJob {
+	if w.bundleJob != "" && old.Labels[aicrv1alpha1.LabelResolvedBy] != w.bundleJob {
 		patch := client.MergeFrom(old.DeepCopy())
 		if old.Labels == nil {
 			old.Labels = map[string]string{}

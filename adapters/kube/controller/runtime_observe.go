@@ -68,7 +68,7 @@ func (r *RuntimeReconciler) observe(ctx context.Context, cr *aicrv1alpha1.Cluste
 	if err := r.observeEngine(ctx, obs); err != nil {
 		return nil, err
 	}
-	if err := r.observePlans(ctx, obs); err != nil {
+	if err := r.observePlans(ctx, cr, obs); err != nil {
 		return nil, err
 	}
 	if obs.target == obs.active && obs.engineStall == nil && obs.planStall == nil {
@@ -114,16 +114,16 @@ func (r *RuntimeReconciler) observeEngine(ctx context.Context, obs *observation)
 	return nil
 }
 
-func (r *RuntimeReconciler) observePlans(ctx context.Context, obs *observation) error {
+func (r *RuntimeReconciler) observePlans(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, obs *observation) error {
 	var err error
 	if obs.target != "" {
-		obs.targetPlan, obs.planStall, err = r.plans.Read(ctx, obs.target, obs.uid)
+		obs.targetPlan, obs.planStall, err = r.readPlan(ctx, cr, obs, obs.target)
 		if err != nil || obs.planStall != nil {
 			return err
 		}
 	}
 	if obs.active != "" {
-		obs.activePlan, obs.planStall, err = r.plans.Read(ctx, obs.active, obs.uid)
+		obs.activePlan, obs.planStall, err = r.readPlan(ctx, cr, obs, obs.active)
 	}
 	return err
 }
