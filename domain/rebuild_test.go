@@ -166,3 +166,19 @@ func TestRebuiltPlanNeverReplacesResolved(t *testing.T) {
 	require.Nil(t, s)
 	assert.Equal(t, domain.PlanWriteReplace, w)
 }
+
+// TestRebuiltPlanWithoutRecipe: a rebuilt plan has no recipe, so it is not rolled out while
+// deployment validation is Required: the rollout stalls PlanWithoutRecipe before the engine is
+// asked anything (PLAN-5, PLAN-7, RO-10).
+func TestRebuiltPlanWithoutRecipe(t *testing.T) {
+	t.Parallel()
+	p, r := newPorts(t)
+	rebuilt, stall := domain.RebuildPlan(uid, targetPlan(t).Digest, engineSpecs(t, targetPlan(t)))
+	require.Nil(t, stall)
+	got := advanceStall(spec(t), domain.RolloutStatus{}, func(e *domain.Environment) {
+		e.Target, e.ValidationRequired, e.ValidationRecipe = rebuilt, true, nil
+	}, nil)(t, p, r)
+	require.NotNil(t, got)
+	assert.Equal(t, domain.StallPlanWithoutRecipe, got.Reason)
+	assert.Contains(t, got.Message, rebuilt.Digest)
+}
