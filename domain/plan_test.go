@@ -212,4 +212,10 @@ func TestReinstallAfterRestore(t *testing.T) {
 	for _, s := range tr.Steps {
 		assert.Equal(t, domain.OpInstall, s.Operation)
 	}
+
+	assert.Nil(t, domain.MovedReleasesMissing(p.Digest, nil), "nothing missing: no stall")
+	s := domain.MovedReleasesMissing(p.Digest, []ports.ReleaseRef{gpuOperator})
+	require.NotNil(t, s)
+	assert.Equal(t, domain.StallMovedReleaseMissing, s.Reason)
+	assert.Contains(t, s.Message, "releases "+gpuOperator.String()+" of the active plan "+p.Digest+" were lost with a restore")
 }

@@ -1,6 +1,11 @@
 package domain
 
-import "github.com/nvidia/aicr-operator/ports"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
 
 // MissingAfterRestore returns the releases of the active plan that a restored rollout recorded
 // as Unknown and that have no engine object now (RO-13). Such a release is never repaired from
@@ -21,6 +26,24 @@ func MissingAfterRestore(active *Plan, unknown map[string]bool, live []ports.Rel
 		}
 	}
 	return missing
+}
+
+// MovedReleasesMissing is the stall of a runtime whose target differs from the active plan
+// while releases of the active plan are missing after a restore (RO-13): no rollout toward the
+// target starts, since it would move releases that are not there; selecting the active plan
+// again reinstalls them with a fresh approval. It returns nil when nothing is missing.
+func MovedReleasesMissing(activeDigest string, missing []ports.ReleaseRef) *Stall {
+	if len(missing) == 0 {
+		return nil
+	}
+	names := make([]string, len(missing))
+	for i, m := range missing {
+		names[i] = m.String()
+	}
+	return stallf(StallMovedReleaseMissing, fmt.Sprintf(
+		"releases %s of the active plan %s were lost with a restore and have no engine object; "+
+			"they are not repaired from the active plan: pin the active plan to reinstall them with a fresh approval, then select the target again",
+		strings.Join(names, ", "), activeDigest))
 }
 
 // ReinstallTransition is the rollout from the active plan to itself that reinstalls missing

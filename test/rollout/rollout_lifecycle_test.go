@@ -118,3 +118,30 @@ func TestRolloutRestoredReinstallsLostReleases(t *testing.T) {
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled, "plan "+plan.Digest+" rolled out, validation disabled")
 	assert.Len(t, h.rollouts(), 2, "the reinstall succeeded: nothing more to create")
 }
+
+// Releases a restore lost block a rollout toward another plan: the runtime stalls
+// MovedReleaseMissing and creates nothing, since the rollout would move releases that are not
+// there; selecting the active plan again creates the reinstall rollout (RO-13).
+func TestRolloutRestoredLostReleasesBlockAnotherTarget(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	uid := h.createRuntime(nil)
+	plan := h.fixturePlan(fixtureInstall, uid)
+	kept := plan.Releases[0]
+	require.NoError(t, h.engine.Apply(context.Background(), ports.ReleaseSpec{
+		Ref: kept.Ref(), Chart: kept.Chart, Values: kept.Values, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest},
+	}))
+	restored := h.restore(uid, plan)
+	h.waitPhase(restored.Name, aicrv1alpha1.PhaseSucceeded)
+
+	h.setCandidate(h.writePlan(h.fixturePlan(fixtureUpgradeTo, uid)), metav1.Condition{})
+	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallMovedReleaseMissing), "")
+	assert.Contains(t, findCondition(h.runtime().Status.Conditions, aicrv1alpha1.ConditionStalled).Message,
+		"of the active plan "+plan.Digest+" were lost with a restore")
+	assert.Len(t, h.rollouts(), 1, "no rollout toward the other plan")
+
+	h.setCandidate(plan.Digest, metav1.Condition{})
+	reinstall := h.waitRollout(2)
+	assert.Equal(t, plan.Digest, reinstall.Spec.ToPlanDigest)
+	assert.True(t, reinstall.Spec.ApprovalRequired)
+}

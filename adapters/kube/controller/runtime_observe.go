@@ -71,8 +71,14 @@ func (r *RuntimeReconciler) observe(ctx context.Context, cr *aicrv1alpha1.Cluste
 	if err := r.observePlans(ctx, cr, obs); err != nil {
 		return nil, err
 	}
-	if obs.target == obs.active && obs.engineStall == nil && obs.planStall == nil {
-		obs.reinstall = domain.MissingAfterRestore(obs.activePlan, obs.restoredUnknown, obs.live)
+	if obs.engineStall == nil && obs.planStall == nil {
+		missing := domain.MissingAfterRestore(obs.activePlan, obs.restoredUnknown, obs.live)
+		switch {
+		case obs.target == obs.active:
+			obs.reinstall = missing
+		case obs.inProgress == nil:
+			obs.planStall = domain.MovedReleasesMissing(obs.active, missing)
+		}
 	}
 	return obs, nil
 }
