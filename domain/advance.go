@@ -36,7 +36,11 @@ func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcom
 	case PhasePending:
 		return r.pending(ctx, p, env, now)
 	case PhaseAwaitingApproval:
-		return r.awaitingApproval(env, now), nil
+		out := r.awaitingApproval(env, now)
+		if out.Status.Phase != PhaseProgressing {
+			return out, nil
+		}
+		return r.checkBoundInventory(ctx, p, out)
 	case PhaseProgressing:
 		return r.progress(ctx, p, env, now)
 	case PhaseAwaitingAcknowledgement:
@@ -84,6 +88,29 @@ func (r *Rollout) pending(ctx context.Context, p Ports, env Environment, now tim
 	}
 	r.status.Phase, r.status.Message = PhaseProgressing, ""
 	return Outcome{Status: r.status, Event: "rollout " + r.spec.Name + " started"}, nil
+}
+
+// checkBoundInventory checks, when the approval arrives, that the live inventory is still the one the
+// rollout started from: the approval is bound to the starting inventory (RO-8), so drift
+// while the rollout waited stalls InventoryDrift before the first step instead of moving
+// releases the approver did not see.
+func (r *Rollout) checkBoundInventory(ctx context.Context, p Ports, approved Outcome) (Outcome, error) {
+	live, err := p.Engine.List(ctx)
+	if err != nil {
+		r.status.Phase = PhaseAwaitingApproval
+		return r.stallOrError("list engine objects", err)
+	}
+	inv, err := InventoryDigest(live)
+	if err != nil {
+		return Outcome{Status: r.status}, err
+	}
+	drifted := r.spec.StartingInventoryDigest != "" && inv != r.spec.StartingInventoryDigest
+	if drifted && !r.stepsMade(live, drifted) {
+		r.status.Phase = PhaseAwaitingApproval
+		return r.stalled(stallf(StallInventoryDrift, fmt.Sprintf(
+			"live inventory %s differs from the starting inventory %s the approval is bound to", inv, r.spec.StartingInventoryDigest))), nil
+	}
+	return approved, nil
 }
 
 // stepsMade reports, from the engine objects, whether this rollout already

@@ -296,7 +296,14 @@ func TestAdvance_ApprovalRules(t *testing.T) {
 		{"revocation after the last step is ignored", []specOpt{revoked}, progressing(2),
 			t0.Add(90 * time.Minute), nil, domain.PhaseSucceeded},
 		{"approval starts the steps", []specOpt{approved}, domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval},
-			t0.Add(time.Minute), nil, domain.PhaseProgressing},
+			t0.Add(time.Minute), func(r recorders, _ string) {
+				r.engine.List(gomock.Any()).Return(nil, nil)
+			}, domain.PhaseProgressing},
+		{"approval after the inventory drifted waits: InventoryDrift", []specOpt{approved, func(s *domain.RolloutSpec) {
+			s.StartingInventoryDigest = "sha256:00"
+		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval}, t0.Add(time.Minute), func(r recorders, _ string) {
+			r.engine.List(gomock.Any()).Return([]ports.ReleaseStatus{{Ref: gpu}}, nil)
+		}, domain.PhaseAwaitingApproval},
 		{"acknowledgement continues", []specOpt{approved, func(s *domain.RolloutSpec) {
 			s.Steps[1].AcknowledgeAfterApply = true
 			s.Approval.Acknowledgements = []domain.Acknowledgement{{Release: "gpu-operator", AcknowledgedBy: "alice"}}
