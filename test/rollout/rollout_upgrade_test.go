@@ -137,3 +137,23 @@ func TestRolloutRevocation(t *testing.T) {
 	h.waitKstatus(status.FailedStatus)
 	_ = client.ObjectKey{}
 }
+
+// The approval is bound to the starting inventory: an engine object that went away while the
+// rollout waited stalls it InventoryDrift when the approval arrives, before any step, and the
+// runtime reports the stall (RO-8).
+func TestRolloutApprovalAfterInventoryDrift(t *testing.T) {
+	h := newHarness(t, true)
+	h.start()
+	uid, a := h.installed(nil)
+	_, ro := h.upgrade(uid)
+	gone := a.Releases[len(a.Releases)-1].Ref()
+	h.engine.mu.Lock()
+	delete(h.engine.objs, gone)
+	h.engine.mu.Unlock()
+	before := h.engine.writeCount()
+
+	h.approve(ro.Name, epoch.Add(time.Hour))
+	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallInventoryDrift), "")
+	assert.Equal(t, aicrv1alpha1.PhaseAwaitingApproval, h.rollout(ro.Name).Status.Phase)
+	assert.Equal(t, before, h.engine.writeCount(), "no step was written")
+}
