@@ -37,10 +37,13 @@ func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcom
 		return r.pending(ctx, p, env, now)
 	case PhaseAwaitingApproval:
 		out := r.awaitingApproval(env, now)
-		if out.Status.Phase != PhaseProgressing {
-			return out, nil
+		switch out.Status.Phase {
+		case PhaseProgressing:
+			return r.checkBoundInventory(ctx, p, out)
+		case PhaseRevoked, PhaseExpired:
+			return r.endedAfterApproval(ctx, p, out)
 		}
-		return r.checkBoundInventory(ctx, p, out)
+		return out, nil
 	case PhaseProgressing:
 		return r.progress(ctx, p, env, now)
 	case PhaseAwaitingAcknowledgement:
@@ -111,6 +114,27 @@ func (r *Rollout) checkBoundInventory(ctx context.Context, p Ports, approved Out
 			"live inventory %s differs from the starting inventory %s the approval is bound to", inv, r.spec.StartingInventoryDigest))), nil
 	}
 	return approved, nil
+}
+
+// endedAfterApproval keeps a rollout whose approval was revoked or expired going when its first
+// step was already written: the reconcile that saw the approval can write that step and crash
+// before it records Progressing. A revoked or expired approval ends the rollout only before a
+// step whose mutation it has not made, judged from the engine objects (RO-8, RO-12): progress
+// lets the step in flight finish and ends the rollout before the next one.
+func (r *Rollout) endedAfterApproval(ctx context.Context, p Ports, ended Outcome) (Outcome, error) {
+	if !r.spec.Approval.Approved() {
+		return ended, nil
+	}
+	live, err := p.Engine.List(ctx)
+	if err != nil {
+		return ended, err
+	}
+	if !r.stepsMade(live, false) {
+		return ended, nil
+	}
+	r.status.Phase, r.status.Message = PhaseProgressing, ""
+	return Outcome{Status: r.status, Event: "rollout " + r.spec.Name +
+		" goes on: its first step was written before its approval ended"}, nil
 }
 
 // stepsMade reports, from the engine objects, whether this rollout already

@@ -299,6 +299,14 @@ func TestAdvance_ApprovalRules(t *testing.T) {
 			t0.Add(time.Minute), func(r recorders, _ string) {
 				r.engine.List(gomock.Any()).Return(nil, nil)
 			}, domain.PhaseProgressing},
+		{"revocation after the first step was written, before Progressing was recorded: it finishes", []specOpt{revoked},
+			domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval}, t0.Add(90 * time.Minute), func(r recorders, to string) {
+				r.engine.List(gomock.Any()).Return([]ports.ReleaseStatus{written(ref("cert-manager"), to, false)}, nil)
+			}, domain.PhaseProgressing},
+		{"revocation before any step was written ends it", []specOpt{revoked},
+			domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval}, t0.Add(90 * time.Minute), func(r recorders, _ string) {
+				r.engine.List(gomock.Any()).Return(nil, nil)
+			}, domain.PhaseRevoked},
 		{"approval after the inventory drifted waits: InventoryDrift", []specOpt{approved, func(s *domain.RolloutSpec) {
 			s.StartingInventoryDigest = "sha256:00"
 		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval}, t0.Add(time.Minute), func(r recorders, _ string) {
