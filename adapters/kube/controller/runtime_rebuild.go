@@ -16,9 +16,10 @@ import (
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;delete
 
 // readPlan reads the plan of digest. The active plan whose plan ConfigMap is not found (an
-// uncached read confirms it) is rebuilt from the engine objects (PLAN-7); a plan ConfigMap
-// that exists but is unreadable, and a lost candidate (the resolver re-resolves it), stay
-// stalls.
+// uncached read confirms it) is rebuilt from the engine objects (PLAN-7); one the cache does
+// not hold yet (just rebuilt) is read uncached, so the runtime does not flap to a stall; a
+// plan ConfigMap that exists but is unreadable, and a lost candidate (the resolver
+// re-resolves it), stay stalls.
 func (r *RuntimeReconciler) readPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, obs *observation,
 	digest string) (*domain.Plan, *domain.Stall, error) {
 	plan, stall, err := r.plans.Read(ctx, digest, obs.uid)
@@ -27,8 +28,11 @@ func (r *RuntimeReconciler) readPlan(ctx context.Context, cr *aicrv1alpha1.Clust
 		return plan, stall, err
 	}
 	lost, err := r.planLost(ctx, digest)
-	if err != nil || !lost {
+	switch {
+	case err != nil:
 		return nil, stall, err
+	case !lost:
+		return NewPlanReader(r.creator.reader, r.plans.namespace).Read(ctx, digest, obs.uid)
 	}
 	return r.rebuildPlan(ctx, cr, obs, digest)
 }
