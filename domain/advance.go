@@ -37,10 +37,10 @@ func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcom
 		return r.pending(ctx, p, env, now)
 	case PhaseAwaitingApproval:
 		out := r.awaitingApproval(env, now)
-		switch out.Status.Phase {
-		case PhaseProgressing:
+		switch phase := out.Status.Phase; {
+		case phase == PhaseProgressing:
 			return r.checkBoundInventory(ctx, p, out)
-		case PhaseRevoked, PhaseExpired:
+		case phase == PhaseRevoked || phase == PhaseExpired:
 			return r.endedAfterApproval(ctx, p, out)
 		}
 		return out, nil
