@@ -37,10 +37,10 @@ func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcom
 		return r.pending(ctx, p, env, now)
 	case PhaseAwaitingApproval:
 		out := r.awaitingApproval(env, now)
-		switch phase := out.Status.Phase; {
-		case phase == PhaseProgressing:
+		if out.Status.Phase == PhaseProgressing {
 			return r.checkBoundInventory(ctx, p, out)
-		case phase == PhaseRevoked || phase == PhaseExpired:
+		}
+		if out.Status.Phase == PhaseRevoked || out.Status.Phase == PhaseExpired {
 			return r.endedAfterApproval(ctx, p, out)
 		}
 		return out, nil
