@@ -14,13 +14,14 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// A manual transition pauses after its release is applied until an approver acknowledges
-// the post-apply steps, then continues (RO-9).
-func TestRolloutAcknowledgementPauseAndResume(t *testing.T) {
+// manualUpgrade starts the upgrade whose first Upgrade step AICR assesses manual, its
+// transition record having steps after the apply or not, and approves it; it returns the
+// rollout and the manual release.
+func manualUpgrade(t *testing.T, stepsAfterApply bool) (*harness, *aicrv1alpha1.RuntimeRollout, string) {
 	h := newHarness(t, true)
 	var manual string
 	h.assessments = func(context.Context, string, string, string) ([]ports.ComponentAssessment, string, error) {
-		return []ports.ComponentAssessment{{Component: manual, Verdict: ports.VerdictManual, StepsAfterApply: true}}, "", nil
+		return []ports.ComponentAssessment{{Component: manual, Verdict: ports.VerdictManual, StepsAfterApply: stepsAfterApply}}, "", nil
 	}
 	h.start()
 	uid, a := h.installed(nil)
@@ -39,7 +40,16 @@ func TestRolloutAcknowledgementPauseAndResume(t *testing.T) {
 	ro := h.waitRollout(2)
 	h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingApproval)
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
+	for _, s := range ro.Spec.Steps {
+		assert.Equal(t, stepsAfterApply && s.Release == release, s.AcknowledgeAfterApply, s.Release)
+	}
+	return h, ro, release
+}
 
+// A manual transition whose record has steps after the apply pauses after its release is
+// applied until an approver acknowledges them, then continues (RO-9).
+func TestRolloutAcknowledgementPauseAndResume(t *testing.T) {
+	h, ro, release := manualUpgrade(t, true)
 	paused := h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingAcknowledgement)
 	msg := "rollout " + ro.Name + " awaiting acknowledgement of " + release + " post-apply steps"
 	assert.Equal(t, msg, paused.Status.Message)
@@ -54,4 +64,12 @@ func TestRolloutAcknowledgementPauseAndResume(t *testing.T) {
 	}}})
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	assert.Greater(t, h.engine.writeCount(), writes)
+}
+
+// A manual transition whose record has no steps after the apply does not pause: there is
+// nothing to acknowledge (RO-9).
+func TestRolloutManualWithoutPostApplyStepsDoesNotPause(t *testing.T) {
+	h, ro, _ := manualUpgrade(t, false)
+	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
+	assert.Empty(t, done.Spec.Approval.Acknowledgements)
 }

@@ -12,9 +12,9 @@ import (
 
 // toDomainSpec maps a RuntimeRollout onto the domain. A step's namespace comes from the plan
 // holding its release: the active plan for a Remove, the target plan otherwise; a release the
-// plan lacks keeps an empty namespace, which the domain reports as StepUnknown. The CRD does
-// not record whether a transition record has steps after the apply: a manual verdict means it
-// lists manual steps, so a manual step pauses for acknowledgement (RO-9).
+// plan lacks keeps an empty namespace, which the domain reports as StepUnknown. A step pauses
+// for acknowledgement only when the rollout recorded that its transition record has steps
+// after the apply (RO-9).
 func toDomainSpec(ro *aicrv1alpha1.RuntimeRollout, target, active *domain.Plan) domain.RolloutSpec {
 	steps := make([]domain.Step, 0, len(ro.Spec.Steps))
 	for _, s := range ro.Spec.Steps {
@@ -26,7 +26,7 @@ func toDomainSpec(ro *aicrv1alpha1.RuntimeRollout, target, active *domain.Plan) 
 		steps = append(steps, domain.Step{
 			Release: ref, Component: component, Operation: domain.Operation(s.Operation),
 			Assessment: ports.UpgradeVerdict(s.Assessment), ChangesCRDs: s.ChangesCRDs,
-			AcknowledgeAfterApply: s.Assessment == aicrv1alpha1.Assessment(ports.VerdictManual),
+			AcknowledgeAfterApply: s.AcknowledgeAfterApply,
 		})
 	}
 	return domain.RolloutSpec{

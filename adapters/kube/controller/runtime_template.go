@@ -19,6 +19,7 @@ func newRolloutTemplate(obs *observation, t domain.Transition, inventory, assess
 		steps = append(steps, aicrv1alpha1.Step{
 			Release: s.Release.ID, Operation: aicrv1alpha1.Operation(s.Operation),
 			Assessment: aicrv1alpha1.Assessment(s.Assessment), ChangesCRDs: s.ChangesCRDs,
+			AcknowledgeAfterApply: s.AcknowledgeAfterApply,
 		})
 	}
 	return &aicrv1alpha1.RuntimeRollout{Spec: aicrv1alpha1.RuntimeRolloutSpec{

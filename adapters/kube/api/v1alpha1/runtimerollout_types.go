@@ -133,6 +133,11 @@ type Step struct {
 	// ChangesCRDs is true when the step installs, changes or removes CRDs.
 	// +optional
 	ChangesCRDs bool `json:"changesCRDs,omitempty"`
+	// AcknowledgeAfterApply is true when the manual transition record of the release has steps
+	// after the apply: the rollout pauses once the release is applied until an approver
+	// acknowledges them (RO-9).
+	// +optional
+	AcknowledgeAfterApply bool `json:"acknowledgeAfterApply,omitempty"`
 }
 
 // Approval is set once by an approver (RO-4, ADM-1..4).
