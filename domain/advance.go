@@ -47,7 +47,16 @@ func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcom
 	case PhaseProgressing:
 		return r.progress(ctx, p, env, now)
 	case PhaseAwaitingAcknowledgement:
-		return r.awaitingAcknowledgement(), nil
+		// The applied release waits for its post-apply steps; no further step starts once the
+		// approval was revoked or expired or the target moved (RO-8, RO-9).
+		if out, ended := r.approvalGate(env, now); ended {
+			return out, nil
+		}
+		out := r.awaitingAcknowledgement()
+		if exp := r.spec.Approval.ExpiresAt; out.Status.Phase == PhaseAwaitingAcknowledgement && !exp.IsZero() {
+			out.RequeueAfter = exp.Sub(now)
+		}
+		return out, nil
 	case PhaseValidating:
 		return r.validate(ctx, p, env)
 	case PhaseSucceeded, PhaseFailed, PhaseExpired, PhaseRevoked, PhaseSuperseded, PhaseOrphaned:

@@ -312,6 +312,14 @@ func TestAdvance_ApprovalRules(t *testing.T) {
 		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval}, t0.Add(time.Minute), func(r recorders, _ string) {
 			r.engine.List(gomock.Any()).Return([]ports.ReleaseStatus{{Ref: gpu}}, nil)
 		}, domain.PhaseAwaitingApproval},
+		{"revocation while awaiting acknowledgement ends it before the next step", []specOpt{revoked, func(s *domain.RolloutSpec) {
+			s.Steps[0].AcknowledgeAfterApply = true
+		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingAcknowledgement}, t0.Add(90 * time.Minute), nil,
+			domain.PhaseRevoked},
+		{"approval expired while awaiting acknowledgement ends it", []specOpt{approved, func(s *domain.RolloutSpec) {
+			s.Steps[0].AcknowledgeAfterApply = true
+		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingAcknowledgement}, t0.Add(3 * time.Hour), nil,
+			domain.PhaseExpired},
 		{"acknowledgement continues", []specOpt{approved, func(s *domain.RolloutSpec) {
 			s.Steps[1].AcknowledgeAfterApply = true
 			s.Approval.Acknowledgements = []domain.Acknowledgement{{Release: "gpu-operator", AcknowledgedBy: "alice"}}
