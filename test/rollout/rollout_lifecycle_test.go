@@ -90,14 +90,7 @@ func TestRolloutRestoredWithoutStatus(t *testing.T) {
 func TestRolloutRestoredReinstallsLostReleases(t *testing.T) {
 	h := newHarness(t, true)
 	h.start()
-	uid := h.createRuntime(nil)
-	plan := h.fixturePlan(fixtureInstall, uid)
-	kept := plan.Releases[0]
-	require.NoError(t, h.engine.Apply(context.Background(), ports.ReleaseSpec{
-		Ref: kept.Ref(), Chart: kept.Chart, Values: kept.Values, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest},
-	}))
-	restored := h.restore(uid, plan)
-	h.waitPhase(restored.Name, aicrv1alpha1.PhaseSucceeded)
+	_, plan, kept := h.restoredLosingAllButOne()
 	h.setCandidate(plan.Digest, metav1.Condition{})
 
 	reinstall := h.waitRollout(2)
@@ -125,14 +118,7 @@ func TestRolloutRestoredReinstallsLostReleases(t *testing.T) {
 func TestRolloutRestoredLostReleasesBlockAnotherTarget(t *testing.T) {
 	h := newHarness(t, true)
 	h.start()
-	uid := h.createRuntime(nil)
-	plan := h.fixturePlan(fixtureInstall, uid)
-	kept := plan.Releases[0]
-	require.NoError(t, h.engine.Apply(context.Background(), ports.ReleaseSpec{
-		Ref: kept.Ref(), Chart: kept.Chart, Values: kept.Values, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest},
-	}))
-	restored := h.restore(uid, plan)
-	h.waitPhase(restored.Name, aicrv1alpha1.PhaseSucceeded)
+	uid, plan, _ := h.restoredLosingAllButOne()
 
 	h.setCandidate(h.writePlan(h.fixturePlan(fixtureUpgradeTo, uid)), metav1.Condition{})
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallMovedReleaseMissing), "")
@@ -144,4 +130,19 @@ func TestRolloutRestoredLostReleasesBlockAnotherTarget(t *testing.T) {
 	reinstall := h.waitRollout(2)
 	assert.Equal(t, plan.Digest, reinstall.Spec.ToPlanDigest)
 	assert.True(t, reinstall.Spec.ApprovalRequired)
+}
+
+// restoredLosingAllButOne restores the Succeeded initial install of a fixture plan whose
+// engine objects a restore lost, all but the first release's, which it returns.
+func (h *harness) restoredLosingAllButOne() (string, *domain.Plan, domain.Release) {
+	h.t.Helper()
+	uid := h.createRuntime(nil)
+	plan := h.fixturePlan(fixtureInstall, uid)
+	kept := plan.Releases[0]
+	require.NoError(h.t, h.engine.Apply(context.Background(), ports.ReleaseSpec{
+		Ref: kept.Ref(), Chart: kept.Chart, Values: kept.Values, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest},
+	}))
+	restored := h.restore(uid, plan)
+	h.waitPhase(restored.Name, aicrv1alpha1.PhaseSucceeded)
+	return uid, plan, kept
 }
