@@ -54,7 +54,10 @@ func PlansToDelete(plans []PlanRecord) []string {
 type RolloutRecord struct {
 	Name       string
 	RuntimeUID string
-	CreatedAt  time.Time
+	// Sequence is the rollout's place among its runtime's rollouts (0: unknown, older than
+	// any known place); unlike CreatedAt it survives a restore (RO-13).
+	Sequence  int
+	CreatedAt time.Time
 	// Outcome is the outcome label ("" while the rollout has none).
 	Outcome Phase
 	// Active reports the rollout the runtime derives its active plan from (RO-13), kept
@@ -65,7 +68,8 @@ type RolloutRecord struct {
 
 // RolloutsToDelete applies RET-2 per runtime UID: keep the newest Succeeded
 // rollout, every rollout without an outcome, the active one and the
-// KeepTerminalRollouts most recent terminal ones; return the names of the rest.
+// KeepTerminalRollouts most recent terminal ones, newest by Sequence, then
+// CreatedAt; return the names of the rest.
 func RolloutsToDelete(rollouts []RolloutRecord) []string {
 	byUID := map[string][]RolloutRecord{}
 	var uids []string
@@ -78,7 +82,12 @@ func RolloutsToDelete(rollouts []RolloutRecord) []string {
 	var out []string
 	for _, uid := range uids {
 		rs := byUID[uid]
-		sort.SliceStable(rs, func(i, j int) bool { return newer(rs[i].CreatedAt, rs[i].Name, rs[j].CreatedAt, rs[j].Name) })
+		sort.SliceStable(rs, func(i, j int) bool {
+			if rs[i].Sequence != rs[j].Sequence {
+				return rs[i].Sequence > rs[j].Sequence
+			}
+			return newer(rs[i].CreatedAt, rs[i].Name, rs[j].CreatedAt, rs[j].Name)
+		})
 		keptSucceeded, terminal := false, 0
 		for _, r := range rs {
 			if r.Outcome == "" {

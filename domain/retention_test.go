@@ -36,6 +36,23 @@ func TestRolloutsToDelete(t *testing.T) {
 	assert.ElementsMatch(t, []string{"f01", "f02"}, domain.RolloutsToDelete(rs))
 }
 
+// TestRolloutsToDelete_SequenceAfterARestore: a restore recreates rollouts in any order, so
+// their creation times say nothing; the sequence does, and the ten most recent terminal
+// rollouts are those with the highest sequences (RET-2, RO-13).
+func TestRolloutsToDelete_SequenceAfterARestore(t *testing.T) {
+	t.Parallel()
+	var rs []domain.RolloutRecord
+	for i := 1; i <= 12; i++ {
+		rs = append(rs, domain.RolloutRecord{Name: fmt.Sprintf("f%02d", i), RuntimeUID: uid, Sequence: i,
+			CreatedAt: t0.Add(-time.Duration(i) * time.Second), Outcome: domain.PhaseFailed})
+	}
+	rs = append(rs, domain.RolloutRecord{Name: "success", RuntimeUID: uid, Sequence: 13, CreatedAt: t0.Add(-time.Hour),
+		Outcome: domain.PhaseSucceeded})
+	// success and f12..f04 are the ten most recent terminal rollouts by sequence, although
+	// restored first.
+	assert.ElementsMatch(t, []string{"f01", "f02", "f03"}, domain.RolloutsToDelete(rs))
+}
+
 func TestJobResultsToDelete(t *testing.T) {
 	t.Parallel()
 	results := []domain.JobResult{

@@ -60,7 +60,7 @@ func retRollouts(rollouts []aicrv1alpha1.RuntimeRollout, active map[string]*aicr
 	for i := range rollouts {
 		ro := &rollouts[i]
 		records = append(records, domain.RolloutRecord{
-			Name: ro.Name, RuntimeUID: ro.Spec.RuntimeUID, CreatedAt: ro.CreationTimestamp.Time,
+			Name: ro.Name, RuntimeUID: ro.Spec.RuntimeUID, Sequence: rolloutSequence(ro), CreatedAt: ro.CreationTimestamp.Time,
 			Outcome: domain.Phase(ro.Labels[aicrv1alpha1.LabelOutcome]), Active: active[ro.Spec.RuntimeUID] == ro,
 		})
 	}
