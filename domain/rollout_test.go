@@ -395,3 +395,39 @@ func TestAdvance_TransientErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestAdvance_RemoveBegunBeforeACrash: a Remove whose cascade marker was set by a reconcile
+// that crashed before it deleted (status lost, so the step looks unstarted) is a removal
+// begun: a revoked approval does not end the rollout before it, and the removal is finished
+// instead of leaving the marker on a live object (ENG-3, RO-8, RO-12).
+func TestAdvance_RemoveBegunBeforeACrash(t *testing.T) {
+	t.Parallel()
+	old := ports.ReleaseRef{ID: "dcgm", Namespace: "dcgm"}
+	removal := func(s *domain.RolloutSpec) {
+		revoked(s)
+		s.FromPlanDigest = "sha256:from"
+		s.Steps = append([]domain.Step{{Release: old, Operation: domain.OpRemove}}, s.Steps...)
+	}
+	for _, tc := range []struct {
+		name     string
+		removing bool
+		want     domain.Phase
+	}{
+		{"removal begun: it is finished", true, domain.PhaseProgressing},
+		{"removal not begun: the revocation ends the rollout", false, domain.PhaseRevoked},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			s := spec(t, removal)
+			r.clock.Now().Return(t0.Add(90 * time.Minute)).AnyTimes()
+			r.engine.Status(gomock.Any(), old).Return(ports.ReleaseStatus{Ref: old, Removing: tc.removing,
+				Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: "sha256:from"}}, nil)
+			if tc.removing {
+				r.engine.Remove(gomock.Any(), old, gomock.Any()).Return(nil)
+			}
+			out := advance(t, p, rollout(t, s, progressing(0)), env(t))
+			assert.Equal(t, tc.want, out.Phase())
+		})
+	}
+}

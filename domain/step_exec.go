@@ -33,15 +33,24 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 		}
 		return r.mutate(ctx, p, env, s, st, exists, now)
 	}
+	if s.Operation == OpRemove && exists && st.Removing && st.Owner.RuntimeUID == r.spec.RuntimeUID {
+		// A removal begun, maybe by a reconcile that crashed between the cascade marker
+		// and the delete: finishing it is idempotent (ENG-3).
+		owner := ports.ReleaseOwner{RuntimeUID: r.spec.RuntimeUID, PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name}
+		if err := p.Engine.Remove(ctx, s.Release, owner); err != nil {
+			return r.stallOrError("remove "+s.Release.String(), err)
+		}
+	}
 	return r.judge(s, st, exists, env, now), nil
 }
 
 // mutationMade judges from the engine object whether this rollout already
 // made the step's mutation: the spec it wrote (owner and target plan) or a
-// sync since the rollout was created; for a Remove, the object is gone.
+// sync since the rollout was created; for a Remove, the object is gone or its
+// removal began.
 func (r *Rollout) mutationMade(s Step, st ports.ReleaseStatus, exists bool) bool {
 	if s.Operation == OpRemove {
-		return !exists || !r.status.StepStartedAt.IsZero()
+		return !exists || st.Removing || !r.status.StepStartedAt.IsZero()
 	}
 	if !exists {
 		return false

@@ -58,6 +58,10 @@ type ReleaseStatus struct {
 	LastSyncAt time.Time
 	// Suspended reports whether the engine's automation is suspended for the release.
 	Suspended bool
+	// Removing reports that Remove began on the engine object: it is being deleted, or it
+	// carries the cascade marker Remove sets before it deletes (Argo CD: the resources
+	// finalizer), so a crash between the two is still seen as a removal begun (ENG-3, RO-12).
+	Removing bool
 	// Message is engine-provided detail, safe to show to users.
 	Message string
 }

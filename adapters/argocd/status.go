@@ -60,6 +60,7 @@ func observe(app *argov1.Application) ports.ReleaseStatus {
 		Health:    healthOf(string(app.Status.Health.Status)),
 		Operation: operationOf(app),
 		Suspended: suspended(app),
+		Removing:  app.DeletionTimestamp != nil || slices.Contains(app.Finalizers, argov1.ResourcesFinalizerName),
 		Message:   detail(app),
 	}
 	if st.Ref.ID == "" && app.Spec.Source != nil && app.Spec.Source.Helm != nil {

@@ -84,9 +84,11 @@ func testRemove(t *testing.T, h Harness, ns string) {
 	guarded, err = h.CascadeGuarded(ctx, s.Ref)
 	require.NoError(t, err)
 	assert.False(t, guarded, "no cascade guard while the release lives (ENG-3)")
+	assert.False(t, status(t, in.Engine, s.Ref).Removing, "a live release is not being removed")
 
 	require.NoError(t, in.Engine.Remove(ctx, s.Ref, ownerA))
-	if _, statusErr := in.Engine.Status(ctx, s.Ref); statusErr == nil {
+	if st, statusErr := in.Engine.Status(ctx, s.Ref); statusErr == nil {
+		assert.True(t, st.Removing, "an object still present after Remove reports the removal begun")
 		guarded, err = h.CascadeGuarded(ctx, s.Ref)
 		require.NoError(t, err)
 		assert.True(t, guarded, "an object still present after Remove cascades")
