@@ -59,8 +59,10 @@ func recordSpec(app *argov1.Application, spec ports.ReleaseSpec) error {
 // Specs returns the spec every Application carrying the operator's
 // managed-by label in the engine namespace records, whatever runtime UID it
 // records, sorted by namespace and ID (PLAN-7). An Application without
-// AnnotationReleaseSpec (written by an older operator) has Position -1 and no
-// chart repository, name, version or content digest. It never mutates.
+// AnnotationReleaseSpec (written by an older operator), or whose recorded
+// annotations do not parse, has Position -1 and only its identity and owner:
+// a rebuild refuses it rather than guessing, and one damaged object does not
+// hide the others. It never mutates.
 func (e *Engine) Specs(ctx context.Context) ([]ports.ReleaseSpec, error) {
 	var apps argov1.ApplicationList
 	err := e.c.List(ctx, &apps, client.InNamespace(e.cfg.Namespace),
@@ -72,7 +74,8 @@ func (e *Engine) Specs(ctx context.Context) ([]ports.ReleaseSpec, error) {
 	for i := range apps.Items {
 		spec, err := specOf(&apps.Items[i])
 		if err != nil {
-			return nil, fmt.Errorf("application %s/%s: %w", apps.Items[i].Namespace, apps.Items[i].Name, err)
+			st := observe(&apps.Items[i])
+			spec = ports.ReleaseSpec{Ref: st.Ref, Owner: st.Owner, Position: -1}
 		}
 		out = append(out, spec)
 	}
