@@ -79,19 +79,17 @@ func approvalText(ro *aicrv1alpha1.RuntimeRollout) string {
 	return revoked + " (reason: " + a.RevokeReason + "); was " + approved
 }
 
-// inventoryText is the size and digest of the starting inventory. The inventory is every
-// engine object the rollout started from, so each one is a step that does not install.
+// inventoryText is the size and digest of the starting inventory: the digest the spec
+// records and the size the operator annotated when it created the rollout.
 func inventoryText(ro *aicrv1alpha1.RuntimeRollout) string {
 	if ro.Spec.StartingInventoryDigest == "" {
 		return "empty"
 	}
-	n := 0
-	for _, s := range ro.Spec.Steps {
-		if s.Operation != aicrv1alpha1.OperationInstall {
-			n++
-		}
+	size, ok := ro.Annotations[aicrv1alpha1.AnnotationStartingInventorySize]
+	if !ok {
+		return "size not recorded, " + ro.Spec.StartingInventoryDigest
 	}
-	return fmt.Sprintf("%d releases, %s", n, ro.Spec.StartingInventoryDigest)
+	return fmt.Sprintf("%s releases, %s", size, ro.Spec.StartingInventoryDigest)
 }
 
 func writeSteps(w io.Writer, ro *aicrv1alpha1.RuntimeRollout) error {

@@ -137,6 +137,21 @@ func TestDescribe_ReportNotMatchingTheRecordedDigest(t *testing.T) {
 	assert.Equal(t, "warning: upgrade-check report aicr-system/"+missing+" not found\n", r.stderr)
 }
 
+// TestDescribe_InventorySizeNotRecorded: a rollout without the size annotation (created
+// before the operator recorded it) shows the digest and says the size is not recorded (CLI-2).
+func TestDescribe_InventorySizeNotRecorded(t *testing.T) {
+	needEnv(t)
+	t.Parallel()
+	ro := newRollout()
+	ro.Annotations = nil
+	name := fixture{ro: ro}.create(t)
+
+	r := run(approverUser, "describe", name, "-n", operatorNS)
+
+	requireOK(t, r)
+	assert.Contains(t, r.stdout, "Starting inventory: size not recorded, "+ro.Spec.StartingInventoryDigest+"\n")
+}
+
 // TestDescribe_ReportVerifiedAgainstTheRecordedDigest: a ConfigMap under the name of the
 // recorded digest is shown only if it is an upgrade-check report whose content has that
 // digest; otherwise describe warns and prints Assessment: none (CLI-2).

@@ -88,7 +88,7 @@ func rolloutObject(name string) *aicrv1alpha1.RuntimeRollout {
 	return &aicrv1alpha1.RuntimeRollout{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 			aicrv1alpha1.LabelTransition: transition, aicrv1alpha1.LabelRuntimeUID: runtimeUID,
-		}},
+		}, Annotations: map[string]string{aicrv1alpha1.AnnotationStartingInventorySize: "2"}},
 		Spec: aicrv1alpha1.RuntimeRolloutSpec{
 			RuntimeUID: runtimeUID, FromPlanDigest: digestA, ToPlanDigest: digestB,
 			StartingInventoryDigest: inventory, Deadline: metav1.NewTime(deadline), ApprovalRequired: true,

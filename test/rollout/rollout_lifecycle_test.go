@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -30,6 +31,8 @@ func TestRolloutSupersededAndOrphaned(t *testing.T) {
 	assert.Equal(t, a.Digest, next.Spec.FromPlanDigest)
 	assert.Equal(t, other.Digest, next.Spec.ToPlanDigest)
 	assert.Equal(t, "2", ro.Annotations[aicrv1alpha1.AnnotationSequence])
+	assert.Equal(t, strconv.Itoa(len(a.Releases)), ro.Annotations[aicrv1alpha1.AnnotationStartingInventorySize],
+		"the size of the inventory the upgrade started from: every release of the installed plan")
 	assert.Equal(t, "3", next.Annotations[aicrv1alpha1.AnnotationSequence])
 	h.waitPhase(next.Name, aicrv1alpha1.PhaseAwaitingApproval)
 

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,7 +12,8 @@ import (
 )
 
 // newRolloutTemplate is the rollout toward obs.target (RO-2): steps and approvalRequired from
-// the domain's transition, the live inventory digest and the deadline.
+// the domain's transition, the live inventory's digest (and its size, in an annotation) and
+// the deadline.
 func newRolloutTemplate(obs *observation, t domain.Transition, inventory, assessmentDigest string,
 	deadline time.Time) *aicrv1alpha1.RuntimeRollout {
 	steps := make([]aicrv1alpha1.Step, 0, len(t.Steps))
@@ -22,7 +24,9 @@ func newRolloutTemplate(obs *observation, t domain.Transition, inventory, assess
 			AcknowledgeAfterApply: s.AcknowledgeAfterApply,
 		})
 	}
-	return &aicrv1alpha1.RuntimeRollout{Spec: aicrv1alpha1.RuntimeRolloutSpec{
+	return &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
+		aicrv1alpha1.AnnotationStartingInventorySize: strconv.Itoa(len(obs.live)),
+	}}, Spec: aicrv1alpha1.RuntimeRolloutSpec{
 		RuntimeUID: obs.uid, FromPlanDigest: obs.active, ToPlanDigest: obs.target,
 		StartingInventoryDigest: inventory, AssessmentDigest: assessmentDigest,
 		Deadline: metav1.NewTime(deadline.UTC().Truncate(time.Second)), ApprovalRequired: t.ApprovalRequired, Steps: steps,

@@ -42,6 +42,10 @@ const (
 	// highest when the operator created it. Unlike creationTimestamp it survives a restore, so
 	// the newest Succeeded rollout, whose target is the active plan, is still known (RO-13).
 	AnnotationSequence = Prefix + "sequence"
+	// AnnotationStartingInventorySize is the number of engine objects in a rollout's starting
+	// inventory, set by the operator when it creates the rollout: the spec records only their
+	// digest, and an approver decides on both (kubectl aicr describe).
+	AnnotationStartingInventorySize = Prefix + "starting-inventory-size"
 	// AnnotationOutcomeMessage is why a rollout ended, set by the operator with the outcome
 	// label, so a status lost to a crash before it was written, or to a restore, keeps it (RO-6).
 	AnnotationOutcomeMessage = Prefix + "outcome-message"
