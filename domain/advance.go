@@ -73,19 +73,12 @@ func (r *Rollout) pending(ctx context.Context, p Ports, env Environment, now tim
 	if env.TargetPlanDigest != r.spec.ToPlanDigest {
 		return r.end(PhaseSuperseded, "the runtime's target is now plan "+env.TargetPlanDigest), nil
 	}
-	live, err := p.Engine.List(ctx)
+	made, drift, err := r.checkInventory(ctx, p)
 	if err != nil {
 		return r.stallOrError("list engine objects", err)
 	}
-	inv, err := InventoryDigest(live)
-	if err != nil {
-		return Outcome{Status: r.status}, err
-	}
-	drifted := r.spec.StartingInventoryDigest != "" && inv != r.spec.StartingInventoryDigest
-	made := r.stepsMade(live, drifted)
-	if drifted && !made {
-		return r.stalled(stallf(StallInventoryDrift, fmt.Sprintf(
-			"live inventory %s differs from the starting inventory %s", inv, r.spec.StartingInventoryDigest))), nil
+	if drift != nil {
+		return r.stalled(drift), nil
 	}
 	if made && (!r.spec.ApprovalRequired || r.spec.Approval.Approved()) {
 		// Restored while in progress: progress finds the first step whose
@@ -107,22 +100,37 @@ func (r *Rollout) pending(ctx context.Context, p Ports, env Environment, now tim
 // while the rollout waited stalls InventoryDrift before the first step instead of moving
 // releases the approver did not see.
 func (r *Rollout) checkBoundInventory(ctx context.Context, p Ports, approved Outcome) (Outcome, error) {
+	_, drift, err := r.checkInventory(ctx, p)
+	if err == nil && drift == nil {
+		return approved, nil
+	}
+	r.status.Phase = PhaseAwaitingApproval
+	if err != nil {
+		return r.stallOrError("list engine objects", err)
+	}
+	drift.Message += ", which the approval is bound to"
+	return r.stalled(drift), nil
+}
+
+// checkInventory judges the live engine objects against the starting inventory: made reports
+// that they show a step this rollout made (stepsMade); drift is the InventoryDrift stall when
+// they differ from the starting inventory and its own steps do not explain it.
+func (r *Rollout) checkInventory(ctx context.Context, p Ports) (made bool, drift *Stall, err error) {
 	live, err := p.Engine.List(ctx)
 	if err != nil {
-		r.status.Phase = PhaseAwaitingApproval
-		return r.stallOrError("list engine objects", err)
+		return false, nil, err
 	}
 	inv, err := InventoryDigest(live)
 	if err != nil {
-		return Outcome{Status: r.status}, err
+		return false, nil, err
 	}
 	drifted := r.spec.StartingInventoryDigest != "" && inv != r.spec.StartingInventoryDigest
-	if drifted && !r.stepsMade(live, drifted) {
-		r.status.Phase = PhaseAwaitingApproval
-		return r.stalled(stallf(StallInventoryDrift, fmt.Sprintf(
-			"live inventory %s differs from the starting inventory %s the approval is bound to", inv, r.spec.StartingInventoryDigest))), nil
+	made = r.stepsMade(live, drifted)
+	if drifted && !made {
+		drift = stallf(StallInventoryDrift, fmt.Sprintf(
+			"live inventory %s differs from the starting inventory %s", inv, r.spec.StartingInventoryDigest))
 	}
-	return approved, nil
+	return made, drift, nil
 }
 
 // endedAfterApproval keeps a rollout whose approval was revoked or expired going when its first
@@ -134,12 +142,9 @@ func (r *Rollout) endedAfterApproval(ctx context.Context, p Ports, ended Outcome
 	if !r.spec.Approval.Approved() {
 		return ended, nil
 	}
-	live, err := p.Engine.List(ctx)
-	if err != nil {
+	made, _, err := r.checkInventory(ctx, p)
+	if err != nil || !made {
 		return ended, err
-	}
-	if !r.stepsMade(live, false) {
-		return ended, nil
 	}
 	r.status.Phase, r.status.Message = PhaseProgressing, ""
 	return Outcome{Status: r.status, Event: "rollout " + r.spec.Name +

@@ -132,10 +132,7 @@ func assertValues(t *testing.T, stored *configdoc.Plan, uid string) {
 // assertJobsGone waits until every Job was deleted once its output was recorded (RES-7).
 func assertJobsGone(t *testing.T) {
 	t.Helper()
-	require.Eventually(t, func() bool {
-		list := &batchv1.JobList{}
-		return k8s.List(context.Background(), list, client.InNamespace(jobNS)) == nil && len(list.Items) == 0
-	}, wait, tick, "jobs deleted after their outputs were recorded")
+	require.Eventually(t, noJobs, wait, tick, "jobs deleted after their outputs were recorded")
 	kept := &corev1.ConfigMapList{}
 	require.NoError(t, k8s.List(context.Background(), kept, client.InNamespace(operatorNS),
 		client.MatchingLabels{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleSnapshot}))

@@ -99,10 +99,13 @@ func clearJobs(t testing.TB) {
 		client.PropagationPolicy(metav1.DeletePropagationBackground)))
 	require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNS),
 		client.HasLabels{aicrv1alpha1.LabelRole}))
-	require.Eventually(t, func() bool {
-		list := &batchv1.JobList{}
-		return k8s.List(ctx, list, client.InNamespace(jobNS)) == nil && len(list.Items) == 0
-	}, wait, tick, "jobs of the test deleted")
+	require.Eventually(t, noJobs, wait, tick, "jobs of the test deleted")
+}
+
+// noJobs reports that the Job namespace holds no Job.
+func noJobs() bool {
+	list := &batchv1.JobList{}
+	return k8s.List(context.Background(), list, client.InNamespace(jobNS)) == nil && len(list.Items) == 0
 }
 
 // fixture loads a bundle fixture and the namespaces its releases use.

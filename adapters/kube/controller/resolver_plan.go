@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -22,6 +23,25 @@ const (
 	// aicr-recipe-<16 hex of the recipe document's content digest>.
 	RecipePrefix = "aicr-recipe-"
 )
+
+// planWriter writes plan documents with their recipe, values and assessment ConfigMaps in
+// the operator namespace, each create-once (PLAN-5). The resolver writes the plans it
+// resolves, the runtime controller the plans it rebuilds (PLAN-7).
+type planWriter struct {
+	client   client.Client
+	reader   client.Reader
+	recorder record.EventRecorder
+	// namespace is the operator namespace the ConfigMaps go to.
+	namespace string
+	// image is the AICR image a resolved plan records ("" for a rebuilt plan).
+	image string
+}
+
+// writer is the resolver's writer of the plans it resolves.
+func (r *Resolver) writer() *planWriter {
+	return &planWriter{client: r.Client, reader: r.Reader, recorder: r.Recorder,
+		namespace: r.Config.OperatorNamespace, image: r.Config.Image}
+}
 
 type resPlanWrite struct {
 	plan             *domain.Plan
@@ -45,10 +65,10 @@ type resPlanWrite struct {
 // shared recipe or values ConfigMap this plan is about to reference. A plan
 // rebuilt from the engine objects (PLAN-7) is written the same way, without
 // recipes, bundle Job, render flags or bundle reference.
-func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w resPlanWrite) *resOutcome {
+func (pw *planWriter) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w resPlanWrite) *resOutcome {
 	d := w.plan.Digest
 	var objs []*corev1.ConfigMap
-	doc := &configdoc.Plan{Plan: *w.plan, AICRImage: r.Config.Image, RenderFlags: append([]string{}, w.renderFlags...), BundleRef: w.bundleRef}
+	doc := &configdoc.Plan{Plan: *w.plan, AICRImage: pw.image, RenderFlags: append([]string{}, w.renderFlags...), BundleRef: w.bundleRef}
 	if w.plan.Source == domain.SourceRebuilt {
 		doc.RenderFlags = nil // a rebuilt plan does not record how it was rendered (PLAN-7)
 	}
@@ -59,7 +79,7 @@ func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 		if len(rc.raw) == 0 {
 			continue
 		}
-		cm, ref, err := r.recipeObject(cr, d, rc.raw)
+		cm, ref, err := pw.recipeObject(cr, d, rc.raw)
 		if err != nil {
 			return resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
 		}
@@ -71,10 +91,10 @@ func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 		return resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
 	}
 	doc.ValuesRefs = refs
-	objs = append(objs, r.planObject(cr, aicrv1alpha1.RoleValues, values.Name, d, values.Data))
+	objs = append(objs, pw.planObject(cr, aicrv1alpha1.RoleValues, values.Name, d, values.Data))
 	if w.report != nil {
 		name, _ := configdoc.AssessmentConfigMapName(configdoc.ContentDigest(w.report))
-		cm := r.planObject(cr, aicrv1alpha1.RoleAssessment, name, d, map[string]string{configdoc.ReportKey: string(w.report)})
+		cm := pw.planObject(cr, aicrv1alpha1.RoleAssessment, name, d, map[string]string{configdoc.ReportKey: string(w.report)})
 		cm.Annotations[aicrv1alpha1.AnnotationFromPlanDigest] = w.fromPlan
 		objs = append(objs, cm)
 	}
@@ -86,7 +106,7 @@ func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	if err != nil {
 		return resTransient(err)
 	}
-	planCM := r.planObject(cr, aicrv1alpha1.RolePlan, name, d, map[string]string{configdoc.PlanKey: string(payload)})
+	planCM := pw.planObject(cr, aicrv1alpha1.RolePlan, name, d, map[string]string{configdoc.PlanKey: string(payload)})
 	planCM.Labels[aicrv1alpha1.LabelSchemaVersion] = fmt.Sprint(domain.PlanSchemaVersion)
 	if w.bundleJob != "" {
 		planCM.Labels[aicrv1alpha1.LabelResolvedBy] = w.bundleJob
@@ -100,29 +120,29 @@ func (r *Resolver) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	planStore.Lock()
 	defer planStore.Unlock()
 	for _, cm := range objs {
-		if out := r.createOnce(ctx, cm); out != nil {
+		if out := pw.createOnce(ctx, cm); out != nil {
 			return out
 		}
 	}
-	return r.createPlan(ctx, cr, planCM, w)
+	return pw.createPlan(ctx, cr, planCM, w)
 }
 
 // recipeObject stores a recipe as JSON under configdoc.RecipeKey in a
 // ConfigMap named after its content digest, so equal recipes share one.
-func (r *Resolver) recipeObject(cr *aicrv1alpha1.ClusterRuntime, digest string, raw []byte) (*corev1.ConfigMap, *configdoc.ConfigMapRef, error) {
+func (pw *planWriter) recipeObject(cr *aicrv1alpha1.ClusterRuntime, digest string, raw []byte) (*corev1.ConfigMap, *configdoc.ConfigMapRef, error) {
 	doc, err := yaml.YAMLToJSON(raw)
 	if err != nil {
 		return nil, nil, fmt.Errorf("recipe: %w", err)
 	}
 	ref := &configdoc.ConfigMapRef{Digest: configdoc.ContentDigest(doc)}
 	ref.Name = RecipePrefix + ref.Digest[len("sha256:"):len("sha256:")+16]
-	return r.planObject(cr, aicrv1alpha1.RoleRecipe, ref.Name, digest, map[string]string{configdoc.RecipeKey: string(doc)}), ref, nil
+	return pw.planObject(cr, aicrv1alpha1.RoleRecipe, ref.Name, digest, map[string]string{configdoc.RecipeKey: string(doc)}), ref, nil
 }
 
-func (r *Resolver) planObject(cr *aicrv1alpha1.ClusterRuntime, role, name, digest string, data map[string]string) *corev1.ConfigMap {
+func (pw *planWriter) planObject(cr *aicrv1alpha1.ClusterRuntime, role, name, digest string, data map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: r.Config.OperatorNamespace,
+			Name: name, Namespace: pw.namespace,
 			Labels: map[string]string{
 				aicrv1alpha1.LabelRole: role, aicrv1alpha1.LabelRuntimeUID: string(cr.UID),
 				aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue,
@@ -144,12 +164,12 @@ func resSize(cm *corev1.ConfigMap) int {
 }
 
 // replace deletes old (only that exact object) and creates cm.
-func (r *Resolver) replace(ctx context.Context, old, cm *corev1.ConfigMap) error {
-	err := r.Client.Delete(ctx, old, client.Preconditions{UID: &old.UID, ResourceVersion: &old.ResourceVersion})
+func (pw *planWriter) replace(ctx context.Context, old, cm *corev1.ConfigMap) error {
+	err := pw.client.Delete(ctx, old, client.Preconditions{UID: &old.UID, ResourceVersion: &old.ResourceVersion})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %s: %w", old.Name, err)
 	}
-	if err = r.Client.Create(ctx, cm.DeepCopy()); err != nil {
+	if err = pw.client.Create(ctx, cm.DeepCopy()); err != nil {
 		return fmt.Errorf("create %s: %w", cm.Name, err)
 	}
 	return nil

@@ -19,17 +19,17 @@ import (
 // same digest is success, another digest a Conflict, an unreadable plan
 // (PLAN-6) PlanUnreadable; a plan of another runtime UID is replaced, and a
 // rebuilt plan is replaced by a resolved one, never the reverse.
-func (r *Resolver) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, cm *corev1.ConfigMap, w resPlanWrite) *resOutcome {
-	err := r.Client.Create(ctx, cm.DeepCopy())
+func (pw *planWriter) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, cm *corev1.ConfigMap, w resPlanWrite) *resOutcome {
+	err := pw.client.Create(ctx, cm.DeepCopy())
 	if err == nil {
-		r.event(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s written to ConfigMap %s", w.plan.Digest, cm.Name)
+		pw.recorder.Eventf(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s written to ConfigMap %s", w.plan.Digest, cm.Name)
 		return nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
 		return resTransient(fmt.Errorf("create plan %s: %w", cm.Name, err))
 	}
 	old := &corev1.ConfigMap{}
-	if err = r.Reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
+	if err = pw.reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
 		return resTransient(fmt.Errorf("get plan %s: %w", cm.Name, err))
 	}
 	stored := ReadStoredPlan(old)
@@ -41,10 +41,10 @@ func (r *Resolver) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 		return resStalled(s)
 	}
 	if decision == domain.PlanWriteReplace {
-		if err = r.replace(ctx, old, cm); err != nil {
+		if err = pw.replace(ctx, old, cm); err != nil {
 			return resTransient(err)
 		}
-		r.event(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s replaced in ConfigMap %s", w.plan.Digest, cm.Name)
+		pw.recorder.Eventf(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s replaced in ConfigMap %s", w.plan.Digest, cm.Name)
 		return nil
 	}
 	if w.bundleJob != "" && old.Labels[aicrv1alpha1.LabelResolvedBy] != w.bundleJob {
@@ -53,7 +53,7 @@ func (r *Resolver) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 			old.Labels = map[string]string{}
 		}
 		old.Labels[aicrv1alpha1.LabelResolvedBy] = w.bundleJob
-		if err = r.Client.Patch(ctx, old, patch); err != nil {
+		if err = pw.client.Patch(ctx, old, patch); err != nil {
 			return resTransient(fmt.Errorf("label plan %s: %w", cm.Name, err))
 		}
 	}
@@ -64,8 +64,8 @@ func (r *Resolver) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 // assessment). One that already exists with the same data is success (another
 // plan wrote it, or an earlier reconcile); other data under its name is a
 // Conflict, as PLAN-5 has it for plans.
-func (r *Resolver) createOnce(ctx context.Context, cm *corev1.ConfigMap) *resOutcome {
-	err := r.Client.Create(ctx, cm)
+func (pw *planWriter) createOnce(ctx context.Context, cm *corev1.ConfigMap) *resOutcome {
+	err := pw.client.Create(ctx, cm)
 	if !apierrors.IsAlreadyExists(err) {
 		if err != nil {
 			return resTransient(fmt.Errorf("create %s: %w", cm.Name, err))
@@ -73,7 +73,7 @@ func (r *Resolver) createOnce(ctx context.Context, cm *corev1.ConfigMap) *resOut
 		return nil
 	}
 	old := &corev1.ConfigMap{}
-	if err = r.Reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
+	if err = pw.reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
 		return resTransient(fmt.Errorf("get %s: %w", cm.Name, err))
 	}
 	if !maps.Equal(old.Data, cm.Data) || len(old.BinaryData) > 0 {

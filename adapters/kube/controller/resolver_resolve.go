@@ -158,7 +158,7 @@ func (r *Resolver) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, 
 	}
 	w := resPlanWrite{plan: plan, recipe: recipe, validationRecipe: built.validationRecipe, bundleJob: name, renderFlags: args, bundleRef: bundleRef,
 		report: check.report, fromPlan: cr.Status.ActivePlanDigest}
-	if out = r.writePlan(ctx, cr, w); out != nil {
+	if out = r.writer().writePlan(ctx, cr, w); out != nil {
 		return out
 	}
 	for _, job := range []string{name, check.job} {

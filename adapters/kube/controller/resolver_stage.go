@@ -42,14 +42,10 @@ func resStalled(s *domain.Stall) *resOutcome {
 // override component the recipe does not list as OverridePathUnknown (RES-3);
 // any other outcome is returned as it is.
 func resRejectedOverride(out *resOutcome, unlisted []string) *resOutcome {
-	if out.transient != nil || out.status != metav1.ConditionFalse || out.reason == ReasonResolving {
+	if out.reason != string(domain.StallAICRInvalidRequest) {
 		return out
 	}
-	s := domain.RejectedOverride(&domain.Stall{Reason: domain.StallReason(out.reason), Message: out.message}, unlisted)
-	if s.Reason == domain.StallReason(out.reason) {
-		return out
-	}
-	return resStalled(s)
+	return resStalled(domain.RejectedOverride(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: out.message}, unlisted))
 }
 
 // resTransient reports a failure worth retrying with backoff (RES-6).

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/domain"
@@ -21,12 +22,13 @@ func TestToStatus_ReleaseMessages(t *testing.T) {
 		{Release: "nvsentinel", Operation: aicrv1alpha1.OperationInstall},
 	}}}
 	for _, tc := range []struct {
-		name  string
-		phase domain.Phase
-		state aicrv1alpha1.ReleaseState
+		name    string
+		phase   domain.Phase
+		state   aicrv1alpha1.ReleaseState
+		started *metav1.Time
 	}{
-		{"in flight", domain.PhaseProgressing, releaseInFlight},
-		{"failed", domain.PhaseFailed, releaseFailed},
+		{"in flight", domain.PhaseProgressing, releaseInFlight, &metav1.Time{Time: now}},
+		{"failed", domain.PhaseFailed, releaseFailed, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			msg := "gpu-operator: sync failed: one or more objects failed to apply"
@@ -35,7 +37,7 @@ func TestToStatus_ReleaseMessages(t *testing.T) {
 			out := toStatus(ro, st, nil, now)
 			assert.Equal(t, []aicrv1alpha1.ReleaseStatus{
 				{Release: "cert-manager", State: releaseReady},
-				{Release: "gpu-operator", State: tc.state, Message: msg, StartedAt: out.Releases[1].StartedAt},
+				{Release: "gpu-operator", State: tc.state, Message: msg, StartedAt: tc.started},
 				{Release: "nvsentinel", State: releasePending},
 			}, out.Releases)
 		})

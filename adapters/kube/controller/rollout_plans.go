@@ -48,6 +48,13 @@ func (p *PlanReader) Read(ctx context.Context, digest, runtimeUID string) (*doma
 // those of Read; a missing values ConfigMap, or values that do not match the digest the plan
 // records, stall PlanUnreadable (PLAN-6).
 func (p *PlanReader) Document(ctx context.Context, digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
+	cm, stall, err := p.configMap(ctx, digest)
+	return p.fromConfigMap(ctx, cm, stall, err, digest, runtimeUID)
+}
+
+// configMap reads the plan ConfigMap of digest. A digest that names no plan ConfigMap is a
+// PlanUnreadable stall; a missing one is the API's NotFound error, with cm naming it.
+func (p *PlanReader) configMap(ctx context.Context, digest string) (*corev1.ConfigMap, *domain.Stall, error) {
 	name, err := configdoc.PlanConfigMapName(digest)
 	if err != nil {
 		return nil, unreadable("plan digest %q is not a sha256 digest", digest), nil
@@ -55,10 +62,25 @@ func (p *PlanReader) Document(ctx context.Context, digest, runtimeUID string) (*
 	cm := &corev1.ConfigMap{}
 	if err = p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: name}, cm); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, unreadable("plan %s: ConfigMap %s/%s not found", digest, p.namespace, name), nil
+			cm.Name = name
+			return cm, nil, err
 		}
 		return nil, nil, fmt.Errorf("read plan %s: %w", digest, err)
 	}
+	return cm, nil, nil
+}
+
+// fromConfigMap turns what configMap read (cm, stall, err) into the plan document of digest
+// for runtimeUID, with the stalls and errors of Document.
+func (p *PlanReader) fromConfigMap(ctx context.Context, cm *corev1.ConfigMap, stall *domain.Stall, err error,
+	digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, unreadable("plan %s: ConfigMap %s/%s not found", digest, p.namespace, cm.Name), nil
+	case cm == nil || err != nil:
+		return nil, stall, err
+	}
+	name := cm.Name
 	plan, err := p.decode(cm)
 	if err != nil {
 		return nil, unreadable("plan %s: %v", digest, err), nil
