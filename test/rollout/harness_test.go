@@ -252,6 +252,19 @@ func (h *harness) waitPhase(name string, want aicrv1alpha1.Phase) *aicrv1alpha1.
 	return ro
 }
 
+// waitReleaseState waits until the rollout's status records the release in state want.
+func (h *harness) waitReleaseState(name, release string, want aicrv1alpha1.ReleaseState) {
+	h.t.Helper()
+	require.Eventually(h.t, func() bool {
+		for _, r := range h.rollout(name).Status.Releases {
+			if r.Release == release {
+				return r.State == want
+			}
+		}
+		return false
+	}, waitFor, tick, "rollout %s never recorded %s as %s", name, release, want)
+}
+
 // waitCondition waits until the runtime's condition has status, reason and message.
 func (h *harness) waitCondition(typ string, status metav1.ConditionStatus, reason, message string) {
 	h.t.Helper()
@@ -272,7 +285,7 @@ func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
 	return nil
 }
 
-// releaseIDs returns the IDs of the engine objects.
+// liveReleases returns the engine objects by release ID.
 func (h *harness) liveReleases() map[string]ports.ReleaseStatus {
 	live, _ := h.engine.List(context.Background())
 	out := map[string]ports.ReleaseStatus{}

@@ -1,7 +1,6 @@
 package rollout_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,6 +61,10 @@ func TestRolloutInitialInstall(t *testing.T) {
 		domain.StepMessage(ro.Name, 0, len(ro.Spec.Steps), domain.Step{Release: releaseRef(first.Release), Operation: domain.OpInstall}))
 	h.waitCondition(aicrv1alpha1.ConditionReconciling, metav1.ConditionTrue, domain.ReasonRollingOut, "")
 	h.waitKstatus(status.InProgressStatus)
+	// The runtime may report the step before its engine write lands; wait for the write, then
+	// check the second step has not begun while the first release is not ready.
+	require.Eventually(t, func() bool { return len(h.liveReleases()) > 0 }, waitFor, tick, "the first step writes its release")
+	h.waitReleaseState(ro.Name, first.Release, "InFlight")
 	assert.Len(t, h.liveReleases(), 1, "the next step waits for the first release to be ready")
 
 	h.engine.mu.Lock()
@@ -99,5 +102,4 @@ func assertFieldManagers(t *testing.T, cr *aicrv1alpha1.ClusterRuntime) {
 		}
 		assert.NotContains(t, string(mf.FieldsV1.Raw), `"k:{\"type\":\"Resolved\"}"`)
 	}
-	_ = context.Background()
 }
