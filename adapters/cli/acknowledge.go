@@ -31,30 +31,30 @@ func newAcknowledgeCommand(o *Options) *cobra.Command {
 }
 
 func runAcknowledge(s *session, args []string) error {
-	ro, err := s.rollout(args[0])
+	var release, at string
+	ro, err := s.changeApproval(args[0], "acknowledge rollout", func(ro *aicrv1alpha1.RuntimeRollout) (map[string]any, error) {
+		var err error
+		if release, err = awaitedRelease(ro); err != nil {
+			return nil, err
+		}
+		user, err := s.whoami()
+		if err != nil {
+			return nil, err
+		}
+		at = timestamp(s.o.Now())
+		acks := make([]any, 0, len(ro.Spec.Approval.Acknowledgements)+1)
+		for _, a := range ro.Spec.Approval.Acknowledgements {
+			acks = append(acks, map[string]any{
+				"release": a.Release, "acknowledgedBy": a.AcknowledgedBy, "acknowledgedAt": timestamp(a.AcknowledgedAt.Time),
+			})
+		}
+		acks = append(acks, map[string]any{"release": release, "acknowledgedBy": user, "acknowledgedAt": at})
+		return map[string]any{"acknowledgements": acks}, nil
+	})
 	if err != nil {
 		return err
 	}
-	release, err := awaitedRelease(ro)
-	if err != nil {
-		return err
-	}
-	user, err := s.whoami()
-	if err != nil {
-		return err
-	}
-	at := timestamp(s.o.Now())
-	acks := make([]any, 0, len(ro.Spec.Approval.Acknowledgements)+1)
-	for _, a := range ro.Spec.Approval.Acknowledgements {
-		acks = append(acks, map[string]any{
-			"release": a.Release, "acknowledgedBy": a.AcknowledgedBy, "acknowledgedAt": timestamp(a.AcknowledgedAt.Time),
-		})
-	}
-	acks = append(acks, map[string]any{"release": release, "acknowledgedBy": user, "acknowledgedAt": at})
-	if err := s.patchApproval(ro, map[string]any{"acknowledgements": acks}, "acknowledge rollout "+ro.Name); err != nil {
-		return err
-	}
-	return s.o.say("rollout %s: %s acknowledged by %s at %s", ro.Name, release, user, at)
+	return s.o.say("rollout %s: %s acknowledged by %s at %s", ro.Name, release, s.user, at)
 }
 
 // awaitedRelease applies the refusals of CLI-5 and returns the release in flight.

@@ -40,28 +40,22 @@ func validateApprove(o *Options) error {
 }
 
 func runApprove(s *session, args []string) error {
-	ro, err := s.rollout(args[0])
+	var expiresAt time.Time
+	ro, err := s.changeApproval(args[0], "approve rollout", func(ro *aicrv1alpha1.RuntimeRollout) (map[string]any, error) {
+		var err error
+		if expiresAt, err = approvalExpiry(ro, s.o.Now(), s.o.flags.expires); err != nil {
+			return nil, err
+		}
+		user, err := s.whoami()
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"approvedBy": user, "expiresAt": timestamp(expiresAt), "reason": s.o.flags.reason}, nil
+	})
 	if err != nil {
 		return err
 	}
-	now := s.o.Now()
-	expiresAt, err := approvalExpiry(ro, now, s.o.flags.expires)
-	if err != nil {
-		return err
-	}
-	user, err := s.whoami()
-	if err != nil {
-		return err
-	}
-	approval := map[string]any{
-		"approvedBy": user,
-		"expiresAt":  timestamp(expiresAt),
-		"reason":     s.o.flags.reason,
-	}
-	if err := s.patchApproval(ro, approval, "approve rollout "+ro.Name); err != nil {
-		return err
-	}
-	return s.o.say("rollout %s approved by %s until %s", ro.Name, user, timestamp(expiresAt))
+	return s.o.say("rollout %s approved by %s until %s", ro.Name, s.user, timestamp(expiresAt))
 }
 
 // approvalExpiry applies the refusals of CLI-3 and returns when the approval ends.

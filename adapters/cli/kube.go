@@ -8,6 +8,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -62,6 +63,8 @@ type session struct {
 	o    *Options
 	dyn  dynamic.Interface
 	core kubernetes.Interface
+	// user is who the API server said the caller is, once asked.
+	user string
 }
 
 // connect builds the clients from the kubectl flags and starts the command's deadline; every
@@ -122,8 +125,12 @@ func (s *session) configMap(name string) (*corev1.ConfigMap, error) {
 	return cm, nil
 }
 
-// whoami asks the API server who the caller is (a SelfSubjectReview, as kubectl auth whoami).
+// whoami asks the API server who the caller is (a SelfSubjectReview, as kubectl auth whoami),
+// once per command.
 func (s *session) whoami() (string, error) {
+	if s.user != "" {
+		return s.user, nil
+	}
 	r, err := s.core.AuthenticationV1().SelfSubjectReviews().
 		Create(s.ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
@@ -132,7 +139,39 @@ func (s *session) whoami() (string, error) {
 	if r.Status.UserInfo.Username == "" {
 		return "", errors.New("the API server reported no username for you")
 	}
-	return r.Status.UserInfo.Username, nil
+	s.user = r.Status.UserInfo.Username
+	return s.user, nil
+}
+
+// conflictAttempts bounds how often changeApproval decides again after the rollout changed
+// between its read and its patch.
+const conflictAttempts = 5
+
+// changeApproval reads the rollout, lets decide refuse it or build the new spec.approval from
+// it, and patches it conditional on what was read. When the rollout changed in between (the
+// operator wrote its status, or someone else decided first), it reads the rollout again and
+// decides again on what it now says, within the command's deadline. It returns the rollout
+// the successful decision was made on.
+func (s *session) changeApproval(name, doing string,
+	decide func(*aicrv1alpha1.RuntimeRollout) (map[string]any, error),
+) (*aicrv1alpha1.RuntimeRollout, error) {
+	for attempt := 1; ; attempt++ {
+		ro, err := s.rollout(name)
+		if err != nil {
+			return nil, err
+		}
+		approval, err := decide(ro)
+		if err != nil {
+			return nil, err
+		}
+		err = s.patchApproval(ro, approval, doing+" "+name)
+		if err == nil {
+			return ro, nil
+		}
+		if !apierrors.IsConflict(err) || attempt == conflictAttempts {
+			return nil, err
+		}
+	}
 }
 
 // patchApproval sends a JSON merge patch that changes only spec.approval, conditional on the

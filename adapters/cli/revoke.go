@@ -26,23 +26,22 @@ func newRevokeCommand(o *Options) *cobra.Command {
 }
 
 func runRevoke(s *session, args []string) error {
-	ro, err := s.rollout(args[0])
+	var at string
+	ro, err := s.changeApproval(args[0], "revoke rollout", func(ro *aicrv1alpha1.RuntimeRollout) (map[string]any, error) {
+		if err := checkRevocable(ro); err != nil {
+			return nil, err
+		}
+		user, err := s.whoami()
+		if err != nil {
+			return nil, err
+		}
+		at = timestamp(s.o.Now())
+		return map[string]any{"revokedBy": user, "revokedAt": at, "revokeReason": s.o.flags.reason}, nil
+	})
 	if err != nil {
 		return err
 	}
-	if err = checkRevocable(ro); err != nil {
-		return err
-	}
-	user, err := s.whoami()
-	if err != nil {
-		return err
-	}
-	at := timestamp(s.o.Now())
-	revocation := map[string]any{"revokedBy": user, "revokedAt": at, "revokeReason": s.o.flags.reason}
-	if err := s.patchApproval(ro, revocation, "revoke rollout "+ro.Name); err != nil {
-		return err
-	}
-	return s.o.say("rollout %s revoked by %s at %s", ro.Name, user, at)
+	return s.o.say("rollout %s revoked by %s at %s", ro.Name, s.user, at)
 }
 
 // checkRevocable applies the refusals of CLI-4.

@@ -47,12 +47,19 @@ type result struct {
 
 // runAt runs kubectl aicr in-process with the suite's kubeconfig and the clock at at.
 func runAt(at time.Time, timeout time.Duration, args ...string) result {
+	return runWith(func(o *cli.Options) {
+		o.Now = func() time.Time { return at }
+		if timeout > 0 {
+			o.Timeout = timeout
+		}
+	}, args...)
+}
+
+// runWith runs kubectl aicr in-process with the options configure sets.
+func runWith(configure func(o *cli.Options), args ...string) result {
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	o := cli.NewOptions(streams)
-	o.Now = func() time.Time { return at }
-	if timeout > 0 {
-		o.Timeout = timeout
-	}
+	configure(o)
 	code := cli.Run(context.Background(), o, args)
 	return result{stdout: out.String(), stderr: errOut.String(), code: code}
 }
