@@ -123,7 +123,11 @@ func TestRolloutRestoredLostReleasesBlockAnotherTarget(t *testing.T) {
 	h.start()
 	uid, plan, _ := h.restoredLosingAllButOne()
 
-	h.setCandidate(h.writePlan(h.fixturePlan(fixtureUpgradeTo, uid)), metav1.Condition{})
+	other := h.writePlan(h.fixturePlan(fixtureUpgradeTo, uid))
+	h.setCandidate(other, metav1.Condition{})
+	// The runtime stalls MovedReleaseMissing already without a target (its target is not the
+	// active plan); wait until it has judged the new one before checking what it did with it.
+	h.waitTarget(other)
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallMovedReleaseMissing), "")
 	assert.Contains(t, findCondition(h.runtime().Status.Conditions, aicrv1alpha1.ConditionStalled).Message,
 		"of the active plan "+plan.Digest+" were lost with a restore")
@@ -136,8 +140,18 @@ func TestRolloutRestoredLostReleasesBlockAnotherTarget(t *testing.T) {
 }
 
 // restoredLosingAllButOne restores the Succeeded initial install of a fixture plan whose
-// engine objects a restore lost, all but the first release's, which it returns.
+// engine objects a restore lost, all but the first release's, which it returns, and waits for
+// the rollout controller to settle the restored rollout.
 func (h *harness) restoredLosingAllButOne() (string, *domain.Plan, domain.Release) {
+	h.t.Helper()
+	uid, plan, kept, restored := h.restoreLosingAllButOne()
+	h.waitPhase(restored.Name, aicrv1alpha1.PhaseSucceeded)
+	return uid, plan, kept
+}
+
+// restoreLosingAllButOne creates the runtime, keeps the first release of a fixture plan and
+// restores the Succeeded initial install of the plan without status; it waits for nothing.
+func (h *harness) restoreLosingAllButOne() (string, *domain.Plan, domain.Release, *aicrv1alpha1.RuntimeRollout) {
 	h.t.Helper()
 	uid := h.createRuntime(nil)
 	plan := h.fixturePlan(fixtureInstall, uid)
@@ -145,7 +159,24 @@ func (h *harness) restoredLosingAllButOne() (string, *domain.Plan, domain.Releas
 	require.NoError(h.t, h.engine.Apply(context.Background(), ports.ReleaseSpec{
 		Ref: kept.Ref(), Chart: kept.Chart, Values: kept.Values, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest},
 	}))
-	restored := h.restore(uid, plan)
+	return uid, plan, kept, h.restore(uid, plan)
+}
+
+// A backup restores, with the operator down, a Succeeded rollout without status whose releases
+// were lost and a runtime whose target moved on. On start the runtime may judge the target
+// before the rollout controller settled the restored rollout; it still counts the lost releases,
+// stalls MovedReleaseMissing and creates nothing (RO-13).
+func TestRolloutRestoredUnsettledLostReleasesBlockAnotherTarget(t *testing.T) {
+	h := newHarness(t, true)
+	uid, plan, _, restored := h.restoreLosingAllButOne()
+	other := h.writePlan(h.fixturePlan(fixtureUpgradeTo, uid))
+	h.setCandidate(other, metav1.Condition{})
+	h.start()
+
+	h.waitTarget(other)
+	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallMovedReleaseMissing), "")
+	assert.Contains(t, findCondition(h.runtime().Status.Conditions, aicrv1alpha1.ConditionStalled).Message,
+		"of the active plan "+plan.Digest+" were lost with a restore")
 	h.waitPhase(restored.Name, aicrv1alpha1.PhaseSucceeded)
-	return uid, plan, kept
+	assert.Len(t, h.rollouts(), 1, "no rollout toward the other plan")
 }

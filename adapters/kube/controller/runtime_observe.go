@@ -29,7 +29,7 @@ type observation struct {
 	activePlan  *domain.Plan
 	live        []ports.ReleaseStatus
 	// restoredUnknown are the releases the rollout that made the active plan recorded as
-	// Unknown (it was restored without status, RO-13).
+	// Unknown, or will record once settled (it was restored without status, RO-13).
 	restoredUnknown map[string]bool
 	// reinstall are the active plan's releases lost with the restore (RO-13).
 	reinstall []ports.ReleaseRef
@@ -83,8 +83,17 @@ func (r *RuntimeReconciler) observe(ctx context.Context, cr *aicrv1alpha1.Cluste
 	return obs, nil
 }
 
-// unknownReleases are the releases a rollout recorded as Unknown (restored without status).
+// unknownReleases are the releases a rollout recorded as Unknown (restored without status). A
+// rollout restored without status that the rollout controller has not settled yet counts every
+// release of its steps, as settling it will record: the runtime may judge a new target first.
 func unknownReleases(ro *aicrv1alpha1.RuntimeRollout) map[string]bool {
+	if ro.Status.Phase == "" {
+		out := make(map[string]bool, len(ro.Spec.Steps))
+		for _, s := range ro.Spec.Steps {
+			out[s.Release] = true
+		}
+		return out
+	}
 	var out map[string]bool
 	for _, rs := range ro.Status.Releases {
 		if rs.State == releaseUnknown {
