@@ -21,11 +21,14 @@ func (d *demo) changeOverride(ctx context.Context) error {
 	if err := d.admin.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, &cr); err != nil {
 		return err
 	}
+	// A merge patch, as kubectl patch sends: the operator may still be writing the runtime's
+	// status, and an update carrying the resourceVersion just read would then conflict.
+	patch := client.MergeFrom(cr.DeepCopy())
 	cr.Spec.Overrides = []aicrv1alpha1.Override{
 		{Component: "gpuoperator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.95.05"`)}},
 		{Component: "awsebscsidriver", Path: "enabled", Value: apiextensionsv1.JSON{Raw: []byte(`false`)}},
 	}
-	if err := d.admin.Update(ctx, &cr); err != nil {
+	if err := d.admin.Patch(ctx, &cr, patch); err != nil {
 		return err
 	}
 	stage("Resolve the new plan: every release changes and aws-ebs-csi-driver is removed, which needs an approver")
@@ -97,6 +100,7 @@ func (d *demo) summary(ctx context.Context) error {
 func (d *demo) stop() {
 	if d.stopFollowing != nil {
 		d.stopFollowing()
+		<-d.followed
 	}
 	for i := len(d.procs) - 1; i >= 0; i-- {
 		d.procs[i].stop()

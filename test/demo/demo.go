@@ -32,6 +32,9 @@ type demo struct {
 	keep bool
 	// stopFollowing ends the rollout watch before the control plane stops.
 	stopFollowing context.CancelFunc
+	// followed is closed once the rollout watch returned: it prints to the console, so the
+	// demo waits for it before it returns (a test reads what the console received).
+	followed chan struct{}
 }
 
 func runDemo(args []string) error {
@@ -168,7 +171,9 @@ func (d *demo) applyRuntime(ctx context.Context) error {
 	stage("Apply the ClusterRuntime (training on kubeflow, EKS H100 Ubuntu, system and GPU node groups)")
 	var follow context.Context
 	follow, d.stopFollowing = context.WithCancel(ctx)
+	d.followed = make(chan struct{})
 	go func() {
+		defer close(d.followed)
 		if err := followRollouts(follow, d.cp.Config); err != nil {
 			progress("stopped following rollouts: %v", err)
 		}

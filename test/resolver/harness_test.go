@@ -180,6 +180,22 @@ func resolved(t testing.TB, reason string) (metav1.Condition, *aicrv1alpha1.Clus
 // resolvedWith polls the live runtime until Resolved has reason and a message containing contains.
 func resolvedWith(t testing.TB, reason, contains string) (metav1.Condition, *aicrv1alpha1.ClusterRuntime) {
 	t.Helper()
+	return resolvedMatching(t, reason, contains, 0)
+}
+
+// resolvedFor polls the live runtime until Resolved has reason for generation gen or a later
+// one. Right after a spec change the condition of the previous generation still carries the
+// reason (Resolved stays Resolved until the resolver applies its next outcome), so only its
+// observedGeneration tells the outcome of the new spec from the old one.
+func resolvedFor(t testing.TB, reason string, gen int64) (metav1.Condition, *aicrv1alpha1.ClusterRuntime) {
+	t.Helper()
+	return resolvedMatching(t, reason, "", gen)
+}
+
+// resolvedMatching polls the live runtime until Resolved has reason, a message containing
+// contains and an observedGeneration of at least gen.
+func resolvedMatching(t testing.TB, reason, contains string, gen int64) (metav1.Condition, *aicrv1alpha1.ClusterRuntime) {
+	t.Helper()
 	var cond metav1.Condition
 	live := &aicrv1alpha1.ClusterRuntime{}
 	require.Eventually(t, func() bool {
@@ -187,12 +203,12 @@ func resolvedWith(t testing.TB, reason, contains string) (metav1.Condition, *aic
 			return false
 		}
 		c := meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionResolved)
-		if c == nil || c.Reason != reason || !strings.Contains(c.Message, contains) {
+		if c == nil || c.Reason != reason || !strings.Contains(c.Message, contains) || c.ObservedGeneration < gen {
 			return false
 		}
 		cond = *c
 		return true
-	}, wait, tick, "Resolved reason %s; conditions %+v", reason, &live.Status.Conditions)
+	}, wait, tick, "Resolved reason %s of generation %d or later; conditions %+v", reason, gen, &live.Status.Conditions)
 	return cond, live
 }
 

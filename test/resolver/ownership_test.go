@@ -76,7 +76,10 @@ func TestResolve_ConfigurationReusesSnapshotRequestTakesNew(t *testing.T) {
 	live.Spec.Overrides = []aicrv1alpha1.Override{{Component: "gpu-operator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.1"`)}}}
 	require.NoError(t, k8s.Update(ctx, live))
 	require.Eventually(t, func() bool { return countJobs(h, "bundle") == 2 }, wait, tick)
-	resolved(t, controller.ReasonResolved)
+	// The bundle Job goes before the resolver applies Resolved of the new generation (and
+	// Resolved of the previous one is still there): wait for that apply, so the Update below
+	// does not race it.
+	resolvedFor(t, controller.ReasonResolved, live.Generation)
 	assertJobsGone(t)
 	assert.Equal(t, 1, countJobs(h, "snapshot"), "no new snapshot for an override change")
 	assert.Equal(t, 1, countJobs(h, "recipe"), "no new recipe for an override change")

@@ -2,6 +2,7 @@ package resolver_test
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"strings"
 	"testing"
@@ -70,6 +71,20 @@ func TestRunner_CredentialsSecretOwnedByJob(t *testing.T) {
 	}, wait, tick, "foreground deletion removes the job and its secret")
 }
 
+// deleteJob deletes the Job of ref in the foreground and waits until it is gone. Register
+// it after the cleanup that stops the executor, so it runs first: envtest has no garbage
+// collector, only the executor removes the foregroundDeletion finalizer, and a Job left
+// terminating would be found by the next test of the package.
+func deleteJob(t *testing.T, runner *jobs.Runner, ref ports.JobRef) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, runner.Delete(ctx, ref))
+	require.Eventually(t, func() bool {
+		_, err := runner.Status(ctx, ref)
+		return errors.Is(err, ports.ErrJobNotFound)
+	}, wait, tick, "job %s deleted", ref.Name)
+}
+
 func secretGone(ctx context.Context, s *corev1.Secret) bool {
 	return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(s), &corev1.Secret{}))
 }
@@ -128,8 +143,12 @@ func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
 	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, live))
 	live.Spec.Overrides = []aicrv1alpha1.Override{{Component: "gpu-operator", Path: "driver.version", Value: jsonValue(`"580.2"`)}}
 	require.NoError(t, k8s.Update(ctx, live))
+	gen := live.Generation
 	require.Eventually(t, func() bool { return countJobs(h, "upgrade-check") == 1 && countJobs(h, "bundle") == 2 }, wait, tick)
-	resolved(t, controller.ReasonResolved)
+	// The resolver writes the assessment with the plan and only then applies Resolved with
+	// the candidate: wait for the outcome of the new generation (Resolved of the previous one
+	// is still there) before comparing them.
+	_, live = resolvedFor(t, controller.ReasonResolved, gen)
 	kept := &corev1.ConfigMapList{}
 	require.Eventually(t, func() bool {
 		return k8s.List(ctx, kept, client.InNamespace(operatorNS),
@@ -139,7 +158,6 @@ func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
 	report, err := configdoc.DecodeReport([]byte(kept.Items[0].Data[configdoc.ReportKey]))
 	require.NoError(t, err)
 	assert.Equal(t, 0, report.Summary.Failing)
-	_, live = resolved(t, controller.ReasonResolved)
 	assert.Equal(t, live.Status.CandidatePlanDigest, kept.Items[0].Annotations[aicrv1alpha1.AnnotationPlanDigest])
 	assert.Equal(t, first, kept.Items[0].Annotations[aicrv1alpha1.AnnotationFromPlanDigest])
 }
@@ -172,7 +190,7 @@ func TestRunner_ValidationIdentity(t *testing.T) {
 	}
 	ref, err := runner.Start(ctx, spec)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = runner.Delete(ctx, ref) })
+	t.Cleanup(func() { deleteJob(t, runner, ref) })
 	require.Eventually(t, func() bool {
 		st, statusErr := runner.Status(ctx, ref)
 		return statusErr == nil && st.State == ports.JobSucceeded

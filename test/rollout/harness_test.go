@@ -52,6 +52,7 @@ type harness struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	mgrCtx context.Context
+	cached client.Reader
 }
 
 func newHarness(t testing.TB, instant bool) *harness {
@@ -114,7 +115,7 @@ func (h *harness) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	h.mu.Lock()
-	h.cancel, h.done, h.mgrCtx = cancel, done, ctx
+	h.cancel, h.done, h.mgrCtx, h.cached = cancel, done, ctx, mgr.GetClient()
 	h.mu.Unlock()
 	go func() {
 		defer close(done)
@@ -141,6 +142,23 @@ func (h *harness) managerContext() context.Context {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.mgrCtx
+}
+
+// operatorCache is the cached client of the running manager: what the controllers read.
+func (h *harness) operatorCache() client.Reader {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cached
+}
+
+// waitCached waits until the running operator's cache holds the object of key in a state
+// seen accepts. The API server having an object does not mean the controllers see it: a test
+// that changes an object and then provokes a decision on it waits here first.
+func (h *harness) waitCached(key client.ObjectKey, obj client.Object, seen func() bool, msg string) {
+	h.t.Helper()
+	require.Eventually(h.t, func() bool {
+		return h.operatorCache().Get(context.Background(), key, obj) == nil && seen()
+	}, waitFor, tick, msg)
 }
 
 // createRuntime creates the ClusterRuntime with validation disabled unless mutate says otherwise.
@@ -263,6 +281,14 @@ func (h *harness) waitReleaseState(name, release string, want aicrv1alpha1.Relea
 		}
 		return false
 	}, waitFor, tick, "rollout %s never recorded %s as %s", name, release, want)
+}
+
+// waitTarget waits until the runtime's status records digest as its target: the status write
+// that records it carries the conditions derived from it.
+func (h *harness) waitTarget(digest string) {
+	h.t.Helper()
+	require.Eventually(h.t, func() bool { return h.runtime().Status.TargetPlanDigest == digest }, waitFor, tick,
+		"the runtime never recorded target %s", digest)
 }
 
 // waitCondition waits until the runtime's condition has status, reason and message.

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,15 +21,17 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// losePlan deletes the plan ConfigMap of p and its values ConfigMap and returns the plan
-// ConfigMap's key.
+// losePlan deletes the values ConfigMap of p and then its plan ConfigMap and returns the plan
+// ConfigMap's key. The values go first: the runtime rebuilds the plan as soon as it sees the
+// plan ConfigMap gone, keeping a values ConfigMap that still exists, which a later delete
+// would then take from the rebuilt plan.
 func (h *harness) losePlan(p *domain.Plan) client.ObjectKey {
 	h.t.Helper()
 	name, err := configdoc.PlanConfigMapName(p.Digest)
 	require.NoError(h.t, err)
 	values, _, err := configdoc.EncodeValues(p)
 	require.NoError(h.t, err)
-	for _, n := range []string{name, values.Name} {
+	for _, n := range []string{values.Name, name} {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n, Namespace: operatorNamespace}}
 		require.NoError(h.t, k8s.Delete(context.Background(), cm))
 	}
@@ -75,13 +78,19 @@ func TestLostActivePlanRebuiltFromApplications(t *testing.T) {
 		assert.Equal(t, metav1.ConditionFalse, c.Status, "not stalled: %+v", c)
 	}
 	assert.Len(t, h.rollouts(), 1, "no rollout for a rebuilt plan of the active digest")
-	var events corev1.EventList
-	require.NoError(t, k8s.List(context.Background(), &events))
-	found := false
-	for _, e := range events.Items {
-		found = found || e.Reason == "PlanRebuilt"
-	}
-	assert.True(t, found, "an Event records the rebuild")
+	// The Event is recorded after the plan is written, and sent asynchronously.
+	require.Eventually(t, func() bool {
+		var events corev1.EventList
+		if err := k8s.List(context.Background(), &events); err != nil {
+			return false
+		}
+		for _, e := range events.Items {
+			if e.Reason == "PlanRebuilt" && string(e.InvolvedObject.UID) == uid {
+				return true
+			}
+		}
+		return false
+	}, waitFor, tick, "an Event on this runtime records the rebuild")
 }
 
 // A lost active plan whose live Application carries a changed value is not rebuilt: the
@@ -104,6 +113,13 @@ func TestLostActivePlanNotRebuiltFromTamperedApplication(t *testing.T) {
 		app.Spec.Source.Helm.Values = "tampered: true\n"
 	}
 	require.NoError(t, k8s.Patch(context.Background(), app, patch))
+	// The rebuild reads the Applications through the operator's cache: it must hold the
+	// tampered one before the plan is lost, or the plan is rebuilt from the value it replaced.
+	tampered := app.Spec.Source.Helm.DeepCopy()
+	cached := &argov1.Application{}
+	h.waitCached(client.ObjectKeyFromObject(app), cached, func() bool {
+		return cached.Spec.Source != nil && equality.Semantic.DeepEqual(tampered, cached.Spec.Source.Helm)
+	}, "the operator never saw the tampered Application")
 	key := h.losePlan(plan)
 
 	require.Eventually(t, func() bool {

@@ -1,7 +1,6 @@
 package rollout_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -95,9 +94,9 @@ func TestRolloutExpiryAndRetry(t *testing.T) {
 	h.waitKstatus(status.FailedStatus)
 	assert.Len(t, h.rollouts(), 2, "an expired rollout is not replaced without a retry request")
 
-	cr := h.runtime()
-	cr.Annotations = map[string]string{aicrv1alpha1.AnnotationRetryRequestedAt: "2026-11-29T14:00:00Z"}
-	require.NoError(t, k8s.Update(context.Background(), cr))
+	h.updateRuntime(func(cr *aicrv1alpha1.ClusterRuntime) {
+		cr.Annotations = map[string]string{aicrv1alpha1.AnnotationRetryRequestedAt: "2026-11-29T14:00:00Z"}
+	})
 	retry := h.waitRollout(3)
 	assert.Equal(t, ro.Labels[aicrv1alpha1.LabelTransition], retry.Labels[aicrv1alpha1.LabelTransition])
 	assert.Equal(t, ro.Name[:len(ro.Name)-1]+"2", retry.Name)
