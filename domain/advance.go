@@ -91,6 +91,9 @@ func (r *Rollout) pending(ctx context.Context, p Ports, env Environment, now tim
 		r.status.Phase = PhaseAwaitingApproval
 		return r.awaitingApproval(env, now), nil
 	}
+	if env.Paused {
+		return r.held(now), nil
+	}
 	r.status.Phase, r.status.Message = PhaseProgressing, ""
 	return Outcome{Status: r.status, Event: "rollout " + r.spec.Name + " started"}, nil
 }
@@ -224,6 +227,17 @@ func (r *Rollout) nextStep(event string) Outcome {
 	r.status.StepStartedAt = time.Time{}
 	r.status.Message = ""
 	return Outcome{Status: r.status, Event: event}
+}
+
+// held is a rollout between two steps of a paused runtime: nothing starts, and it is looked at
+// again when its approval expires, to end it then (RO-8); a revocation, a moved target or the
+// end of the pause are changes the rollout controller watches.
+func (r *Rollout) held(now time.Time) Outcome {
+	out := Outcome{Status: r.status}
+	if exp := r.spec.Approval.ExpiresAt; r.spec.ApprovalRequired && !exp.IsZero() {
+		out.RequeueAfter = exp.Sub(now)
+	}
+	return out
 }
 
 // approvalGate ends the rollout before a step it has not started when its

@@ -152,6 +152,9 @@ type Environment struct {
 	BundleDigest ports.Digest
 	// SuspendEngine asks to suspend the engine's automation of the releases.
 	SuspendEngine bool
+	// Paused is spec.paused: no step and no validation run starts, a step in flight is still
+	// judged, and a rollout still ends when its approval ends or its target moves.
+	Paused bool
 	// ActionTimeout bounds one step (DefaultActionTimeout when zero).
 	ActionTimeout time.Duration
 }

@@ -25,6 +25,9 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 		if out, ended := r.approvalGate(env, now); ended {
 			return out, nil
 		}
+		if env.Paused {
+			return r.held(now), nil
+		}
 		if exists && !r.mayWrite(s, st, env) {
 			return r.stalled(r.foreign(s, st)), nil
 		}

@@ -24,6 +24,9 @@ func (r *Rollout) validate(ctx context.Context, p Ports, env Environment) (Outco
 	ref := ports.JobRef{Name: r.status.ValidationRun}
 	st, err := p.Jobs.Status(ctx, ref)
 	if errors.Is(err, ports.ErrJobNotFound) {
+		if env.Paused {
+			return Outcome{Status: r.status}, nil
+		}
 		if _, err = p.Jobs.Start(ctx, r.validationJob(p.Jobs, env)); err != nil {
 			return r.stallOrError("start validation", err)
 		}

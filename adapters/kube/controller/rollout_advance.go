@@ -16,7 +16,7 @@ import (
 // bundle digest while validation is Required or running (RO-10), and the installation's
 // settings. A plan or recipe that cannot be read is returned as a stall.
 func (r *RolloutReconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) (
-	domain.Environment, *domain.Stall, bool, error) {
+	domain.Environment, *domain.Stall, error) {
 	env := domain.Environment{
 		ValidationEnabled: r.opts.ValidationEnabled, ValidationImage: r.opts.ValidationImage,
 		ValidationNamespace: r.opts.ValidationNamespace, ActionTimeout: r.opts.ActionTimeout,
@@ -24,34 +24,34 @@ func (r *RolloutReconciler) environment(ctx context.Context, ro *aicrv1alpha1.Ru
 	cr := &aicrv1alpha1.ClusterRuntime{}
 	if err := r.client.Get(ctx, types.NamespacedName{Name: aicrv1alpha1.ClusterRuntimeName}, cr); err != nil {
 		if apierrors.IsNotFound(err) {
-			return env, nil, false, nil
+			return env, nil, nil
 		}
-		return env, nil, false, fmt.Errorf("get ClusterRuntime: %w", err)
+		return env, nil, fmt.Errorf("get ClusterRuntime: %w", err)
 	}
 	env.RuntimeUID = string(cr.UID)
 	env.TargetPlanDigest = targetPlanDigest(cr)
 	env.ValidationRequired = cr.Spec.Validation.Deployment != aicrv1alpha1.ValidationDisabled
-	env.SuspendEngine = cr.Spec.SuspendEngine
+	env.SuspendEngine, env.Paused = cr.Spec.SuspendEngine, cr.Spec.Paused
 	if cr.Spec.Adoption != nil {
 		env.AdoptionRuntimeUID = cr.Spec.Adoption.RuntimeUID
 	}
 	if env.RuntimeUID != ro.Spec.RuntimeUID {
-		return env, nil, false, nil
+		return env, nil, nil
 	}
 	target, stall, err := r.plans.Document(ctx, ro.Spec.ToPlanDigest, ro.Spec.RuntimeUID)
 	if err != nil || stall != nil {
-		return env, stall, cr.Spec.Paused, err
+		return env, stall, err
 	}
 	env.Target = &target.Plan
 	if env.ValidationRequired || ro.Status.Phase == aicrv1alpha1.PhaseValidating {
 		if stall, err = r.plans.readValidation(ctx, target, &env); err != nil || stall != nil {
-			return env, stall, cr.Spec.Paused, err
+			return env, stall, err
 		}
 	}
 	if ro.Spec.FromPlanDigest != "" {
 		env.Active, stall, err = r.plans.Read(ctx, ro.Spec.FromPlanDigest, ro.Spec.RuntimeUID)
 	}
-	return env, stall, cr.Spec.Paused, err
+	return env, stall, err
 }
 
 // targetPlanDigest applies spec.selection: the pinned plan, else the resolver's candidate.
@@ -71,9 +71,9 @@ type decision struct {
 // advance takes domain decisions until one waits, stalls, ends or mutates (a mutation asks
 // for a requeue), at most maxDecisions. Leaving Pending is persisted before the first step's
 // mutation, so a restart never re-checks the starting inventory after a step wrote to the
-// engine (RO-12). While the runtime is paused no new step starts: only a step in flight is judged.
+// engine (RO-12). While the runtime is paused the domain starts no step (env.Paused).
 func (r *RolloutReconciler) advance(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, env domain.Environment,
-	planStall *domain.Stall, paused bool) (domain.Outcome, []decision, error) {
+	planStall *domain.Stall) (domain.Outcome, []decision, error) {
 	st := toDomainStatus(ro)
 	if planStall != nil {
 		return domain.Outcome{Status: st, Stall: planStall}, nil, nil
@@ -87,9 +87,6 @@ func (r *RolloutReconciler) advance(ctx context.Context, ro *aicrv1alpha1.Runtim
 	var decisions []decision
 	for range maxDecisions {
 		from := rollout.Status()
-		if paused && env.RuntimeUID == ro.Spec.RuntimeUID && from.StepStartedAt.IsZero() {
-			break
-		}
 		next, err := rollout.Advance(ctx, r.ports, env)
 		if err != nil {
 			return out, decisions, err

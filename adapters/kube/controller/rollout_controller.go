@@ -78,11 +78,11 @@ func (r *RolloutReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if ro.Labels[aicrv1alpha1.LabelOutcome] != "" {
 		return ctrl.Result{}, r.settleEnded(ctx, ro)
 	}
-	env, planStall, paused, err := r.environment(ctx, ro)
+	env, planStall, err := r.environment(ctx, ro)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	out, decisions, advErr := r.advance(ctx, ro, env, planStall, paused)
+	out, decisions, advErr := r.advance(ctx, ro, env, planStall)
 	if err := r.persist(ctx, ro, out, decisions); err != nil {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{RequeueAfter: conflictRetry}, nil // the cache is behind our last write

@@ -80,7 +80,9 @@ type ClusterRuntimeSpec struct {
 	// Adoption takes over the engine objects of an earlier runtime.
 	// +optional
 	Adoption *Adoption `json:"adoption,omitempty"`
-	// Paused stops starting new rollout steps; a step in flight finishes.
+	// Paused stops starting new rollouts, rollout steps and deployment validation runs; a step
+	// in flight finishes. A rollout still ends when its approval is revoked or expires, its
+	// deadline passes without an approval, or the target moves.
 	// +optional
 	Paused bool `json:"paused,omitempty"`
 	// SuspendEngine asks the operator to suspend automated sync of its engine objects, for
