@@ -229,9 +229,9 @@ func (r *Rollout) nextStep(event string) Outcome {
 	return Outcome{Status: r.status, Event: event}
 }
 
-// held is a rollout between two steps of a paused runtime: nothing starts, and it is looked at
-// again when its approval expires, to end it then (RO-8); a revocation, a moved target or the
-// end of the pause are changes the rollout controller watches.
+// held is a rollout of a paused runtime that would start its first or next step now: nothing
+// starts, and it is looked at again when its approval expires, to end it then (RO-8); a
+// revocation, a moved target or the end of the pause are changes the rollout controller watches.
 func (r *Rollout) held(now time.Time) Outcome {
 	out := Outcome{Status: r.status}
 	if exp := r.spec.Approval.ExpiresAt; r.spec.ApprovalRequired && !exp.IsZero() {
