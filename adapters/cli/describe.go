@@ -49,7 +49,7 @@ func (s *session) assessment(ro *aicrv1alpha1.RuntimeRollout) (*configdoc.Report
 	if digest == "" {
 		return nil, nil
 	}
-	name, err := configdoc.AssessmentConfigMapName(digest)
+	name, err := configdoc.AssessmentConfigMapName(ro.Spec.FromPlanDigest, ro.Spec.ToPlanDigest, digest)
 	if err != nil {
 		s.warn("rollout %s records an invalid assessment digest: %v", ro.Name, err)
 		return nil, nil

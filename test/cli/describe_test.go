@@ -25,7 +25,7 @@ func assessmentReport(t *testing.T) string {
 	raw, err := os.ReadFile(filepath.Join("testdata", "report.json"))
 	require.NoError(t, err)
 	digest := configdoc.ContentDigest(raw)
-	name, err := configdoc.AssessmentConfigMapName(digest)
+	name, err := configdoc.AssessmentConfigMapName(digestA, digestB, digest)
 	require.NoError(t, err)
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS,
@@ -125,7 +125,7 @@ func TestDescribe_ReportNotMatchingTheRecordedDigest(t *testing.T) {
 	ro := newRollout()
 	ro.Spec.AssessmentDigest = digestOf("another report")
 	name := fixture{ro: ro}.create(t)
-	missing, err := configdoc.AssessmentConfigMapName(ro.Spec.AssessmentDigest)
+	missing, err := configdoc.AssessmentConfigMapName(ro.Spec.FromPlanDigest, ro.Spec.ToPlanDigest, ro.Spec.AssessmentDigest)
 	require.NoError(t, err)
 	require.NotEqual(t, report, ro.Spec.AssessmentDigest)
 
@@ -178,7 +178,7 @@ func TestDescribe_ReportVerifiedAgainstTheRecordedDigest(t *testing.T) {
 			t.Parallel()
 			ro := newRollout()
 			ro.Spec.AssessmentDigest = digestOf("recorded report: " + tc.name)
-			cmName, err := configdoc.AssessmentConfigMapName(ro.Spec.AssessmentDigest)
+			cmName, err := configdoc.AssessmentConfigMapName(ro.Spec.FromPlanDigest, ro.Spec.ToPlanDigest, ro.Spec.AssessmentDigest)
 			require.NoError(t, err)
 			require.NoError(t, clientFor(operatorConfig()).Create(context.Background(), &corev1.ConfigMap{
 				ObjectMeta: metav1.ObjectMeta{Name: cmName, Namespace: operatorNS, Labels: tc.labels},

@@ -59,7 +59,7 @@ func TestRetentionKeepsRET1PlansAndRET3ResultsWithWhatTheyReference(t *testing.T
 	// Upgrade-check reports: of the candidate, of a deleted plan, and of a deleted plan that a
 	// retained rollout records.
 	reportDigest := "sha256:" + fmt.Sprintf("%064x", 42)
-	recorded, err := configdoc.AssessmentConfigMapName(reportDigest)
+	recorded, err := configdoc.AssessmentConfigMapName(digest(9000), digest(9001), reportDigest)
 	require.NoError(t, err)
 	storeDependent(t, "aicr-assessment-c", aicrv1alpha1.RoleAssessment, candidatePlan)
 	storeDependent(t, "aicr-assessment-s1", aicrv1alpha1.RoleAssessment, 1)

@@ -24,7 +24,7 @@ func TestRuntimeAssessmentReader(t *testing.T) {
 		`{"component":"gpu-operator","verdict":"manual","transitions":[{"from":"v25","to":"v26",` +
 		`"stepsByDeployer":[{"deployers":["argocd"],"steps":[{"id":"relabel","description":"relabel nodes"}]}]}]},` +
 		`{"component":"cert-manager","verdict":"safe"}]}`
-	name, err := configdoc.AssessmentConfigMapName(configdoc.ContentDigest([]byte(raw)))
+	name, err := configdoc.AssessmentConfigMapName(from, to, configdoc.ContentDigest([]byte(raw)))
 	require.NoError(t, err)
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNamespace,

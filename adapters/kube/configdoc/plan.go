@@ -144,9 +144,15 @@ func PlanConfigMapName(digest string) (string, error) {
 }
 
 // AssessmentConfigMapName returns the name of the assessment ConfigMap holding the
-// upgrade-check report whose content digest is digest.
-func AssessmentConfigMapName(digest string) (string, error) {
-	return shortName(AssessmentPrefix, digest)
+// upgrade-check report whose content digest is reportDigest for the transition from one plan
+// to another: aicr-assessment- and the first 16 hex digits of a digest over the three. Equal
+// reports of two transitions (their recipes differ only where upgrade-check does not look)
+// are kept apart, each annotated with its own plans.
+func AssessmentConfigMapName(from, to, reportDigest string) (string, error) {
+	if !IsDigest(reportDigest) {
+		return "", fmt.Errorf("%q: %w", reportDigest, ErrNotDigest)
+	}
+	return shortName(AssessmentPrefix, ContentDigest([]byte(from+"\n"+to+"\n"+reportDigest)))
 }
 
 func shortName(prefix, digest string) (string, error) {

@@ -112,9 +112,14 @@ func TestNames(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "aicr-plan-3f9a1c0d2b7e4a51", name)
 	assert.True(t, configdoc.IsPlanConfigMapName(name))
-	name, err = configdoc.AssessmentConfigMapName(digest)
+	name, err = configdoc.AssessmentConfigMapName("", digest, digest)
 	require.NoError(t, err)
-	assert.Equal(t, "aicr-assessment-3f9a1c0d2b7e4a51", name)
+	assert.Regexp(t, "^aicr-assessment-[0-9a-f]{16}$", name)
+	other, err := configdoc.AssessmentConfigMapName(digest, digest, digest)
+	require.NoError(t, err)
+	assert.NotEqual(t, name, other, "one report of two transitions has two names")
+	_, err = configdoc.AssessmentConfigMapName("", digest, "sha256:3f9a")
+	require.ErrorIs(t, err, configdoc.ErrNotDigest)
 
 	for _, bad := range []string{"", "sha256:3f9a", "sha256:" + digest[7:39] + "ZZ" + digest[41:], "md5:" + digest[7:]} {
 		_, err := configdoc.PlanConfigMapName(bad)

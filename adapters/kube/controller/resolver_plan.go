@@ -93,7 +93,7 @@ func (pw *planWriter) writePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRun
 	doc.ValuesRefs = refs
 	objs = append(objs, pw.planObject(cr, aicrv1alpha1.RoleValues, values.Name, d, values.Data))
 	if w.report != nil {
-		name, _ := configdoc.AssessmentConfigMapName(configdoc.ContentDigest(w.report))
+		name, _ := configdoc.AssessmentConfigMapName(w.fromPlan, d, configdoc.ContentDigest(w.report))
 		cm := pw.planObject(cr, aicrv1alpha1.RoleAssessment, name, d, map[string]string{configdoc.ReportKey: string(w.report)})
 		cm.Annotations[aicrv1alpha1.AnnotationFromPlanDigest] = w.fromPlan
 		objs = append(objs, cm)

@@ -87,7 +87,7 @@ func retResultRefs(res retResolution, retained []retPlan, rollouts []*aicrv1alph
 		plans[p.meta.Name] = true
 	}
 	for _, ro := range rollouts {
-		if name, err := configdoc.AssessmentConfigMapName(ro.Spec.AssessmentDigest); err == nil {
+		if name, err := configdoc.AssessmentConfigMapName(ro.Spec.FromPlanDigest, ro.Spec.ToPlanDigest, ro.Spec.AssessmentDigest); err == nil {
 			refs[name] = true
 		}
 	}
