@@ -76,7 +76,11 @@ func (r *RolloutReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if ro.Labels[aicrv1alpha1.LabelOutcome] != "" {
-		return ctrl.Result{}, r.settleEnded(ctx, ro)
+		err := r.settleEnded(ctx, ro)
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{RequeueAfter: conflictRetry}, nil // the cache is behind the status just written
+		}
+		return ctrl.Result{}, err
 	}
 	env, planStall, err := r.environment(ctx, ro)
 	if err != nil {
