@@ -17,7 +17,8 @@ func newAcknowledgeCommand(o *Options) *cobra.Command {
 		short: "Acknowledge, as you, the post-apply steps of the release a rollout waits on",
 		long: "For a rollout waiting in AwaitingAcknowledgement: records, as you, that the post-apply steps of the\n" +
 			"release it waits on are done (for NVSentinel, a tripped circuit breaker reset and the CRD verified),\n" +
-			"and the rollout continues. Refuses a rollout that is not waiting.",
+			"and the rollout continues. Refuses a rollout that is not waiting.\n" +
+			decidedAgain,
 		example: acknowledgeExample,
 		args:    cobra.ExactArgs(1),
 		validate: func(o *Options) error {

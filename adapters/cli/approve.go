@@ -23,7 +23,8 @@ func newApproveCommand(o *Options) *cobra.Command {
 		long: "Asks the API server who you are (a SelfSubjectReview), then sets the rollout's spec.approval to your\n" +
 			"username, the expiry and the reason. Without --expires the approval lasts until the rollout's deadline.\n" +
 			"Refuses a rollout that has ended, is already approved or needs no approval, and without --expires one\n" +
-			"whose deadline has passed. An approval can be neither changed nor extended.",
+			"whose deadline has passed. An approval can be neither changed nor extended.\n" +
+			decidedAgain,
 		example:  approveExample,
 		args:     cobra.ExactArgs(1),
 		validate: validateApprove,

@@ -143,6 +143,9 @@ func (s *session) whoami() (string, error) {
 	return s.user, nil
 }
 
+// decidedAgain ends the help of every command that changes spec.approval (changeApproval).
+const decidedAgain = "The decision is made on the rollout as read; if it changed before the write, it is read and decided again."
+
 // conflictAttempts bounds how often changeApproval decides again after the rollout changed
 // between its read and its patch.
 const conflictAttempts = 5

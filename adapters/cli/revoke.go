@@ -17,7 +17,8 @@ func newRevokeCommand(o *Options) *cobra.Command {
 		short: "Revoke a rollout's approval as you",
 		long: "Records your username, the time and the reason as the revocation. The step in flight finishes, no\n" +
 			"further step starts, and the rollout ends Revoked. Refuses a rollout that is not approved, already\n" +
-			"revoked, or has ended; the API server also refuses one in Validating.",
+			"revoked, or has ended; the API server also refuses one in Validating.\n" +
+			decidedAgain,
 		example:  revokeExample,
 		args:     cobra.ExactArgs(1),
 		validate: validateReason,
