@@ -3,7 +3,9 @@ package enginetest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,10 +13,15 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
+// runs numbers the calls of Run in one test binary, so go test -count=N finds no object an
+// earlier run left in the engine.
+var runs atomic.Int64
+
 // Run runs the conformance suite against the engine h builds. Subtests run
-// in parallel, each with its own release namespace.
+// in parallel, each with its own release namespace, new on every run.
 func Run(t *testing.T, h Harness) {
 	t.Helper()
+	run := runs.Add(1)
 	cases := []struct {
 		name string
 		run  func(t *testing.T, h Harness, ns string)
@@ -34,7 +41,7 @@ func Run(t *testing.T, h Harness) {
 		{"MissingTarget", testMissing},
 	}
 	for _, c := range cases {
-		ns := "ct-" + strings.ToLower(c.name)
+		ns := fmt.Sprintf("ct%d-%s", run, strings.ToLower(c.name))
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			c.run(t, h, ns)
