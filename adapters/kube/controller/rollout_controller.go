@@ -48,7 +48,9 @@ type Options struct {
 // per step (STYLE R7): it writes the status through the status subresource, sets the outcome
 // label and evidence annotation once, and records an Event per transition and stall.
 type RolloutReconciler struct {
-	client   client.Client
+	client client.Client
+	// live reads past the cache: an ended rollout is settled only after a live read.
+	live     client.Reader
 	ports    domain.Ports
 	plans    *PlanReader
 	recorder record.EventRecorder
@@ -56,11 +58,11 @@ type RolloutReconciler struct {
 	opts     Options
 }
 
-// NewRolloutReconciler returns the rollout reconciler over the cached client c, the domain
-// ports p, the plan reader and an event recorder.
-func NewRolloutReconciler(c client.Client, p domain.Ports, plans *PlanReader, recorder record.EventRecorder,
+// NewRolloutReconciler returns the rollout reconciler over the cached client c, the uncached
+// reader live, the domain ports p, the plan reader and an event recorder.
+func NewRolloutReconciler(c client.Client, live client.Reader, p domain.Ports, plans *PlanReader, recorder record.EventRecorder,
 	opts Options) *RolloutReconciler {
-	return &RolloutReconciler{client: c, ports: p, plans: plans, recorder: recorder, metrics: NewMetrics(), opts: opts}
+	return &RolloutReconciler{client: c, live: live, ports: p, plans: plans, recorder: recorder, metrics: NewMetrics(), opts: opts}
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=runtimerollouts,verbs=get;list;watch;patch;update

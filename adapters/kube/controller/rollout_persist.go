@@ -100,10 +100,18 @@ func eventReason(from, to domain.RolloutStatus) (EventReason, string) {
 // settleEnded handles a rollout carrying its outcome label whose status does not say so: a
 // crash came between the label and the status, or a restored rollout came back without status.
 // The message is the one recorded with the label; a restored rollout records each release of
-// its steps as Unknown (RO-6, RO-13).
-func (r *RolloutReconciler) settleEnded(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) error {
-	outcome := aicrv1alpha1.Phase(ro.Labels[aicrv1alpha1.LabelOutcome])
-	if ro.Status.Phase == outcome {
+// its steps as Unknown (RO-6, RO-13). The cache is often only behind the status written right
+// after the label, so the rollout is read live first and written only if it still needs it.
+func (r *RolloutReconciler) settleEnded(ctx context.Context, cached *aicrv1alpha1.RuntimeRollout) error {
+	outcome := aicrv1alpha1.Phase(cached.Labels[aicrv1alpha1.LabelOutcome])
+	if cached.Status.Phase == outcome {
+		return nil
+	}
+	ro := &aicrv1alpha1.RuntimeRollout{}
+	if err := r.live.Get(ctx, client.ObjectKeyFromObject(cached), ro); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if ro.Status.Phase == outcome || ro.Labels[aicrv1alpha1.LabelOutcome] != string(outcome) {
 		return nil
 	}
 	restored := ro.Status.Phase == ""

@@ -42,7 +42,7 @@ func SetupRolloutControllers(mgr ctrl.Manager, s Setup) error {
 	}
 	plans := NewPlanReader(mgr.GetClient(), s.Options.OperatorNamespace)
 	recorder := mgr.GetEventRecorderFor(FieldManager)
-	ro := NewRolloutReconciler(c, s.Ports, plans, recorder, s.Options)
+	ro := NewRolloutReconciler(c, mgr.GetAPIReader(), s.Ports, plans, recorder, s.Options)
 	roCtrl, err := ro.SetupWithManager(mgr)
 	if err != nil {
 		return fmt.Errorf("rollout controller: %w", err)
