@@ -125,6 +125,19 @@ func advance(t *testing.T, p domain.Ports, r *domain.Rollout, e domain.Environme
 	return out
 }
 
+// advanceAt advances a rollout of spec s in status st once, in e at now; expect sets the port
+// calls the case allows (gomock fails any other).
+func advanceAt(t *testing.T, s domain.RolloutSpec, st domain.RolloutStatus, e domain.Environment, now time.Time,
+	expect func(r recorders, to string)) domain.Outcome {
+	t.Helper()
+	p, r := newPorts(t)
+	r.clock.Now().Return(now).AnyTimes()
+	if expect != nil {
+		expect(r, s.ToPlanDigest)
+	}
+	return advance(t, p, rollout(t, s, st), e)
+}
+
 func ref(id string) ports.ReleaseRef {
 	ns := map[string]string{"cert-manager": "cert-manager", "gpu-operator": "gpu-operator"}[id]
 	return ports.ReleaseRef{ID: id, Namespace: ns}

@@ -65,18 +65,12 @@ func TestAdvance_Paused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, r := newPorts(t)
-			s := spec(t, tt.spec...)
 			e := env(t)
 			e.Paused, e.ValidationRequired = true, true
 			if tt.moved {
 				e.TargetPlanDigest = "sha256:newer"
 			}
-			r.clock.Now().Return(tt.now).AnyTimes()
-			if tt.expect != nil {
-				tt.expect(r, s.ToPlanDigest)
-			}
-			out := advance(t, p, rollout(t, s, tt.status), e)
+			out := advanceAt(t, spec(t, tt.spec...), tt.status, e, tt.now, tt.expect)
 			assert.Equal(t, tt.want, out.Phase())
 			assert.Equal(t, tt.wantStep, out.Status.Step)
 			assert.Equal(t, tt.wantRequeue, out.RequeueAfter)

@@ -332,17 +332,11 @@ func TestAdvance_ApprovalRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, r := newPorts(t)
-			s := spec(t, tt.spec...)
 			e := env(t)
 			if tt.want == domain.PhaseSuperseded {
 				e.TargetPlanDigest = "sha256:newer"
 			}
-			r.clock.Now().Return(tt.now).AnyTimes()
-			if tt.engine != nil {
-				tt.engine(r, s.ToPlanDigest)
-			}
-			out := advance(t, p, rollout(t, s, tt.status), e)
+			out := advanceAt(t, spec(t, tt.spec...), tt.status, e, tt.now, tt.engine)
 			assert.Equal(t, tt.want, out.Phase())
 		})
 	}
