@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -208,4 +210,19 @@ func (f fx) approvedRollout() string {
 func (f fx) operatorPlan() string {
 	f.t.Helper()
 	return operatorPlan(f.t)
+}
+
+// deleteAndWait deletes the object name through ri as the administrator and waits until the
+// API server no longer has it; an object already gone is success.
+func deleteAndWait(t *testing.T, ri dynamic.ResourceInterface, name string) {
+	t.Helper()
+	ctx := context.Background()
+	err := ri.Delete(ctx, name, metav1.DeleteOptions{})
+	if !apierrors.IsNotFound(err) {
+		require.NoError(t, err, "delete %s", name)
+	}
+	require.Eventually(t, func() bool {
+		_, err := ri.Get(ctx, name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, 30*time.Second, 100*time.Millisecond, "%s is deleted", name)
 }

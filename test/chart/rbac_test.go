@@ -2,6 +2,7 @@ package chart_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -167,7 +168,7 @@ func TestOperatorMay(t *testing.T) {
 	})
 	t.Run("CH-4 operator creates a Job in the Job namespace", func(t *testing.T) {
 		t.Parallel()
-		job := object("batch/v1", "Job", jobsNS, "aicr-recipe-1", nil)
+		job := object("batch/v1", "Job", jobsNS, fmt.Sprintf("aicr-recipe-%d", rolloutSeq.Add(1)), nil)
 		job.Object["spec"] = map[string]any{"template": map[string]any{"spec": map[string]any{
 			"restartPolicy":      "Never",
 			"serviceAccountName": "aicr-jobs",
@@ -203,5 +204,7 @@ func TestOperatorMay(t *testing.T) {
 		leases := schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
 		_, err = op.dyn.Resource(leases).Namespace(releaseNamespace).Create(ctx, lease, metav1.CreateOptions{})
 		require.NoError(t, err)
+		// The Lease has the operator's fixed name: delete it, so the next run creates it again.
+		t.Cleanup(func() { deleteAndWait(t, admin().dyn.Resource(leases).Namespace(releaseNamespace), lease.GetName()) })
 	})
 }

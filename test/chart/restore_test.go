@@ -2,6 +2,7 @@ package chart_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,8 @@ func TestADM5RestoreProcedure(t *testing.T) {
 	needEnv(t)
 	ctx := context.Background()
 	adm := admin()
-	backup := rolloutObject("rollout-3f9a1c0d2b7e4a51-restored", func(o *unstructured.Unstructured) {
+	name := fmt.Sprintf("rollout-3f9a1c0d2b7e4a51-restored-%d", rolloutSeq.Add(1))
+	backup := rolloutObject(name, func(o *unstructured.Unstructured) {
 		withApproval(o)
 		labels := o.GetLabels()
 		labels[outcome] = "Succeeded"
@@ -33,6 +35,17 @@ func TestADM5RestoreProcedure(t *testing.T) {
 	_, err := adm.dyn.Resource(rolloutGVR).Create(ctx, backup.DeepCopy(), dryRun)
 	require.Error(t, err, "with the binding in place a restore is refused")
 	assert.Contains(t, err.Error(), "RO-14:")
+
+	// A failure between the steps leaves the operator stopped or the binding deleted, which
+	// would let every later test (and every later run under go test -count) bypass the
+	// approval policy: put the release back as step 4 does and wait until it is enforced.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		assert.NoError(t, helm.upgrade(suiteValues), "restore the release after a failed restore procedure")
+		assert.NoError(t, waitEnforced(ctx), "the policies are enforced again after a failed restore procedure")
+	})
 
 	// Step 1: stop the operator.
 	deployments := adm.dyn.Resource(deploymentGVR).Namespace(releaseNamespace)

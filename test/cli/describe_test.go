@@ -109,6 +109,9 @@ func TestDescribe_Golden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name := tt.fx().create(t)
+			// The golden output shows the name, so it is fixed: delete the rollout, so the
+			// next run (go test -count) creates it again.
+			t.Cleanup(func() { deleteRollout(t, name) })
 
 			r := run(approverUser, "describe", name)
 
@@ -177,7 +180,8 @@ func TestDescribe_ReportVerifiedAgainstTheRecordedDigest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ro := newRollout()
-			ro.Spec.AssessmentDigest = digestOf("recorded report: " + tc.name)
+			// The rollout name is new on every run, and so is the report ConfigMap named after it.
+			ro.Spec.AssessmentDigest = digestOf("recorded report: " + tc.name + " for " + ro.Name)
 			cmName, err := configdoc.AssessmentConfigMapName(ro.Spec.FromPlanDigest, ro.Spec.ToPlanDigest, ro.Spec.AssessmentDigest)
 			require.NoError(t, err)
 			require.NoError(t, clientFor(operatorConfig()).Create(context.Background(), &corev1.ConfigMap{

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
@@ -163,6 +164,19 @@ func getRollout(t *testing.T, name string) *aicrv1alpha1.RuntimeRollout {
 	ro := &aicrv1alpha1.RuntimeRollout{}
 	require.NoError(t, clientFor(testEnv.Config).Get(context.Background(), client.ObjectKey{Name: name}, ro))
 	return ro
+}
+
+// deleteRollout deletes the rollout name as the administrator and waits until the API server
+// no longer has it; a rollout already gone is success.
+func deleteRollout(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	admin := clientFor(testEnv.Config)
+	ro := &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, ro)), "delete rollout %s", name)
+	require.Eventually(t, func() bool {
+		return apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: name}, &aicrv1alpha1.RuntimeRollout{}))
+	}, 30*time.Second, 100*time.Millisecond, "rollout %s is deleted", name)
 }
 
 // approved is an approval by approver-alice until the deadline.

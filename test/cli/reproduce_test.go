@@ -3,9 +3,11 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,10 +41,14 @@ type storedPlan struct {
 	schema1 bool
 }
 
+// plans numbers the plans the tests store, so each has a digest (and ConfigMap names) of its
+// own, new on every run of go test -count.
+var plans atomic.Int64
+
 // create writes the plan as the operator and returns its digest and ConfigMap name.
 func (sp storedPlan) create(t *testing.T) (digest, name string) {
 	t.Helper()
-	digest = digestOf(sp.seed)
+	digest = digestOf(fmt.Sprintf("%s #%d", sp.seed, plans.Add(1)))
 	name, err := configdoc.PlanConfigMapName(digest)
 	require.NoError(t, err)
 	doc := &configdoc.Plan{
