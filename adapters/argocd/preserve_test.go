@@ -1,10 +1,13 @@
 package argocd_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -33,7 +36,7 @@ func TestWritesKeepFieldsTheTypesDoNotModel(t *testing.T) {
 	require.NoError(t, e.Apply(ctx, s))
 	key, app := mergePatchApp(t, s.Ref, foreignFields)
 	want := foreign(t, app)
-	t.Cleanup(func() { _ = sim.FinishDeletion(ctx, s.Ref) })
+	t.Cleanup(func() { deleteApp(t, s.Ref) })
 
 	s.Values = map[string]any{"driver": map[string]any{"enabled": false}}
 	for _, step := range []struct {
@@ -55,6 +58,27 @@ func TestWritesKeepFieldsTheTypesDoNotModel(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"driver": map[string]any{"enabled": false}}, values)
 	assert.NotNil(t, app.GetDeletionTimestamp())
+}
+
+// deleteApp deletes the Application of ref and completes its deletion as Argo CD would, then
+// waits until the API server no longer has it, so a later run of the test (go test -count=N
+// shares the control plane) starts without it. It runs from t.Cleanup, after t.Context() is
+// cancelled, so it uses a context of its own.
+func deleteApp(t *testing.T, ref ports.ReleaseRef) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	key := client.ObjectKey{Namespace: argocd.DefaultNamespace, Name: argocd.ApplicationName(ref)}
+	app := &argov1.Application{}
+	app.SetNamespace(key.Namespace)
+	app.SetName(key.Name)
+	if err := admin.Delete(ctx, app); err != nil && !apierrors.IsNotFound(err) {
+		require.NoError(t, err)
+	}
+	require.NoError(t, sim.FinishDeletion(ctx, ref))
+	require.Eventually(t, func() bool {
+		return apierrors.IsNotFound(admin.Get(ctx, key, &argov1.Application{}))
+	}, time.Minute, 50*time.Millisecond, "application %s is gone", key)
 }
 
 // foreign returns the fields of foreignFields as app holds them.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,8 +16,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -28,6 +31,9 @@ import (
 )
 
 const operatorNamespace = "aicr-system"
+
+// assembled counts the operators assemble built in this process.
+var assembled atomic.Int64
 
 // TestOperatorWatchesApplicationsOnceArgoCDIsInstalled proves ENG-4 on the assembled operator,
 // run as its ServiceAccount with the chart's RBAC: started before Argo CD's CRDs exist, it
@@ -132,7 +138,23 @@ func assemble(t *testing.T, cp *env.Env, objs []*unstructured.Unstructured) *run
 	require.NoError(t, err)
 	t.Cleanup(cleanup)
 	r.Rollouts.EngineWatchInterval = 20 * time.Millisecond
+	if assembled.Add(1) > 1 {
+		// controller-runtime takes every controller name once per process, and the first
+		// operator of this process (go test -count=N) took them: later ones skip the check.
+		r.Manager = namesTaken{r.Manager}
+	}
 	return r
+}
+
+// namesTaken is a manager whose controllers skip controller-runtime's process-wide check
+// that no other controller has their name.
+type namesTaken struct{ ctrl.Manager }
+
+// GetControllerOptions returns the manager's controller options with SkipNameValidation set.
+func (m namesTaken) GetControllerOptions() config.Controller {
+	o := m.Manager.GetControllerOptions()
+	o.SkipNameValidation = ptr.To(true)
+	return o
 }
 
 // kind returns the objects of one kind.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,11 @@ import (
 )
 
 var cp *env.Env
+
+// runs numbers the test runs in this binary, so go test -count=N gives every run namespaces of
+// its own on the shared control plane (envtest runs no namespace controller, so a namespace is
+// never really deleted).
+var runs atomic.Int64
 
 func TestMain(m *testing.M) {
 	var err error
@@ -41,9 +47,11 @@ func TestMain(m *testing.M) {
 func TestCacheHoldsOnlyTheOperatorsConfigMaps(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	run := runs.Add(1)
+	operatorNS, jobsNS := fmt.Sprintf("aicr-system-%d", run), fmt.Sprintf("aicr-jobs-%d", run)
 	admin, err := client.New(cp.Config, client.Options{})
 	require.NoError(t, err)
-	for _, ns := range []string{"aicr-system", "elsewhere"} {
+	for _, ns := range []string{operatorNS, fmt.Sprintf("elsewhere-%d", run)} {
 		require.NoError(t, admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 		for _, cm := range []*corev1.ConfigMap{
 			{ObjectMeta: metav1.ObjectMeta{Name: "plan", Namespace: ns, Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan}}},
@@ -52,11 +60,11 @@ func TestCacheHoldsOnlyTheOperatorsConfigMaps(t *testing.T) {
 			require.NoError(t, admin.Create(ctx, cm))
 		}
 	}
-	require.NoError(t, admin.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "aicr-registry", Namespace: "aicr-system"}}))
+	require.NoError(t, admin.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "aicr-registry", Namespace: operatorNS}}))
 
-	grantOperatorLikeAccess(ctx, t, admin)
+	grantOperatorLikeAccess(ctx, t, admin, operatorNS, jobsNS)
 	mgr, err := manager.New(cp.Impersonate(operatorUser), manager.Options{
-		OperatorNamespace: "aicr-system", JobNamespaces: []string{"aicr-jobs"},
+		OperatorNamespace: operatorNS, JobNamespaces: []string{jobsNS},
 		MetricsBindAddress: "0", HealthProbeBindAddress: "0",
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 	})
@@ -71,12 +79,12 @@ func TestCacheHoldsOnlyTheOperatorsConfigMaps(t *testing.T) {
 	for _, cm := range cms.Items {
 		names = append(names, cm.Namespace+"/"+cm.Name)
 	}
-	assert.Equal(t, []string{"aicr-system/plan"}, names)
+	assert.Equal(t, []string{operatorNS + "/plan"}, names)
 
 	getCtx, getCancel := context.WithTimeout(ctx, 10*time.Second)
 	defer getCancel()
 	var secret corev1.Secret
-	require.NoError(t, mgr.GetClient().Get(getCtx, client.ObjectKey{Namespace: "aicr-system", Name: "aicr-registry"}, &secret),
+	require.NoError(t, mgr.GetClient().Get(getCtx, client.ObjectKey{Namespace: operatorNS, Name: "aicr-registry"}, &secret),
 		"a cached read would need list and watch on Secrets, which this identity lacks")
 
 	cancel()
@@ -85,19 +93,19 @@ func TestCacheHoldsOnlyTheOperatorsConfigMaps(t *testing.T) {
 
 const operatorUser = "system:serviceaccount:aicr-system:aicr-operator"
 
-// grantOperatorLikeAccess lets operatorUser list and watch ConfigMaps in aicr-system and Jobs in
-// aicr-jobs, and get exactly one Secret by name.
-func grantOperatorLikeAccess(ctx context.Context, t *testing.T, admin client.Client) {
+// grantOperatorLikeAccess lets operatorUser list and watch ConfigMaps in operatorNS and Jobs in
+// jobsNS (which it creates), and get exactly one Secret by name.
+func grantOperatorLikeAccess(ctx context.Context, t *testing.T, admin client.Client, operatorNS, jobsNS string) {
 	t.Helper()
 	rules := map[string][]rbacv1.PolicyRule{
-		"aicr-system": {
+		operatorNS: {
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"aicr-registry"}, Verbs: []string{"get"}},
 		},
-		"aicr-jobs": {{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "watch"}}},
+		jobsNS: {{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "watch"}}},
 	}
 	for ns, r := range rules {
-		if ns == "aicr-jobs" {
+		if ns == jobsNS {
 			require.NoError(t, admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 		}
 		require.NoError(t, admin.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "operator", Namespace: ns}, Rules: r}))
