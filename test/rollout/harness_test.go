@@ -52,6 +52,7 @@ type harness struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	mgrCtx context.Context
+	// cached is the running manager's cached client: what the controllers read.
 	cached client.Reader
 }
 

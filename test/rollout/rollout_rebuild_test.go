@@ -38,15 +38,23 @@ func (h *harness) losePlan(p *domain.Plan) client.ObjectKey {
 	return client.ObjectKey{Namespace: operatorNamespace, Name: name}
 }
 
-// On the Argo CD engine a lost active plan (plan and values ConfigMaps deleted) is rebuilt
-// from the live Applications with its digest, source rebuilt and no recipe, and the runtime
-// is Ready again (PLAN-7, ENG-2).
-func TestLostActivePlanRebuiltFromApplications(t *testing.T) {
+// installedOnArgo starts the operator on the Argo CD engine and installs the upgrade's
+// from-plan until the runtime is Ready; it returns the harness, the runtime UID and the plan.
+func installedOnArgo(t *testing.T) (*harness, string, *domain.Plan) {
+	t.Helper()
 	h := newHarness(t, true)
 	h.withArgo()
 	h.start()
 	uid, plan := h.installed(nil)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled, "")
+	return h, uid, plan
+}
+
+// On the Argo CD engine a lost active plan (plan and values ConfigMaps deleted) is rebuilt
+// from the live Applications with its digest, source rebuilt and no recipe, and the runtime
+// is Ready again (PLAN-7, ENG-2).
+func TestLostActivePlanRebuiltFromApplications(t *testing.T) {
+	h, uid, plan := installedOnArgo(t)
 	key := h.losePlan(plan)
 
 	var doc *configdoc.Plan
@@ -96,11 +104,7 @@ func TestLostActivePlanRebuiltFromApplications(t *testing.T) {
 // A lost active plan whose live Application carries a changed value is not rebuilt: the
 // runtime stays Stalled PlanUnreadable and no plan ConfigMap is written (PLAN-6, PLAN-7).
 func TestLostActivePlanNotRebuiltFromTamperedApplication(t *testing.T) {
-	h := newHarness(t, true)
-	h.withArgo()
-	h.start()
-	_, plan := h.installed(nil)
-	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled, "")
+	h, _, plan := installedOnArgo(t)
 
 	var apps argov1.ApplicationList
 	require.NoError(t, k8s.List(context.Background(), &apps, client.InNamespace(argocd.DefaultNamespace)))

@@ -4,22 +4,17 @@
 package crdlifecycle_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -64,7 +59,7 @@ func run(m *testing.M) int {
 // installed.
 func TestEngineFollowsTheCRDsAppearing(t *testing.T) {
 	ctx := t.Context()
-	uninstallArgoCDCRDs(ctx, t)
+	require.NoError(t, cp.UninstallCRDs(ctx, argoCDCRDs()), "a repeated run starts without the CRDs the run before it installed")
 	engineNS := fmt.Sprintf("argocd-%d", runs.Add(1))
 	scheme := runtime.NewScheme()
 	require.NoError(t, clientgoscheme.AddToScheme(scheme))
@@ -116,67 +111,4 @@ func argoCDCRDs() envtest.CRDInstallOptions {
 	return envtest.CRDInstallOptions{
 		Paths: []string{filepath.Join("..", "..", "..", "test", "testdata", "argocd", "crds")}, ErrorIfPathMissing: true,
 	}
-}
-
-// uninstallArgoCDCRDs returns the control plane to a state without Argo CD's CRDs, which an
-// earlier run of the test in this process installed (go test -count=N shares the control
-// plane); it does nothing when they are not installed. It deletes the CRDs, and with them
-// every Application and AppProject, and waits until they are gone and discovery no longer
-// serves argoproj.io/v1alpha1.
-func uninstallArgoCDCRDs(ctx context.Context, t *testing.T) {
-	t.Helper()
-	opts := argoCDCRDs()
-	require.NoError(t, envtest.ReadCRDFiles(&opts))
-	admin, err := client.New(cp.Config, client.Options{})
-	require.NoError(t, err)
-	dc, err := discovery.NewDiscoveryClientForConfig(cp.Config)
-	require.NoError(t, err)
-	var installed []*apiextensionsv1.CustomResourceDefinition
-	for _, crd := range opts.CRDs {
-		err := admin.Get(ctx, client.ObjectKey{Name: crd.Name}, crdMetadata())
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		require.NoError(t, err)
-		installed = append(installed, crd)
-	}
-	if len(installed) == 0 {
-		return
-	}
-	// The API server deletes the objects of a CRD through the CRD's storage, built on first
-	// use; until its watch cache is ready the deletion fails and backs off for up to a minute.
-	// A read from the watch cache (resourceVersion 0) succeeds only once it is ready.
-	for _, crd := range installed {
-		list := &unstructured.UnstructuredList{}
-		for _, v := range crd.Spec.Versions {
-			if v.Storage {
-				list.SetAPIVersion(crd.Spec.Group + "/" + v.Name)
-			}
-		}
-		list.SetKind(crd.Spec.Names.ListKind)
-		require.Eventually(t, func() bool {
-			return admin.List(ctx, list, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}}) == nil
-		}, time.Minute, 50*time.Millisecond, "the watch cache of %s is ready", crd.Name)
-	}
-	for _, crd := range installed {
-		if err := admin.Delete(ctx, crd); !apierrors.IsNotFound(err) {
-			require.NoError(t, err)
-		}
-	}
-	require.Eventually(t, func() bool {
-		for _, crd := range installed {
-			if !apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: crd.Name}, crdMetadata())) {
-				return false
-			}
-		}
-		_, err := dc.ServerResourcesForGroupVersion(argov1.SchemeGroupVersion.String())
-		return apierrors.IsNotFound(err)
-	}, 2*time.Minute, 50*time.Millisecond, "Argo CD's CRDs are uninstalled")
-}
-
-// crdMetadata returns an empty CustomResourceDefinition metadata object to read into.
-func crdMetadata() *metav1.PartialObjectMetadata {
-	m := &metav1.PartialObjectMetadata{}
-	m.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
-	return m
 }
