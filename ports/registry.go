@@ -9,8 +9,11 @@ import (
 
 // ErrArchiveRejected reports that an upstream chart archive was refused while
 // mirroring: its SHA-256 differs from the digest the upstream index or manifest
-// announces or from the digest the caller expects, or nothing announces a
-// digest to verify it against. It is never transient: the caller stalls.
+// announces or from the digest the caller expects; nothing announces a digest
+// to verify it against; the runtime registry already holds that chart version
+// with another archive digest or from another upstream; or the upstream is not
+// https, lists the archive off https or off the repository's host, or
+// redirects there. It is never transient: the caller stalls.
 var ErrArchiveRejected = errors.New("upstream chart archive rejected")
 
 // Digest is an OCI content digest, "sha256:<64 hex>".
@@ -89,10 +92,14 @@ type Evidence struct {
 // ErrArtifactNotFound for a missing reference. Every push is idempotent: the
 // same input yields the same digest. MirrorChart verifies the upstream archive
 // before anything is pushed and returns ErrArchiveRejected when it does not
-// verify. Every method returns ErrCredentialsUnavailable when no credentials
-// can be obtained, ErrCredentialsStale when the credentials expired and
-// ErrUnauthorized when the registry denies them, wrapped with %w. Any other
-// error is a transient outage the caller retries with backoff.
+// verify; a chart version mirrored once keeps its archive digest and upstream
+// (the same is reused, anything else is ErrArchiveRejected). PushBundle and
+// PushEvidence tag each artifact uniquely by its content and never move a tag:
+// a tag that already holds other content is ErrForeignObject. Every method
+// returns ErrCredentialsUnavailable when no credentials can be obtained,
+// ErrCredentialsStale when the credentials expired and ErrUnauthorized when
+// the registry denies them, wrapped with %w. Any other error is a transient
+// outage the caller retries with backoff.
 type Registry interface {
 	// Resolve returns the manifest digest of ref (repository:tag or repository@digest).
 	Resolve(ctx context.Context, ref string) (Digest, error)

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io/fs"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,6 +65,51 @@ func TestUntar_Rejects(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, err := jobs.Untar(archive(t, h), 1<<20)
+			require.ErrorIs(t, err, jobs.ErrBadArchive)
+		})
+	}
+}
+
+// dirs returns n directory entries named d<i>/ under prefix.
+func dirs(prefix string, n int) []tar.Header {
+	hs := make([]tar.Header, n)
+	for i := range hs {
+		hs[i] = tar.Header{Name: prefix + "d" + strconv.Itoa(i) + "/", Typeflag: tar.TypeDir}
+	}
+	return hs
+}
+
+func reg(name string) tar.Header { return tar.Header{Name: name, Typeflag: tar.TypeReg} }
+
+func TestUntar_BoundsEntriesAndPaths(t *testing.T) {
+	t.Parallel()
+	deepest := strings.Repeat("d/", jobs.MaxBundlePathDepth-1) + "f"
+	longest := strings.Repeat("x", jobs.MaxBundlePathBytes)
+	for _, tc := range []struct {
+		name    string
+		entries []tar.Header
+		ok      bool
+	}{
+		{"MaxBundleEntries entries", dirs("", jobs.MaxBundleEntries), true},
+		{"more than MaxBundleEntries entries", dirs("", jobs.MaxBundleEntries+1), false},
+		{"root entries count too", append(dirs("", jobs.MaxBundleEntries), tar.Header{Name: "./", Typeflag: tar.TypeDir}), false},
+		{"a path of MaxBundlePathDepth segments", []tar.Header{reg(deepest)}, true},
+		{"a deeper path", []tar.Header{reg("d/" + deepest)}, false},
+		{"a path of MaxBundlePathBytes bytes", []tar.Header{reg(longest)}, true},
+		{"a longer path", []tar.Header{reg(longest + "x")}, false},
+		{"a directory repeated", []tar.Header{{Name: "a/", Typeflag: tar.TypeDir}, reg("a/f"), {Name: "a/", Typeflag: tar.TypeDir}}, true},
+		{"a file twice", []tar.Header{reg("a"), reg("a")}, false},
+		{"a file under a file", []tar.Header{reg("a"), reg("a/b")}, false},
+		{"a file where a folder was", []tar.Header{reg("a/b"), reg("a")}, false},
+		{"a folder where a file was", []tar.Header{reg("a"), {Name: "a/", Typeflag: tar.TypeDir}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := jobs.Untar(archive(t, tc.entries...), 1<<20)
+			if tc.ok {
+				require.NoError(t, err)
+				return
+			}
 			require.ErrorIs(t, err, jobs.ErrBadArchive)
 		})
 	}

@@ -53,14 +53,28 @@ type artifact struct {
 	annotations  map[string]string
 }
 
-// push pushes the blobs and the manifest, tagged with tag when tag is not
-// empty, and returns the manifest descriptor.
+// push pushes the blobs and the manifest, tagged with tag, and returns the
+// manifest descriptor.
 func (a artifact) push(ctx context.Context, repo *remote.Repository, tag string) (ocispec.Descriptor, error) {
+	raw, desc, err := a.manifest()
+	if err != nil {
+		return desc, err
+	}
 	for _, b := range append([]blob{a.config}, a.layers...) {
-		if err := pushBlob(ctx, repo, b); err != nil {
-			return ocispec.Descriptor{}, err
+		if perr := pushBlob(ctx, repo, b); perr != nil {
+			return ocispec.Descriptor{}, perr
 		}
 	}
+	err = repo.PushReference(ctx, desc, bytes.NewReader(raw), tag)
+	if err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+		return ocispec.Descriptor{}, mapErr("push manifest to "+repo.Reference.String(), err)
+	}
+	return desc, nil
+}
+
+// manifest encodes a's manifest and returns it with its descriptor; the same
+// artifact always encodes to the same bytes.
+func (a artifact) manifest() ([]byte, ocispec.Descriptor, error) {
 	ann := map[string]string{ocispec.AnnotationCreated: fixedCreated}
 	for k, v := range a.annotations {
 		ann[k] = v
@@ -75,37 +89,29 @@ func (a artifact) push(ctx context.Context, repo *remote.Repository, tag string)
 	}
 	raw, err := json.Marshal(m)
 	if err != nil {
-		return ocispec.Descriptor{}, fmt.Errorf("encode manifest: %w", err)
+		return nil, ocispec.Descriptor{}, fmt.Errorf("encode manifest: %w", err)
 	}
-	desc := content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, raw)
-	if tag == "" {
-		err = repo.Manifests().Push(ctx, desc, bytes.NewReader(raw))
-	} else {
-		err = repo.PushReference(ctx, desc, bytes.NewReader(raw), tag)
-	}
-	if err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return ocispec.Descriptor{}, mapErr("push manifest to "+repo.Reference.String(), err)
-	}
-	return desc, nil
+	return raw, content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, raw), nil
 }
 
-// fetchManifest fetches and decodes the manifest at reference (tag or digest).
-func fetchManifest(ctx context.Context, repo *remote.Repository, reference string) (ocispec.Manifest, error) {
+// fetchManifest fetches and decodes the manifest at reference (tag or digest)
+// and returns it with its descriptor.
+func fetchManifest(ctx context.Context, repo *remote.Repository, reference string) (ocispec.Descriptor, ocispec.Manifest, error) {
+	var m ocispec.Manifest
 	desc, rc, err := repo.FetchReference(ctx, reference)
 	if err != nil {
-		return ocispec.Manifest{}, mapErr("fetch manifest "+repo.Reference.Registry+"/"+
+		return desc, m, mapErr("fetch manifest "+repo.Reference.Registry+"/"+
 			repo.Reference.Repository+"@"+reference, err)
 	}
 	defer func() { _ = rc.Close() }()
 	raw, err := content.ReadAll(rc, desc)
 	if err != nil {
-		return ocispec.Manifest{}, mapErr("read manifest "+reference, err)
+		return desc, m, mapErr("read manifest "+reference, err)
 	}
-	var m ocispec.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return m, fmt.Errorf("decode manifest %s: %w", reference, err)
+		return desc, m, fmt.Errorf("decode manifest %s: %w", reference, err)
 	}
-	return m, nil
+	return desc, m, nil
 }
 
 // fetchBlob fetches a blob and verifies it against its descriptor.

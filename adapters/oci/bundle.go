@@ -36,7 +36,10 @@ var (
 )
 
 // PushBundle stores every regular file of bundle as a titled layer in
-// <registry>/bundles/cluster, tagged plan-<first 16 hex of planDigest>.
+// <registry>/bundles/cluster, tagged plan-<first 16 hex of planDigest>-<hex
+// of its manifest digest> (pushContentTagged: another bundle for the same
+// plan never moves the tag of the first; a tag holding other content is
+// refused with ports.ErrForeignObject).
 func (r *Registry) PushBundle(ctx context.Context, planDigest string, bundle fs.FS) (ports.Digest, error) {
 	if !planDigestRe.MatchString(planDigest) {
 		return "", fmt.Errorf("push bundle: plan digest %q: %w", planDigest, errBundleInvalid)
@@ -74,7 +77,7 @@ func (r *Registry) PushBundle(ctx context.Context, planDigest string, bundle fs.
 	if err != nil {
 		return "", err
 	}
-	desc, err := a.push(ctx, repo, "plan-"+strings.TrimPrefix(planDigest, "sha256:")[:16])
+	desc, err := pushContentTagged(ctx, repo, a, "plan-"+strings.TrimPrefix(planDigest, "sha256:")[:16])
 	if err != nil {
 		return "", fmt.Errorf("push bundle: %w", err)
 	}
@@ -88,7 +91,7 @@ func (r *Registry) PullBundle(ctx context.Context, digest ports.Digest) (fs.FS, 
 	if err != nil {
 		return nil, err
 	}
-	m, err := fetchManifest(ctx, repo, string(digest))
+	_, m, err := fetchManifest(ctx, repo, string(digest))
 	if err != nil {
 		return nil, fmt.Errorf("pull bundle: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,7 +58,7 @@ func TestPushBundle_PullByDigestReturnsTheSameTree(t *testing.T) {
 	again, err := reg.PushBundle(ctx, planDigest, src)
 	require.NoError(t, err)
 	assert.Equal(t, d, again, "pushing the same bundle is idempotent")
-	tagged, err := reg.Resolve(ctx, reg.Base()+"/bundles/cluster:plan-3f9a1c0d2b7e4a51")
+	tagged, err := reg.Resolve(ctx, reg.Base()+"/bundles/cluster:plan-3f9a1c0d2b7e4a51-"+strings.TrimPrefix(string(d), "sha256:"))
 	require.NoError(t, err)
 	assert.Equal(t, d, tagged)
 }

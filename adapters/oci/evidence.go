@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
@@ -27,10 +26,7 @@ const (
 	reportTitle           = "report"
 )
 
-var (
-	errEvidenceInvalid = errors.New("invalid evidence")
-	tagUnsafe          = regexp.MustCompile(`[^a-zA-Z0-9_.-]`)
-)
+var errEvidenceInvalid = errors.New("invalid evidence")
 
 // evidenceDoc is the stored evidence document.
 type evidenceDoc struct {
@@ -44,8 +40,11 @@ type evidenceDoc struct {
 }
 
 // PushEvidence stores ev in <registry>/bundles/cluster, tagged
-// evidence-<rollout>, and returns its manifest digest: the value of the
-// rollout's evidence annotation. The same evidence yields the same digest.
+// evidence-<rollout>-<hex of its manifest digest> (pushContentTagged), and
+// returns its manifest digest: the value of the rollout's evidence
+// annotation. The same evidence yields the same digest and tag; a rollout
+// name reused after retention never moves the tag of earlier evidence, and a
+// tag holding other content is refused with ports.ErrForeignObject.
 func (r *Registry) PushEvidence(ctx context.Context, ev ports.Evidence) (ports.Digest, error) {
 	if ev.PlanDigest == "" || ev.Rollout == "" {
 		return "", fmt.Errorf("push evidence: plan digest and rollout are required: %w", errEvidenceInvalid)
@@ -73,8 +72,7 @@ func (r *Registry) PushEvidence(ctx context.Context, ev ports.Evidence) (ports.D
 	if err != nil {
 		return "", err
 	}
-	tag := "evidence-" + tagUnsafe.ReplaceAllString(ev.Rollout, "_")
-	desc, err := a.push(ctx, repo, tag[:min(len(tag), 128)])
+	desc, err := pushContentTagged(ctx, repo, a, "evidence-"+ev.Rollout)
 	if err != nil {
 		return "", fmt.Errorf("push evidence: %w", err)
 	}
@@ -87,7 +85,7 @@ func (r *Registry) PullEvidence(ctx context.Context, digest ports.Digest) (ports
 	if err != nil {
 		return ports.Evidence{}, err
 	}
-	m, err := fetchManifest(ctx, repo, string(digest))
+	_, m, err := fetchManifest(ctx, repo, string(digest))
 	if err != nil {
 		return ports.Evidence{}, fmt.Errorf("pull evidence: %w", err)
 	}

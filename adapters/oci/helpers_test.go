@@ -119,10 +119,24 @@ func (u *upstream) addHTTPChart(repoURL, name, version string, archive []byte, i
 // (parent without oci://) and returns the chart layer descriptor.
 func (u *upstream) addOCIChart(t *testing.T, parent, name, version string, archive []byte) ocispec.Descriptor {
 	t.Helper()
-	ctx := context.Background()
-	repo, err := remote.NewRepository(parent + "/" + name)
+	return pushOCIChart(t, ociRepo(t, parent+"/"+name, &http.Client{Transport: u}, false), name, version, archive, nil)
+}
+
+// ociRepo opens the repository ref (without oci://) with client.
+func ociRepo(t *testing.T, ref string, client *http.Client, plainHTTP bool) *remote.Repository {
+	t.Helper()
+	repo, err := remote.NewRepository(ref)
 	require.NoError(t, err)
-	repo.Client = &auth.Client{Client: &http.Client{Transport: u}}
+	repo.Client, repo.PlainHTTP = &auth.Client{Client: client}, plainHTTP
+	return repo
+}
+
+// pushOCIChart pushes archive as a Helm OCI chart of that name and version to
+// repo, tagged version, the manifest annotated with ann, and returns the chart
+// layer descriptor.
+func pushOCIChart(t *testing.T, repo *remote.Repository, name, version string, archive []byte, ann map[string]string) ocispec.Descriptor {
+	t.Helper()
+	ctx := context.Background()
 	cfg, err := yaml.YAMLToJSON([]byte("apiVersion: v2\nname: " + name + "\nversion: " + version + "\n"))
 	require.NoError(t, err)
 	cfgDesc, err := oras.PushBytes(ctx, repo, oci.HelmConfigMediaType, cfg)
@@ -130,7 +144,7 @@ func (u *upstream) addOCIChart(t *testing.T, parent, name, version string, archi
 	layer, err := oras.PushBytes(ctx, repo, oci.HelmChartMediaType, archive)
 	require.NoError(t, err)
 	m, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "", oras.PackManifestOptions{
-		ConfigDescriptor: &cfgDesc, Layers: []ocispec.Descriptor{layer},
+		ConfigDescriptor: &cfgDesc, Layers: []ocispec.Descriptor{layer}, ManifestAnnotations: ann,
 	})
 	require.NoError(t, err)
 	require.NoError(t, repo.Tag(ctx, m, version))
@@ -188,7 +202,14 @@ func hexDigest(b []byte) string {
 // newRegistry returns an adapter for a fresh in-process registry and upstream.
 func newRegistry(t *testing.T) (*oci.Registry, *upstream) {
 	t.Helper()
-	host := serveRegistry(t, nil)
+	return newRegistryAt(t, serveRegistry(t, nil))
+}
+
+// newRegistryAt returns an adapter for the registry at host with a fresh
+// upstream: two of them on one host play the same runtime registry before and
+// after an upstream changed.
+func newRegistryAt(t *testing.T, host string) (*oci.Registry, *upstream) {
+	t.Helper()
 	up := newUpstream()
 	reg, err := oci.New(oci.Options{Registry: "oci://" + host + "/aicr", PlainHTTP: true, HTTPClient: up.client(host), Retry: fastRetry})
 	require.NoError(t, err)

@@ -31,7 +31,9 @@ const (
 // parent), verifies its archive against the digest the upstream announces (the
 // index digest or the manifest's layer descriptor) and against
 // chart.ExpectedArchiveDigest when set, then pushes the unchanged archive to
-// <registry>/charts/<name>:<version>. A mismatch wraps ports.ErrArchiveRejected
+// <registry>/charts/<name>:<version>, unless that tag already holds it (see
+// held). A mismatch, a tag holding another archive or source, or an upstream
+// URL off https or off the repository's host wraps ports.ErrArchiveRejected,
 // and nothing is pushed.
 func (r *Registry) MirrorChart(ctx context.Context, chart ports.UpstreamChart) (ports.PinnedChart, error) {
 	src := chart.Chart
@@ -44,10 +46,10 @@ func (r *Registry) MirrorChart(ctx context.Context, chart ports.UpstreamChart) (
 	switch {
 	case strings.HasPrefix(src.Repository, "oci://"):
 		archive, announced, err = r.fetchOCIChart(ctx, src)
-	case strings.HasPrefix(src.Repository, "https://"), strings.HasPrefix(src.Repository, "http://"):
+	case strings.HasPrefix(src.Repository, "https://"):
 		archive, announced, err = r.fetchHTTPChart(ctx, src)
 	default:
-		return ports.PinnedChart{}, fmt.Errorf("%s: repository %q: %w", what, src.Repository, errInvalidReference)
+		return ports.PinnedChart{}, fmt.Errorf("%s: repository %q is neither https:// nor oci://: %w", what, src.Repository, ports.ErrArchiveRejected)
 	}
 	if err != nil {
 		return ports.PinnedChart{}, fmt.Errorf("%s: %w", what, err)
@@ -69,8 +71,16 @@ func (r *Registry) MirrorChart(ctx context.Context, chart ports.UpstreamChart) (
 	if err != nil || meta.Name != src.Name || meta.Version != src.Version {
 		return ports.PinnedChart{}, fmt.Errorf("%s: archive holds chart %s:%s: %w", what, meta.Name, meta.Version, ports.ErrArchiveRejected)
 	}
+	source := strings.TrimSuffix(src.Repository, "/") + "/" + src.Name
+	pc, ok, err := r.held(ctx, src, source, got)
+	if err != nil {
+		return ports.PinnedChart{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if ok {
+		return pc, nil
+	}
 	return r.pushChart(ctx, ChartsPath, archive, map[string]string{
-		AnnotationUpstreamSource: strings.TrimSuffix(src.Repository, "/") + "/" + src.Name, AnnotationUpstreamArchiveDigest: got,
+		AnnotationUpstreamSource: source, AnnotationUpstreamArchiveDigest: got,
 	})
 }
 
@@ -86,7 +96,7 @@ func (r *Registry) fetchOCIChart(ctx context.Context, src ports.ChartSource) ([]
 	if err != nil {
 		return nil, "", err
 	}
-	m, err := fetchManifest(ctx, repo, tagOf(src.Version))
+	_, m, err := fetchManifest(ctx, repo, tagOf(src.Version))
 	if err != nil {
 		return nil, "", err
 	}
@@ -123,13 +133,16 @@ type helmIndex struct {
 }
 
 // fetchHTTPChart reads the repository index, finds the version and downloads
-// its archive; the index digest is the announced digest.
+// its archive; the index digest is the announced digest. The archive URL
+// (relative ones resolve against the index URL) must be https on the
+// repository's host, so an index never steers a request elsewhere.
 func (r *Registry) fetchHTTPChart(ctx context.Context, src ports.ChartSource) ([]byte, string, error) {
 	base, err := url.Parse(strings.TrimSuffix(src.Repository, "/") + "/")
-	if err != nil {
-		return nil, "", fmt.Errorf("parse repository %q: %w", src.Repository, errInvalidReference)
+	if err != nil || base.Scheme != "https" || base.Host == "" {
+		return nil, "", fmt.Errorf("parse repository %q: %w", src.Repository, ports.ErrArchiveRejected)
 	}
-	raw, err := r.get(ctx, base.JoinPath("index.yaml").String(), maxIndexBytes)
+	index := base.JoinPath("index.yaml")
+	raw, err := r.get(ctx, index.String(), maxIndexBytes)
 	if err != nil {
 		return nil, "", err
 	}
@@ -141,9 +154,10 @@ func (r *Registry) fetchHTTPChart(ctx context.Context, src ports.ChartSource) ([
 		if e.Version != src.Version || len(e.URLs) == 0 {
 			continue
 		}
-		u, err := base.Parse(e.URLs[0])
-		if err != nil {
-			return nil, "", fmt.Errorf("parse chart url %q: %w", e.URLs[0], errInvalidReference)
+		u, err := index.Parse(e.URLs[0])
+		if err != nil || u.Scheme != "https" || !sameHost(u, index) {
+			return nil, "", fmt.Errorf("chart url %q in the index of %s is not https on %s: %w",
+				e.URLs[0], src.Repository, index.Host, ports.ErrArchiveRejected)
 		}
 		archive, err := r.get(ctx, u.String(), MaxChartArchiveBytes)
 		if err != nil {
@@ -158,13 +172,14 @@ func (r *Registry) fetchHTTPChart(ctx context.Context, src ports.ChartSource) ([
 	return nil, "", fmt.Errorf("find %s %s in index of %s: %w", src.Name, src.Version, src.Repository, ports.ErrArtifactNotFound)
 }
 
-// get downloads u (at most limit bytes) with the retrying client.
+// get downloads u (at most limit bytes) with the retrying Helm client:
+// https only, redirects only on u's host.
 func (r *Registry) get(ctx context.Context, u string, limit int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build request %s: %w", u, err)
 	}
-	resp, err := r.http.Do(req)
+	resp, err := r.helm.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", u, err)
 	}

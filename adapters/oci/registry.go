@@ -36,15 +36,13 @@ type Options struct {
 	Credentials CredentialProvider
 	// PlainHTTP talks plain HTTP to the runtime registry (the in-cluster provider).
 	PlainHTTP bool
-	// HTTPClient is the base client for every request (nil: http.DefaultClient).
-	// Tests pass the client of an httptest TLS server.
+	// HTTPClient is the base client for every request (nil: http.DefaultClient):
+	// its transport and timeout (none: requestTimeout) are kept, its redirect
+	// policy is replaced. Tests pass the client of an httptest TLS server.
 	HTTPClient *http.Client
 	// Retry bounds the backoff of transient failures (nil: oras-go's default
 	// policy, 5 retries between 200 ms and 3 s, cancelled with the context).
 	Retry retry.Policy
-	// UpstreamPlainHTTP talks plain HTTP to oci:// upstream chart sources
-	// (tests serve the upstream registry over loopback).
-	UpstreamPlainHTTP bool
 	// UpstreamCredentials provides credentials for upstream oci:// sources (nil: anonymous).
 	UpstreamCredentials CredentialProvider
 }
@@ -53,8 +51,10 @@ type Options struct {
 type Registry struct {
 	host, prefix string
 	opts         Options
-	http         *http.Client
-	cache        auth.Cache
+	// http talks to the runtime registry, upstream to oci:// upstreams, helm
+	// to Helm repositories (see transport.go for their policies).
+	http, upstream, helm *http.Client
+	cache                auth.Cache
 }
 
 var _ ports.Registry = (*Registry)(nil)
@@ -77,8 +77,10 @@ func New(opts Options) (*Registry, error) {
 	tr := &retry.Transport{Base: base.Transport, Policy: func() retry.Policy { return policy }}
 	return &Registry{
 		host: host, prefix: prefix, opts: opts,
-		http:  &http.Client{Transport: tr, Timeout: base.Timeout},
-		cache: auth.NewCache(),
+		http:     newClient(base, tr, noDowngrade),
+		upstream: newClient(base, httpsOnly{tr}, upstreamRedirect),
+		helm:     newClient(base, httpsOnly{tr}, sameHostRedirect),
+		cache:    auth.NewCache(),
 	}, nil
 }
 
@@ -96,21 +98,21 @@ func (r *Registry) Base() string {
 func (r *Registry) repoRef(path string) string { return r.Base() + "/" + path }
 
 // repository opens a repository of the runtime registry (own true) or of an
-// upstream oci:// source.
+// upstream oci:// source (https only).
 func (r *Registry) repository(ref string, own bool) (*remote.Repository, error) {
 	repo, err := remote.NewRepository(strings.TrimPrefix(ref, "oci://"))
 	if err != nil {
 		return nil, fmt.Errorf("parse reference %q: %w", ref, errors.Join(errInvalidReference, err))
 	}
-	creds, plain := r.opts.Credentials, r.opts.PlainHTTP
-	if !own {
-		creds, plain = r.opts.UpstreamCredentials, r.opts.UpstreamPlainHTTP
-	}
 	client := &auth.Client{Client: r.http, Cache: r.cache}
+	creds := r.opts.Credentials
+	if !own {
+		client.Client, creds = r.upstream, r.opts.UpstreamCredentials
+	}
 	if creds != nil {
 		client.Credential = creds.Credential
 	}
-	repo.Client, repo.PlainHTTP = client, plain
+	repo.Client, repo.PlainHTTP = client, own && r.opts.PlainHTTP
 	return repo, nil
 }
 

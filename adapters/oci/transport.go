@@ -1,0 +1,99 @@
+package oci
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+const (
+	// requestTimeout bounds one HTTP request of the adapter, its retries and
+	// reading its body included (a 64 MiB chart archive at 1 MiB/s takes about
+	// a minute), when Options.HTTPClient sets no timeout of its own.
+	requestTimeout = 2 * time.Minute
+	// maxRedirects is the redirect limit of net/http's default policy.
+	maxRedirects = 10
+)
+
+// newClient returns a client over rt with base's timeout (requestTimeout
+// when base has none) and the redirect policy check.
+func newClient(base *http.Client, rt http.RoundTripper, check func(*http.Request, []*http.Request) error) *http.Client {
+	timeout := base.Timeout
+	if timeout == 0 {
+		timeout = requestTimeout
+	}
+	return &http.Client{Transport: rt, Timeout: timeout, CheckRedirect: check}
+}
+
+// httpsOnly refuses every request that is not https before it leaves the
+// process: upstream chart sources are https only, and so is every URL an
+// upstream hands back (redirects, token realms).
+type httpsOnly struct{ next http.RoundTripper }
+
+// RoundTrip sends req when it is https and refuses it with
+// ports.ErrArchiveRejected otherwise.
+func (t httpsOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "https" {
+		return nil, fmt.Errorf("%s %s: upstream requests are https only: %w", req.Method, req.URL.Redacted(), ports.ErrArchiveRejected)
+	}
+	return t.next.RoundTrip(req)
+}
+
+// noDowngrade is the redirect policy of the runtime registry: any host, but
+// never from https to plain http.
+func noDowngrade(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	if prev := via[len(via)-1].URL; prev.Scheme == "https" && req.URL.Scheme != "https" {
+		return fmt.Errorf("redirect from %s to %s: https is never downgraded", prev.Redacted(), req.URL.Redacted())
+	}
+	return nil
+}
+
+// upstreamRedirect is the redirect policy of oci:// upstreams: https to any
+// host (registries serve blobs from storage hosts; every blob is verified
+// against its digest), never plain http.
+func upstreamRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects: %w", maxRedirects, ports.ErrArchiveRejected)
+	}
+	if req.URL.Scheme != "https" {
+		return fmt.Errorf("redirect from %s to %s: upstream requests are https only: %w",
+			via[len(via)-1].URL.Redacted(), req.URL.Redacted(), ports.ErrArchiveRejected)
+	}
+	return nil
+}
+
+// sameHostRedirect is the redirect policy of Helm repository requests (index
+// and archive): https on the host of the first request only, so an upstream
+// never steers the operator to another host.
+func sameHostRedirect(req *http.Request, via []*http.Request) error {
+	if err := upstreamRedirect(req, via); err != nil {
+		return err
+	}
+	if !sameHost(req.URL, via[0].URL) {
+		return fmt.Errorf("redirect from %s to %s: another host: %w", via[0].URL.Redacted(), req.URL.Redacted(), ports.ErrArchiveRejected)
+	}
+	return nil
+}
+
+// sameHost reports whether a and b name the same host and port (an empty
+// port is the scheme's default).
+func sameHost(a, b *url.URL) bool {
+	return strings.EqualFold(a.Hostname(), b.Hostname()) && portOf(a) == portOf(b)
+}
+
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "http" {
+		return "80"
+	}
+	return "443"
+}
