@@ -19,6 +19,13 @@ const (
 // p, takes "now" only from p.Clock and is safe to call on every reconcile.
 // The error is only for transient failures (retry with backoff); business
 // states (waiting, stalled, ended) are values in the Outcome.
+//
+// The status it was handed is a claim, not a decision: no mutation goes through a
+// port unless the approval the spec requires is given and valid, judged from the
+// spec on every call (unapprovedClaim, approvalValid); steps are judged from the
+// engine objects before the rollout validates or succeeds (stepsShown). A rollout
+// handed in a terminal phase is returned as it is with Outcome.Ended false; an
+// outcome decided in this call has Outcome.Ended true.
 func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcome, error) {
 	if r.status.Phase.Terminal() {
 		return Outcome{Status: r.status, Stall: terminalStall(r.status.Phase, r.spec.Name, r.status.Message)}, nil
@@ -26,12 +33,16 @@ func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcom
 	if env.RuntimeUID != r.spec.RuntimeUID {
 		return r.end(PhaseOrphaned, "its ClusterRuntime is gone or has another UID"), nil
 	}
+	r.normalizeClaims()
 	for _, check := range preChecks {
 		if s := check(r, env); s != nil {
 			return r.stalled(s), nil
 		}
 	}
 	now := p.Clock.Now()
+	if out, back := r.unapprovedClaim(env, now); back {
+		return out, nil
+	}
 	switch r.status.Phase {
 	case PhasePending:
 		return r.pending(ctx, p, env, now)
@@ -58,7 +69,7 @@ func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcom
 		}
 		return out, nil
 	case PhaseValidating:
-		return r.validate(ctx, p, env)
+		return r.validate(ctx, p, env, now)
 	case PhaseSucceeded, PhaseFailed, PhaseExpired, PhaseRevoked, PhaseSuperseded, PhaseOrphaned:
 	}
 	return Outcome{Status: r.status}, nil

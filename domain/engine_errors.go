@@ -47,8 +47,9 @@ func (r *Rollout) stallOrError(what string, err error) (Outcome, error) {
 	return r.stalled(s), nil
 }
 
-// end moves the rollout to an outcome.
+// end moves the rollout to an outcome: the only way, with finishSteps, an Outcome is Ended.
 func (r *Rollout) end(p Phase, msg string) Outcome {
 	r.status.Phase, r.status.Message = p, msg
-	return Outcome{Status: r.status, Stall: terminalStall(p, r.spec.Name, msg), Event: "rollout " + string(p) + ": " + msg}
+	return Outcome{Status: r.status, Stall: terminalStall(p, r.spec.Name, msg), Event: "rollout " + string(p) + ": " + msg,
+		Ended: true}
 }

@@ -142,3 +142,11 @@ func ref(id string) ports.ReleaseRef {
 	ns := map[string]string{"cert-manager": "cert-manager", "gpu-operator": "gpu-operator"}[id]
 	return ports.ReleaseRef{ID: id, Namespace: ns}
 }
+
+// stepsWritten expects the engine List that shows both steps of spec(t) made by this rollout
+// (stepsShown), before the rollout validates or succeeds.
+func stepsWritten(r recorders, to string) {
+	r.engine.List(gomock.Any()).Return([]ports.ReleaseStatus{
+		written(ref("cert-manager"), to, true), written(ref("gpu-operator"), to, true),
+	}, nil)
+}

@@ -167,6 +167,8 @@ func TestApprovalRequired(t *testing.T) {
 		{"remove", false, []domain.Step{{Operation: domain.OpRemove}}, true},
 		{"adopt", true, []domain.Step{{Operation: domain.OpAdopt}}, true},
 		{"crd change", false, []domain.Step{{Operation: domain.OpInstall, ChangesCRDs: true}}, true},
+		{"safe upgrade whose values an override changed", false, []domain.Step{{Operation: domain.OpUpgrade,
+			Assessment: ports.VerdictSafe, ValuesChange: "values changed by overrides: gpu-operator:driver.repository"}}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -171,6 +171,12 @@ type Outcome struct {
 	Event string
 	// EvidenceDigest is the registry digest of validation evidence (Succeeded after validation).
 	EvidenceDigest ports.Digest
+	// Ended reports that this Advance decided the rollout's end: Status.Phase is an outcome
+	// the domain reached in this call from the spec, the environment and the ports. It is
+	// false when the rollout was handed to Advance already terminal (RolloutFromStatus with
+	// an outcome phase): that Status is only what the caller read, repeated, so the caller
+	// must not set the outcome label (RO-6) or the evidence annotation from it.
+	Ended bool
 }
 
 // Phase returns the outcome's phase.

@@ -63,9 +63,12 @@ func TestAdvance_InitialInstallOneDecisionAtATime(t *testing.T) {
 	r.engine.Status(gomock.Any(), gpu).Return(written(gpu, s.ToPlanDigest, true), nil)
 	ro = rollout(t, s, advance(t, p, ro, e).Status)
 
-	// 7: every step finished, validation disabled: Succeeded.
+	// 7: every step finished and the engine objects show them made, validation disabled:
+	// Succeeded, an outcome this call decided.
+	stepsWritten(r, s.ToPlanDigest)
 	out = advance(t, p, ro, e)
 	assert.Equal(t, domain.PhaseSucceeded, out.Phase())
+	assert.True(t, out.Ended)
 	assert.Nil(t, out.Stall)
 }
 
@@ -294,7 +297,7 @@ func TestAdvance_ApprovalRules(t *testing.T) {
 				r.engine.Status(gomock.Any(), gpu).Return(written(gpu, to, true), nil)
 			}, domain.PhaseProgressing},
 		{"revocation after the last step is ignored", []specOpt{revoked}, progressing(2),
-			t0.Add(90 * time.Minute), nil, domain.PhaseSucceeded},
+			t0.Add(90 * time.Minute), stepsWritten, domain.PhaseSucceeded},
 		{"approval starts the steps", []specOpt{approved}, domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval},
 			t0.Add(time.Minute), func(r recorders, _ string) {
 				r.engine.List(gomock.Any()).Return(nil, nil)

@@ -13,7 +13,10 @@ import (
 // from the engine's state until it is ready, failed or timed out.
 func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now time.Time) (Outcome, error) {
 	if r.status.Step >= len(r.spec.Steps) {
-		return r.finishSteps(env, now), nil
+		if out, rewound, err := r.stepsShown(ctx, p, env, now); rewound {
+			return out, err
+		}
+		return r.finishSteps(env), nil
 	}
 	s := r.spec.Steps[r.status.Step]
 	st, err := p.Engine.Status(ctx, s.Release)
@@ -21,7 +24,7 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 	if err != nil && !errors.Is(err, ports.ErrTargetNotFound) {
 		return r.stallOrError("status of "+s.Release.String(), err)
 	}
-	if !r.mutationMade(s, st, exists) {
+	if !r.mutationMade(s, st, exists, r.approvalValid(now)) {
 		if out, ended := r.approvalGate(env, now); ended {
 			return out, nil
 		}
@@ -45,21 +48,6 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 		}
 	}
 	return r.judge(s, st, exists, env, now), nil
-}
-
-// mutationMade judges from the engine object whether this rollout already
-// made the step's mutation: the spec it wrote (owner and target plan) or a
-// sync since the rollout was created; for a Remove, the object is gone or its
-// removal began.
-func (r *Rollout) mutationMade(s Step, st ports.ReleaseStatus, exists bool) bool {
-	if s.Operation == OpRemove {
-		return !exists || st.Removing || !r.status.StepStartedAt.IsZero()
-	}
-	if !exists {
-		return false
-	}
-	written := st.Owner.RuntimeUID == r.spec.RuntimeUID && st.Owner.PlanDigest == r.spec.ToPlanDigest
-	return written && (st.Owner.Rollout == r.spec.Name || st.LastSyncAt.After(r.spec.CreatedAt) || !r.status.StepStartedAt.IsZero())
 }
 
 // mayWrite reports whether the step may write the existing engine object of
@@ -192,8 +180,9 @@ func (r *Rollout) failedSinceStep(st ports.ReleaseStatus) bool {
 	return started.IsZero() || !st.LastSyncAt.Before(started.Truncate(time.Second))
 }
 
-// finishSteps moves to validation or success once every step finished.
-func (r *Rollout) finishSteps(env Environment, _ time.Time) Outcome {
+// finishSteps moves to validation or success once every step finished and the engine
+// objects show each one made (stepsShown).
+func (r *Rollout) finishSteps(env Environment) Outcome {
 	if env.ValidationRequired {
 		r.status.Phase = PhaseValidating
 		r.status.ValidationRun = r.spec.Name + validationSuffix
@@ -201,5 +190,5 @@ func (r *Rollout) finishSteps(env Environment, _ time.Time) Outcome {
 		return Outcome{Status: r.status, Event: r.status.Message}
 	}
 	r.status.Phase, r.status.Message = PhaseSucceeded, "every step finished, validation disabled"
-	return Outcome{Status: r.status, Event: "rollout " + r.spec.Name + " succeeded"}
+	return Outcome{Status: r.status, Event: "rollout " + r.spec.Name + " succeeded", Ended: true}
 }

@@ -45,6 +45,10 @@ type Step struct {
 	AcknowledgeAfterApply bool `json:"acknowledgeAfterApply,omitempty"`
 	// Reasons say why an Upgrade is needed.
 	Reasons []string `json:"reasons,omitempty"`
+	// ValuesChange says why an Upgrade's values change needs an approver whatever AICR's
+	// verdict ("values changed by overrides: gpu-operator:driver.repository"); "" when its
+	// values did not change or the verdict covers the change (see ApprovalRequired).
+	ValuesChange string `json:"valuesChange,omitempty"`
 }
 
 // TransitionInput is what PlanTransition compares.
@@ -57,6 +61,14 @@ type TransitionInput struct {
 	Assessments []ports.ComponentAssessment
 	// Adoptable lists releases live under the adoption runtime UID (spec.adoption).
 	Adoptable map[ports.ReleaseRef]bool
+	// ActiveRenderFlags are the `aicr bundle` flags the active plan was rendered with: its
+	// plan document's renderFlags, whose --set-json component:path=value flags are the
+	// runtime's spec.overrides and whose node selector and toleration flags its placement.
+	// nil means the plan does not record them (a rebuilt plan): every values change of an
+	// Upgrade then needs an approver. An empty non-nil list records that no flag was given.
+	ActiveRenderFlags []string
+	// TargetRenderFlags are the target plan's renderFlags, likewise.
+	TargetRenderFlags []string
 }
 
 // Transition is the planned change from Active to Target.
@@ -96,8 +108,12 @@ func PlanTransition(in TransitionInput) (Transition, error) {
 			}
 		}
 	}
+	values := valuesJudge{
+		diff:    newRenderDiff(in.ActiveRenderFlags, in.TargetRenderFlags, activeReleases(in.Active), in.Target.Releases),
+		version: versionChanges(active, in.Target.Releases),
+	}
 	for _, i := range order {
-		steps = append(steps, targetStep(in.Target.Releases[i], active, in.Adoptable, verdicts))
+		steps = append(steps, targetStep(in.Target.Releases[i], active, in.Adoptable, verdicts, values))
 	}
 	t := Transition{Steps: steps}
 	for _, s := range steps {
@@ -112,7 +128,7 @@ func PlanTransition(in TransitionInput) (Transition, error) {
 }
 
 func targetStep(r Release, active map[ports.ReleaseRef]Release, adoptable map[ports.ReleaseRef]bool,
-	verdicts map[string]ports.ComponentAssessment) Step {
+	verdicts map[string]ports.ComponentAssessment, values valuesJudge) Step {
 	s := Step{Release: r.Ref(), Component: r.Component}
 	old, ok := active[r.Ref()]
 	switch {
@@ -125,6 +141,7 @@ func targetStep(r Release, active map[ports.ReleaseRef]Release, adoptable map[po
 		s.Operation = OpVerify
 		if len(s.Reasons) > 0 {
 			s.Operation = OpUpgrade
+			s.ValuesChange = values.diff.valuesChange(old, r, values.version[r.Component])
 		}
 	}
 	if a, ok := verdicts[r.Component]; ok && s.Operation == OpUpgrade {

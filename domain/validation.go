@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -20,12 +21,16 @@ const validationRecipeFile = "recipe.yaml"
 const MaxValidationAttempts = 3
 
 // validate runs AICR deployment validation as a job and records evidence (RO-10).
-func (r *Rollout) validate(ctx context.Context, p Ports, env Environment) (Outcome, error) {
+// A run starts only once the engine objects show every step made (stepsShown).
+func (r *Rollout) validate(ctx context.Context, p Ports, env Environment, now time.Time) (Outcome, error) {
 	ref := ports.JobRef{Name: r.status.ValidationRun}
 	st, err := p.Jobs.Status(ctx, ref)
 	if errors.Is(err, ports.ErrJobNotFound) {
 		if env.Paused {
 			return Outcome{Status: r.status}, nil
+		}
+		if out, rewound, listErr := r.stepsShown(ctx, p, env, now); rewound {
+			return out, listErr
 		}
 		if _, err = p.Jobs.Start(ctx, r.validationJob(p.Jobs, env)); err != nil {
 			return r.stallOrError("start validation", err)

@@ -51,6 +51,7 @@ func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 	e := env(t)
 	e.ValidationRequired, e.ValidationImage = true, "validator@sha256:00"
 	r.clock.Now().Return(t0).AnyTimes()
+	stepsWritten(r, spec(t).ToPlanDigest)
 	st := advance(t, p, rollout(t, spec(t), progressing(2)), e).Status
 	require.Equal(t, domain.PhaseValidating, st.Phase)
 	assert.Equal(t, "rollout "+rolloutName+": deployment validation run "+validationRun, st.Message)
@@ -58,6 +59,7 @@ func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 	job := ports.JobRef{Name: st.ValidationRun}
 	require.Equal(t, validationRun, job.Name)
 	r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{}, ports.ErrJobNotFound)
+	stepsWritten(r, spec(t).ToPlanDigest)
 	r.jobs.OutputRef(job.Name).Return("cm://aicr-validation/" + job.Name + "-output")
 	var started ports.JobSpec
 	r.jobs.Start(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, s ports.JobSpec) (ports.JobRef, error) {
@@ -106,8 +108,9 @@ func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 
 // TestAdvance_ValidationReportDecides: with --fail-on-error=false the CTRF report, not the exit
 // code, decides a completed run (RO-10, AICR-CLI.md section 4): failed or other checks, a
-// missing or unreadable report fail the rollout with a message naming the counts; a run whose
-// checks passed or were skipped succeeds.
+// missing or unreadable report fail the rollout with a message naming the counts; so does a
+// report without checks or whose every check was skipped, which is no evidence; a run with a
+// passed check and no failed one succeeds.
 func TestAdvance_ValidationReportDecides(t *testing.T) {
 	t.Parallel()
 	failedPrefix := "deployment validation run " + validationRun + " failed: "
@@ -129,7 +132,17 @@ func TestAdvance_ValidationReportDecides(t *testing.T) {
 			"its report is not a CTRF report with results.summary"},
 		{"an output without the report fails", fstest.MapFS{"format": {Data: []byte("json")}}, nil, "the run wrote no report"},
 		{"a missing output fails", nil, ports.ErrJobNotFound, "the run wrote no report"},
-		{"skipped checks pass", output(ctrf(2, 0, 0, 2, 0, "a", "skipped", "b", "skipped")), nil, ""},
+		{"passed and skipped checks pass", output(ctrf(2, 1, 0, 1, 0, "a", "passed", "b", "skipped")), nil, ""},
+		{"passed checks counted alone pass", output(ctrf(2, 2, 0, 0, 0)), nil, ""},
+		{"a report without checks fails", output(ctrf(0, 0, 0, 0, 0)), nil,
+			"its report lists no checks: a run that checked nothing is no evidence"},
+		{"a report whose every check was skipped fails", output(ctrf(2, 0, 0, 2, 0, "a", "skipped", "b", "skipped")), nil,
+			"none of its 2 checks passed (all skipped or pending)"},
+		{"skipped checks counted alone fail", output(ctrf(3, 0, 0, 3, 0)), nil, "none of its 3 checks passed"},
+		{"a summary claiming passes its list does not show fails", output(ctrf(2, 2, 0, 0, 0, "a", "skipped", "b", "skipped")),
+			nil, "none of its 2 checks passed"},
+		{"a failure the summary hides fails", output(ctrf(2, 2, 0, 0, 0, "a", "passed", "b", "failed")), nil,
+			"1 of 2 checks failed: b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,14 @@ var (
 // fakeRun runs kubectl aicr against fake clients holding ro, as user.
 func fakeRun(t *testing.T, ro *aicrv1alpha1.RuntimeRollout, user string, args ...string) (string, string, int, *dynamicfake.FakeDynamicClient) {
 	t.Helper()
+	return fakeRunWith(t, ro, nil, user, args...)
+}
+
+// fakeRunWith runs kubectl aicr against fake clients holding ro and the core objects objs
+// (ConfigMaps), as user.
+func fakeRunWith(t *testing.T, ro *aicrv1alpha1.RuntimeRollout, objs []runtime.Object, user string,
+	args ...string) (string, string, int, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	require.NoError(t, aicrv1alpha1.AddToScheme(scheme))
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ro)
@@ -35,7 +43,7 @@ func fakeRun(t *testing.T, ro *aicrv1alpha1.RuntimeRollout, user string, args ..
 	u := &unstructured.Unstructured{Object: obj}
 	u.SetGroupVersionKind(aicrv1alpha1.GroupVersion.WithKind("RuntimeRollout"))
 	dyn := dynamicfake.NewSimpleDynamicClient(scheme, u)
-	kube := kubefake.NewClientset()
+	kube := kubefake.NewClientset(objs...)
 	kube.PrependReactor("create", "selfsubjectreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{
 			UserInfo: authenticationv1.UserInfo{Username: user}}}, nil

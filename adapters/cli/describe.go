@@ -21,7 +21,8 @@ func newDescribeCommand(o *Options) *cobra.Command {
 		use:   "describe ROLLOUT",
 		short: "Print what an approver decides on about a rollout",
 		long: "Prints the rollout, its runtime UID and transition; its phase, outcome, deadline, approval, message and\n" +
-			"starting inventory; every step; AICR's upgrade-check report from the operator namespace (-n), verified\n" +
+			"starting inventory; every step, with, next to AICR's assessment, a values change AICR's verdict does not\n" +
+			"cover (overrides or placement that changed the release's values); AICR's upgrade-check report from the operator namespace (-n), verified\n" +
 			"against the digest the rollout records (else Assessment: none); under Recorded steps each transition\n" +
 			"record's precondition (before:) and steps; and each acknowledgement already given.",
 		example: describeExample,
@@ -39,7 +40,11 @@ func runDescribe(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeDescribe(s.o.Out, ro, report)
+	changes, err := s.valuesChanges(ro)
+	if err != nil {
+		return err
+	}
+	return writeDescribe(s.o.Out, ro, report, changes)
 }
 
 // assessment returns the upgrade-check report the rollout records, or nil when there is

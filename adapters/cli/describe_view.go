@@ -11,8 +11,9 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 )
 
-// writeDescribe prints what an approver decides on (CLI-2).
-func writeDescribe(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, report *configdoc.Report) error {
+// writeDescribe prints what an approver decides on (CLI-2); changes are the values changes
+// of Upgrade steps AICR's verdict does not cover, by release ID (valuesChanges).
+func writeDescribe(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, report *configdoc.Report, changes map[string]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 	p := &printer{w: tw}
 	row := func(k, v string) { p.printf("%s:\t%s\n", k, v) }
@@ -31,7 +32,7 @@ func writeDescribe(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, report *configd
 	if err := errors.Join(p.result("rollout"), tw.Flush()); err != nil {
 		return err
 	}
-	if err := writeSteps(w, ro); err != nil {
+	if err := writeSteps(w, ro, changes); err != nil {
 		return err
 	}
 	if err := writeAssessment(w, ro, report); err != nil {
@@ -92,7 +93,7 @@ func inventoryText(ro *aicrv1alpha1.RuntimeRollout) string {
 	return fmt.Sprintf("%s releases, %s", size, ro.Spec.StartingInventoryDigest)
 }
 
-func writeSteps(w io.Writer, ro *aicrv1alpha1.RuntimeRollout) error {
+func writeSteps(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, changes map[string]string) error {
 	p := &printer{w: w}
 	p.printf("\nSteps (%d):\n", len(ro.Spec.Steps))
 	if len(ro.Spec.Steps) == 0 || p.err != nil {
@@ -111,9 +112,19 @@ func writeSteps(w io.Writer, ro *aicrv1alpha1.RuntimeRollout) error {
 			crds = "changes CRDs"
 		}
 		tp.printf("  %d/%d\t%s\t%s\t%s\t%s\t%s\n", i+1, len(ro.Spec.Steps), s.Release, s.Operation,
-			orDefault(string(s.Assessment), "none"), crds, stepState(ro, i, states))
+			assessmentText(s, changes), crds, stepState(ro, i, states))
 	}
 	return errors.Join(tp.result("steps"), tw.Flush())
+}
+
+// assessmentText is AICR's verdict for the step and, for an Upgrade whose values changed in a
+// way the verdict does not cover, why ("safe; values changed by overrides: gpu-operator:driver.repository").
+func assessmentText(s aicrv1alpha1.Step, changes map[string]string) string {
+	verdict := orDefault(string(s.Assessment), "none")
+	if why := changes[s.Release]; why != "" && s.Operation == aicrv1alpha1.OperationUpgrade {
+		return verdict + "; " + why
+	}
+	return verdict
 }
 
 // stepState is the observed state of step i: in flight, Ready, Failed, …; unknown without status.

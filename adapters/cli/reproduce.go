@@ -93,34 +93,15 @@ func (s *session) planName(arg string) (name, digest string, err error) {
 	return name, digest, nil
 }
 
-// readPlan reads and checks a plan ConfigMap (PLAN-6) and applies the refusals of CLI-6. It
-// reads plans of every schema the operator reads; reproduce needs the recipe, not the values,
-// so the values ConfigMap of a schema 2 plan is not read.
+// readPlan reads and checks a plan ConfigMap (planDocument) and applies the refusals of CLI-6.
+// Reproduce needs the recipe, not the values, so the values ConfigMap of a schema 2 plan is
+// not read.
 func (s *session) readPlan(name, digest string) (*configdoc.Plan, error) {
-	cm, err := s.configMap(name)
+	plan, err := s.planDocument(name, digest)
 	if err != nil {
 		return nil, err
 	}
-	annotation := cm.Annotations[aicrv1alpha1.AnnotationPlanDigest]
-	raw, ok := cm.Data[configdoc.PlanKey]
 	switch {
-	case cm.Labels[aicrv1alpha1.LabelRole] != aicrv1alpha1.RolePlan || !ok:
-		return nil, fmt.Errorf("configmap %s %w: no %s=%s label or no %s", name, ErrNotAPlan,
-			aicrv1alpha1.LabelRole, aicrv1alpha1.RolePlan, configdoc.PlanKey)
-	case digest != "" && annotation != digest:
-		return nil, fmt.Errorf("plan %s %w: its plan-digest annotation is %q, not %s", name, ErrNotAPlan, annotation, digest)
-	}
-	plan, err := configdoc.DecodePlan([]byte(raw))
-	if err != nil {
-		return nil, fmt.Errorf("plan %s %w: %w", name, ErrNotAPlan, err)
-	}
-	label := cm.Labels[aicrv1alpha1.LabelSchemaVersion]
-	switch {
-	case label != fmt.Sprint(plan.SchemaVersion) || !domain.ReadablePlanSchema(plan.SchemaVersion):
-		return nil, fmt.Errorf("plan %s %w: schema-version label %q and payload schemaVersion %d, this plugin reads %s",
-			name, ErrNotAPlan, label, plan.SchemaVersion, domain.ReadablePlanSchemas())
-	case plan.Digest != annotation:
-		return nil, fmt.Errorf("plan %s %w: payload digest %s differs from its annotation %s", name, ErrNotAPlan, plan.Digest, annotation)
 	case plan.Source == domain.SourceRebuilt:
 		return nil, fmt.Errorf("plan %s %w: nothing to reproduce", plan.Digest, ErrRebuiltPlan)
 	case plan.ConfigMapRef == nil:

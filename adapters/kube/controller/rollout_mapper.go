@@ -78,8 +78,13 @@ func toDomainStatus(ro *aicrv1alpha1.RuntimeRollout) domain.RolloutStatus {
 	st := domain.RolloutStatus{
 		Phase: domain.Phase(ro.Status.Phase), Message: ro.Status.Message, ValidationRun: ro.Status.ValidationRun,
 	}
-	if outcome := ro.Labels[aicrv1alpha1.LabelOutcome]; outcome != "" {
+	switch outcome := ro.Labels[aicrv1alpha1.LabelOutcome]; {
+	case outcome != "":
 		st.Phase = domain.Phase(outcome)
+	case st.Phase.Terminal():
+		// The operator sets the outcome label before it writes a terminal phase (RO-6), so a
+		// terminal phase without the label is not its own: the status is judged afresh.
+		return domain.RolloutStatus{Phase: domain.PhasePending}
 	}
 	done := map[string]aicrv1alpha1.ReleaseStatus{}
 	for _, r := range ro.Status.Releases {

@@ -14,14 +14,15 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// persist writes what the decisions changed: first, when the rollout ended, the outcome label
-// with the message saying why (and the evidence annotation of a validated success) with a
-// patch whose precondition is the resourceVersion, so they are set once (RO-6); then the
+// persist writes what the decisions changed: first, when the domain decided the rollout's end
+// in this reconcile (Outcome.Ended, never a terminal phase it was merely handed), the outcome
+// label with the message saying why (and the evidence annotation of a validated success) with
+// a patch whose precondition is the resourceVersion, so they are set once (RO-6); then the
 // status, only when it changed; then the Events of the decisions.
 func (r *RolloutReconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, out domain.Outcome,
 	decisions []decision) error {
 	prevStall := meta.FindStatusCondition(ro.Status.Conditions, condStalled)
-	if out.Phase().Terminal() && ro.Labels[aicrv1alpha1.LabelOutcome] == "" {
+	if out.Ended && ro.Labels[aicrv1alpha1.LabelOutcome] == "" {
 		patch := client.MergeFromWithOptions(ro.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		if ro.Labels == nil {
 			ro.Labels = map[string]string{}

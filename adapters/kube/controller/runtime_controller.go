@@ -32,13 +32,15 @@ type RuntimeReconciler struct {
 	recorder    record.EventRecorder
 	metrics     *Metrics
 	opts        Options
+	// admission stalls the runtime while a policy it relies on is not in force.
+	admission *AdmissionGuard
 }
 
 // NewRuntimeReconciler returns the runtime reconciler. assessments may be nil (no upgrade-check).
 func NewRuntimeReconciler(c client.Client, p domain.Ports, plans *PlanReader, creator *RolloutCreator,
 	assessments AssessmentSource, recorder record.EventRecorder, opts Options) *RuntimeReconciler {
 	return &RuntimeReconciler{client: c, ports: p, plans: plans, creator: creator, assessments: assessments,
-		recorder: recorder, metrics: NewMetrics(), opts: opts}
+		recorder: recorder, metrics: NewMetrics(), opts: opts, admission: NewAdmissionGuard(c, opts.AdmissionPolicies)}
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
@@ -157,7 +159,8 @@ func (r *RuntimeReconciler) transition(ctx context.Context, cr *aicrv1alpha1.Clu
 	if obs.target == obs.active {
 		t, err = domain.ReinstallTransition(obs.activePlan, obs.reinstall)
 	} else {
-		in := domain.TransitionInput{Active: obs.activePlan, Target: obs.targetPlan, Adoptable: adoptable(cr, obs.live)}
+		in := domain.TransitionInput{Active: obs.activePlan, Target: obs.targetPlan, Adoptable: adoptable(cr, obs.live),
+			ActiveRenderFlags: obs.activeFlags, TargetRenderFlags: obs.targetFlags}
 		if r.assessments != nil && obs.active != "" {
 			if in.Assessments, assessmentDigest, err = r.assessments(ctx, obs.uid, obs.active, obs.target); err != nil {
 				return nil, "", fmt.Errorf("read upgrade-check assessment: %w", err)

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -19,21 +20,21 @@ import (
 // is rebuilt from the engine objects (PLAN-7); a plan ConfigMap that exists but is
 // unreadable, and a lost candidate (the resolver re-resolves it), stay stalls.
 func (r *RuntimeReconciler) readPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, obs *observation,
-	digest string) (*domain.Plan, *domain.Stall, error) {
-	plan, stall, err := r.plans.Read(ctx, digest, obs.uid)
+	digest string) (*configdoc.Plan, *domain.Stall, error) {
+	doc, stall, err := r.plans.Document(ctx, digest, obs.uid)
 	if err != nil || stall == nil || stall.Reason != domain.StallPlanUnreadable {
-		return plan, stall, err
+		return doc, stall, err
 	}
 	live := NewPlanReader(r.creator.reader, r.plans.namespace)
 	cm, stall, err := live.configMap(ctx, digest)
 	if apierrors.IsNotFound(err) && digest == obs.active && obs.engineStall == nil {
-		return r.rebuildPlan(ctx, cr, obs, digest)
+		plan, stall, err := r.rebuildPlan(ctx, cr, obs, digest)
+		if plan == nil {
+			return nil, stall, err
+		}
+		return &configdoc.Plan{Plan: *plan}, nil, nil // rebuilt: no recipe, no render flags
 	}
-	doc, stall, err := live.fromConfigMap(ctx, cm, stall, err, digest, obs.uid)
-	if doc == nil {
-		return nil, stall, err
-	}
-	return &doc.Plan, nil, nil
+	return live.fromConfigMap(ctx, cm, stall, err, digest, obs.uid)
 }
 
 // rebuildPlan rebuilds the lost plan of digest from the specs the engine objects record

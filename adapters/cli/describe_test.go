@@ -1,0 +1,122 @@
+package cli_test
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/nvidia/aicr-operator/adapters/cli"
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// describedPlan builds the plan of cert-manager (unchanged) and gpu-operator at chart version
+// and driver repository.
+func describedPlan(t *testing.T, version, repository string) *domain.Plan {
+	t.Helper()
+	rel := func(name, version string, values map[string]any) ports.BundleRelease {
+		return ports.BundleRelease{Name: name, Component: name, Namespace: name, Kind: ports.KindUpstream,
+			Chart: ports.ChartSource{Repository: "https://charts.example", Name: name, Version: version}, Values: values}
+	}
+	p, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: "uid-1", Bundle: ports.Bundle{
+		Layout: ports.LayoutV1, AICRVersion: "1.1.0", Releases: []ports.BundleRelease{
+			rel("cert-manager", "1.0.0", map[string]any{"replicas": float64(1)}),
+			rel("gpu-operator", version, map[string]any{"driver": map[string]any{"repository": repository}}),
+		}}})
+	require.NoError(t, err)
+	return p
+}
+
+// planConfigMap is p as the operator stores it, rendered with flags.
+func planConfigMap(t *testing.T, p *domain.Plan, flags []string) *corev1.ConfigMap {
+	t.Helper()
+	_, refs, err := configdoc.EncodeValues(p)
+	require.NoError(t, err)
+	raw, err := configdoc.EncodePlan(&configdoc.Plan{Plan: *p, RenderFlags: flags, ValuesRefs: refs})
+	require.NoError(t, err)
+	name, err := configdoc.PlanConfigMapName(p.Digest)
+	require.NoError(t, err)
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cli.OperatorNamespace,
+			Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan,
+				aicrv1alpha1.LabelSchemaVersion: "2"},
+			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: p.Digest}},
+		Data: map[string]string{configdoc.PlanKey: string(raw)},
+	}
+}
+
+func upgradeRollout(from, to *domain.Plan) *aicrv1alpha1.RuntimeRollout {
+	ro := pendingRollout()
+	ro.Spec.FromPlanDigest, ro.Spec.ToPlanDigest = from.Digest, to.Digest
+	ro.Spec.Steps = []aicrv1alpha1.Step{
+		{Release: "cert-manager", Operation: aicrv1alpha1.OperationVerify},
+		{Release: "gpu-operator", Operation: aicrv1alpha1.OperationUpgrade, Assessment: "safe"},
+	}
+	return ro
+}
+
+// TestDescribe_ValuesChangeBesideTheAssessment: describe names, next to AICR's verdict, a
+// values change the verdict does not cover: the overrides that changed an Upgrade's values,
+// as the operator judged them from the two plans and their render flags (CLI-2, RO-8).
+func TestDescribe_ValuesChangeBesideTheAssessment(t *testing.T) {
+	t.Parallel()
+	repo := []string{"--set-json", `gpu-operator:driver.repository="nvcr.io/nvidia"`}
+	evil := []string{"--set-json", `gpu-operator:driver.repository="registry.evil.example"`}
+	tests := []struct {
+		name       string
+		objs       func(from, to *domain.Plan) []runtime.Object
+		toVersion  string
+		assessment string
+		warning    string
+	}{
+		{name: "an override changed the values under a safe verdict", toVersion: "1.1.0",
+			objs: func(from, to *domain.Plan) []runtime.Object {
+				return []runtime.Object{planConfigMap(t, from, repo), planConfigMap(t, to, evil)}
+			},
+			assessment: "safe; values changed by overrides: gpu-operator:driver.repository"},
+		{name: "values changed with the version only: the verdict covers them", toVersion: "1.1.0",
+			objs: func(from, to *domain.Plan) []runtime.Object {
+				return []runtime.Object{planConfigMap(t, from, repo), planConfigMap(t, to, repo)}
+			},
+			assessment: "safe"},
+		{name: "values changed without a version change", toVersion: "1.0.0",
+			objs: func(from, to *domain.Plan) []runtime.Object {
+				return []runtime.Object{planConfigMap(t, from, repo), planConfigMap(t, to, repo)}
+			},
+			assessment: "safe; values changed without a chart version change for AICR's verdict to cover"},
+		{name: "plans gone: the verdict alone", toVersion: "1.1.0",
+			objs:       func(*domain.Plan, *domain.Plan) []runtime.Object { return nil },
+			assessment: "safe"},
+		{name: "a ConfigMap under the plan's name that is not the plan is warned about", toVersion: "1.1.0",
+			objs: func(from, to *domain.Plan) []runtime.Object {
+				forged := planConfigMap(t, from, repo)
+				forged.Annotations[aicrv1alpha1.AnnotationPlanDigest] = to.Digest
+				return []runtime.Object{forged, planConfigMap(t, to, evil)}
+			},
+			assessment: "safe", warning: "its plan-digest annotation is"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			from := describedPlan(t, "1.0.0", "nvcr.io/nvidia")
+			to := describedPlan(t, tt.toVersion, "registry.evil.example")
+			ro := upgradeRollout(from, to)
+			out, errOut, code, _ := fakeRunWith(t, ro, tt.objs(from, to), "alice", "describe", ro.Name)
+			require.Equal(t, 0, code, errOut)
+			assert.Regexp(t, `1/2\s+cert-manager\s+Verify\s+none\s+-`, out)
+			assert.Regexp(t, `2/2\s+gpu-operator\s+Upgrade\s+`+regexp.QuoteMeta(tt.assessment)+`\s+-\s+`, out)
+			if tt.warning == "" {
+				assert.Empty(t, errOut)
+				return
+			}
+			assert.Contains(t, errOut, tt.warning)
+		})
+	}
+}
