@@ -31,7 +31,9 @@ const (
 	StallInvalidPlacement StallReason = "InvalidPlacement"
 	// StallNamespaceNotAllowed surfaces when a release targets a namespace not listed in the chart's namespaces.components.
 	StallNamespaceNotAllowed StallReason = "NamespaceNotAllowed"
-	// StallChartSourceUnsupported surfaces when a release's chart repository is neither https:// nor oci://.
+	// StallChartSourceUnsupported surfaces when a release's chart cannot be served from the runtime registry: its
+	// repository is neither https:// nor oci://, or its upstream archive is refused (a digest that does not
+	// verify, a version the registry already holds with another archive or from another upstream).
 	StallChartSourceUnsupported StallReason = "ChartSourceUnsupported"
 	// StallContentTooLarge surfaces when a plan exceeds 128 releases, a release ID exceeds 53 characters or the encoded plan exceeds 1 MiB.
 	StallContentTooLarge StallReason = "ContentTooLarge"
@@ -107,6 +109,9 @@ const (
 	StallPlanUnreadable StallReason = "PlanUnreadable"
 	// StallValidationUnavailable surfaces when validation is Required on the runtime but disabled in the chart.
 	StallValidationUnavailable StallReason = "ValidationUnavailable"
+	// StallAdmissionPolicyMissing surfaces when an admission policy of the chart, or its binding,
+	// is missing or no longer enforces: nothing the policy guards can be trusted, so nothing moves.
+	StallAdmissionPolicyMissing StallReason = "AdmissionPolicyMissing"
 )
 
 // StallReasons returns every defined reason; tests use it to prove coverage.
@@ -123,7 +128,7 @@ func StallReasons() []StallReason {
 		StallAwaitingApproval, StallAwaitingAcknowledgement, StallTransitionBlocked, StallInventoryDrift,
 		StallStepUnknown, StallMovedReleaseMissing, StallEngineSuspensionRefused, StallRolloutFailed,
 		StallRolloutExpired, StallRolloutRevoked, StallForeignObject, StallPlanOfAnotherRuntime,
-		StallPlanWithoutRecipe, StallPlanUnreadable, StallValidationUnavailable,
+		StallPlanWithoutRecipe, StallPlanUnreadable, StallValidationUnavailable, StallAdmissionPolicyMissing,
 	}
 }
 

@@ -146,10 +146,11 @@ func rolloutStallCases(t *testing.T) []stallCase {
 			})},
 		{"RegistryCredentialsStale when evidence cannot be pushed with expired credentials",
 			domain.StallRegistryCredentialsStale,
-			advanceStall(base, domain.RolloutStatus{Phase: domain.PhaseValidating, Step: 2, ValidationRun: "v"},
+			advanceStall(base, validating(),
 				func(e *domain.Environment) { e.ValidationRequired = true }, func(r recorders) {
-					r.jobs.Status(gomock.Any(), ports.JobRef{Name: "v"}).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
-					r.jobs.Output(gomock.Any(), ports.JobRef{Name: "v"}).Return(output(ctrf(1, 1, 0, 0, 0)), nil)
+					run := ports.JobRef{Name: validationRun}
+					r.jobs.Status(gomock.Any(), run).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+					r.jobs.Output(gomock.Any(), run).Return(output(ctrf(1, 1, 0, 0, 0, "a", "passed")), nil)
 					r.engine.Status(gomock.Any(), gomock.Any()).Return(ports.ReleaseStatus{SyncedRevision: "r"}, nil).AnyTimes()
 					r.reg.PushEvidence(gomock.Any(), gomock.Any()).Return(ports.Digest(""), ports.ErrCredentialsStale)
 				})},
@@ -196,6 +197,10 @@ func resolverStallCases() []stallCase {
 		return func(*testing.T, domain.Ports, recorders) *domain.Stall { return f() }
 	}
 	return []stallCase{
+		{"AdmissionPolicyMissing when a chart policy or binding does not enforce", domain.StallAdmissionPolicyMissing,
+			pure(func() *domain.Stall {
+				return domain.AdmissionPolicyMissing([]string{"ValidatingAdmissionPolicyBinding aicr-operator-plans is missing"})
+			})},
 		{"NodeGroupEmpty when no node is accelerated", domain.StallNodeGroupEmpty, pure(func() *domain.Stall {
 			return domain.CheckPlacement(nodes(map[string]string{"pool": "system"}), pl)
 		})},

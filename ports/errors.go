@@ -24,6 +24,9 @@ var (
 	ErrSuspensionRefused = errors.New("engine suspension refused")
 	// ErrJobNotFound reports that a job does not exist (never started or already deleted).
 	ErrJobNotFound = errors.New("job not found")
+	// ErrUntrustedOutput reports a job output the runner cannot prove was written for that
+	// job by the job itself; the caller runs the job again instead of using it.
+	ErrUntrustedOutput = errors.New("job output not written by its job")
 	// ErrArtifactNotFound reports that the registry has no artifact for a reference.
 	ErrArtifactNotFound = errors.New("artifact not found")
 	// ErrCredentialsUnavailable reports that the registry credentials could not be obtained.

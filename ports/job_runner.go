@@ -84,7 +84,9 @@ type JobStatus struct {
 // the job does not exist; Output returns the files the job wrote (for a bundle
 // job the bundle directory, readable by the same bundle reader as a directory
 // on disk, for any other job JobArtifactFile) and an error wrapping
-// ErrJobNotFound until the job succeeded. A job reads its inputs under
+// ErrJobNotFound until the job succeeded, and an error wrapping ErrUntrustedOutput when
+// what it finds at the job's output was not written for that job by the job itself (then
+// JobStatus.AICRVersion is empty too). A job reads its inputs under
 // JobInputsDir and writes its output to OutputRef(name), which AICR takes as
 // its -o argument; OutputRef is pure. Any other error is transient.
 type JobRunner interface {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -44,13 +45,21 @@ func (r *Runner) Retain(ctx context.Context, ref ports.JobRef) error {
 	return nil
 }
 
-// Keep copies a succeeded Job's output into an ownerless ConfigMap name in
-// the operator namespace, labelled with role and the runtime UID, before the
-// Job is deleted (RES-7). An existing copy is kept as it is.
+// Keep copies a succeeded Job's output into an ownerless ConfigMap name in the operator
+// namespace, labelled with role and the runtime UID and sealed with its content digest, before
+// the Job is deleted (RES-7). The output must be the Job's own (verifiedOutput). An existing
+// copy is success only when it is the operator's sealed copy of the same content; an operator
+// copy whose content no longer matches its digest is replaced, and anything else in the way
+// is reported as ports.ErrForeignObject: the operator never takes over a ConfigMap it cannot
+// prove it wrote.
 func (r *Runner) Keep(ctx context.Context, ref ports.JobRef, name, role, runtimeUID string) error {
-	out := &corev1.ConfigMap{}
-	if err := r.reader.Get(ctx, client.ObjectKey{Namespace: r.cfg.Namespace, Name: OutputName(ref.Name)}, out); err != nil {
-		return fmt.Errorf("get output of job %s: %w", ref.Name, err)
+	job, err := r.getJob(ctx, ref)
+	if err != nil {
+		return err
+	}
+	out, err := r.verifiedOutput(ctx, job)
+	if err != nil {
+		return err
 	}
 	labels := map[string]string{
 		aicrv1alpha1.LabelRole:       role,
@@ -65,10 +74,41 @@ func (r *Runner) Keep(ctx context.Context, ref ports.JobRef, name, role, runtime
 			Name: name, Namespace: r.cfg.OperatorNamespace, Labels: labels,
 			Annotations: map[string]string{aicrv1alpha1.AnnotationRuntimeUID: runtimeUID},
 		},
-		Immutable: ptr.To(true), Data: out.Data, BinaryData: out.BinaryData,
+		Data: out.Data, BinaryData: out.BinaryData,
 	}
-	if err := r.client.Create(ctx, cp); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("keep output of job %s: %w", ref.Name, err)
+	configdoc.Seal(cp)
+	err = r.client.Create(ctx, cp.DeepCopy())
+	if !apierrors.IsAlreadyExists(err) {
+		if err != nil {
+			return fmt.Errorf("keep output of job %s: %w", ref.Name, err)
+		}
+		return nil
+	}
+	return r.keepOver(ctx, cp, role, runtimeUID)
+}
+
+// keepOver settles a kept copy whose name is taken: the operator's own sealed copy of the same
+// content is success; its own copy that no longer verifies is deleted (that exact object) and
+// written again; anything else is foreign.
+func (r *Runner) keepOver(ctx context.Context, cp *corev1.ConfigMap, role, runtimeUID string) error {
+	existing := &corev1.ConfigMap{}
+	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(cp), existing); err != nil {
+		return fmt.Errorf("get kept result %s: %w", cp.Name, err)
+	}
+	verr := configdoc.VerifySealed(existing, role, runtimeUID)
+	switch {
+	case verr == nil && existing.Annotations[aicrv1alpha1.AnnotationContentDigest] == cp.Annotations[aicrv1alpha1.AnnotationContentDigest]:
+		return nil
+	case existing.Labels[aicrv1alpha1.LabelManagedBy] != aicrv1alpha1.ManagedByValue:
+		return fmt.Errorf("ConfigMap %s/%s is in the way of the kept %s result and was not written by the operator "+
+			"(delete it so the operator can keep its own): %w", cp.Namespace, cp.Name, role, ports.ErrForeignObject)
+	}
+	uid, rv := existing.UID, existing.ResourceVersion
+	if err := r.client.Delete(ctx, existing, client.Preconditions{UID: &uid, ResourceVersion: &rv}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("replace kept result %s: %w", cp.Name, err)
+	}
+	if err := r.client.Create(ctx, cp); err != nil {
+		return fmt.Errorf("keep output as %s: %w", cp.Name, err)
 	}
 	return nil
 }

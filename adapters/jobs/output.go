@@ -1,22 +1,19 @@
 package jobs
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"path"
-	"strings"
 	"testing/fstest"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -27,23 +24,20 @@ const MaxBundleBytes = 64 << 20
 // files inside the bundle directory.
 var ErrBadArchive = errors.New("bad bundle archive")
 
-// Output returns the files of a succeeded Job: the output ConfigMap's data
-// keys as files (snapshot.yaml), or for a bundle the unpacked bundle.tar.gz.
+// Output returns the files of a succeeded Job: the output ConfigMap's data keys as files
+// (snapshot.yaml), or for a bundle the unpacked bundle.tar.gz. The output must be the Job's own
+// (verifiedOutput); one that is not wraps ports.ErrUntrustedOutput.
 func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
-	st, err := r.Status(ctx, ref)
+	job, err := r.getJob(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	if st.State != ports.JobSucceeded {
+	if state, _ := jobState(job); state != ports.JobSucceeded {
 		return nil, fmt.Errorf("job %s has not succeeded: %w", ref.Name, ports.ErrJobNotFound)
 	}
-	cm := &corev1.ConfigMap{}
-	err = r.reader.Get(ctx, client.ObjectKey{Namespace: r.cfg.Namespace, Name: OutputName(ref.Name)}, cm)
-	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("output of job %s: %w", ref.Name, ports.ErrJobNotFound)
-	}
+	cm, err := r.verifiedOutput(ctx, job)
 	if err != nil {
-		return nil, fmt.Errorf("get output of job %s: %w", ref.Name, err)
+		return nil, err
 	}
 	if archive, ok := cm.BinaryData[BundleKey]; ok {
 		return Untar(archive, MaxBundleBytes)
@@ -58,48 +52,29 @@ func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 	return files, nil
 }
 
-// Untar unpacks a gzip tar archive into an in-memory file system. It accepts
-// only directories and regular files with clean relative paths and stops at
-// limit bytes of content.
-func Untar(archive []byte, limit int64) (fs.FS, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(archive))
+// verifiedOutput reads the Job's output ConfigMap and proves it is the one the runner created
+// for this Job: controlled by the Job (its UID, not only its name) and carrying the labels the
+// runner gave the Job. The chart's aicr-operator-job-configmaps policy lets only the operator
+// create it and only a Pod of this Job write it, so such an output is the Job's own. A missing
+// output wraps ports.ErrJobNotFound, any other mismatch ports.ErrUntrustedOutput.
+func (r *Runner) verifiedOutput(ctx context.Context, job *batchv1.Job) (*corev1.ConfigMap, error) {
+	cm := &corev1.ConfigMap{}
+	err := r.reader.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: OutputName(job.Name)}, cm)
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("output of job %s: %w", job.Name, ports.ErrJobNotFound)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadArchive, err)
+		return nil, fmt.Errorf("get output of job %s: %w", job.Name, err)
 	}
-	tr := tar.NewReader(zr)
-	files := fstest.MapFS{}
-	var total int64
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return files, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadArchive, err)
-		}
-		name := strings.TrimPrefix(h.Name, "./")
-		name = strings.TrimSuffix(name, "/")
-		if name == "" || name == "." {
-			continue
-		}
-		if path.Clean(name) != name || !fs.ValidPath(name) {
-			return nil, fmt.Errorf("%w: path %q escapes the bundle", ErrBadArchive, h.Name)
-		}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			files[name] = &fstest.MapFile{Mode: fs.ModeDir | 0o555}
-		case tar.TypeReg:
-			total += h.Size
-			if total > limit {
-				return nil, fmt.Errorf("%w: more than %d bytes", ErrBadArchive, limit)
-			}
-			data, err := io.ReadAll(io.LimitReader(tr, h.Size))
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrBadArchive, err)
-			}
-			files[name] = &fstest.MapFile{Data: data, Mode: 0o444}
-		default:
-			return nil, fmt.Errorf("%w: %q is not a regular file or directory", ErrBadArchive, h.Name)
+	owner := metav1.GetControllerOf(cm)
+	if owner == nil || owner.UID != job.UID || owner.Kind != "Job" {
+		return nil, fmt.Errorf("output %s is not controlled by job %s (uid %s): %w", cm.Name, job.Name, job.UID, ports.ErrUntrustedOutput)
+	}
+	for _, k := range []string{aicrv1alpha1.LabelManagedBy, aicrv1alpha1.LabelRuntimeUID, KindLabel} {
+		if cm.Labels[k] != job.Labels[k] {
+			return nil, fmt.Errorf("output %s has label %s=%q, job %s has %q: %w", cm.Name, k, cm.Labels[k], job.Name,
+				job.Labels[k], ports.ErrUntrustedOutput)
 		}
 	}
+	return cm, nil
 }

@@ -14,33 +14,21 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// Status reports the Job's state, the AICR version its output ConfigMap
-// carries and, for a failed Job, the exit code and AICR's last JSON "command
-// failed" line from the terminated state of its Pod.
+// Status reports the Job's state, the AICR version its output ConfigMap carries (only an
+// output verifiedOutput proves the Job's own counts) and, for a failed Job, the exit code and
+// AICR's last JSON "command failed" line from the terminated state of its Pod.
 func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus, error) {
 	job, err := r.getJob(ctx, ref)
 	if err != nil {
 		return ports.JobStatus{}, err
 	}
-	st := ports.JobStatus{State: ports.JobRunning}
-	for _, c := range job.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
-			continue
-		}
-		switch c.Type {
-		case batchv1.JobComplete:
-			st.State, st.Message = ports.JobSucceeded, c.Message
-		case batchv1.JobFailed:
-			st.State, st.Message = ports.JobFailed, c.Message
-		case batchv1.JobSuspended, batchv1.JobFailureTarget, batchv1.JobSuccessCriteriaMet:
-		}
-	}
-	out := &corev1.ConfigMap{}
-	switch err = r.reader.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: OutputName(job.Name)}, out); {
-	case err == nil:
+	st := ports.JobStatus{}
+	st.State, st.Message = jobState(job)
+	switch out, outErr := r.verifiedOutput(ctx, job); {
+	case outErr == nil:
 		st.AICRVersion = out.Labels[VersionLabel]
-	case !apierrors.IsNotFound(err):
-		return st, fmt.Errorf("get output of job %s: %w", job.Name, err)
+	case !errors.Is(outErr, ports.ErrJobNotFound) && !errors.Is(outErr, ports.ErrUntrustedOutput):
+		return st, outErr
 	}
 	if st.State == ports.JobFailed {
 		if err = r.readTermination(ctx, job, &st); err != nil {
@@ -48,6 +36,24 @@ func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus,
 		}
 	}
 	return st, nil
+}
+
+// jobState reads the Job's finished conditions: Succeeded or Failed with the condition's
+// message, else Running.
+func jobState(job *batchv1.Job) (ports.JobState, string) {
+	for _, c := range job.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return ports.JobSucceeded, c.Message
+		case batchv1.JobFailed:
+			return ports.JobFailed, c.Message
+		case batchv1.JobSuspended, batchv1.JobFailureTarget, batchv1.JobSuccessCriteriaMet:
+		}
+	}
+	return ports.JobRunning, ""
 }
 
 func (r *Runner) getJob(ctx context.Context, ref ports.JobRef) (*batchv1.Job, error) {

@@ -51,6 +51,7 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, reg 
 			AICRVersion:       cfg.AICRVersion,
 			AllowedNamespaces: cfg.ComponentNamespaces,
 			BundleRepository:  chartref.Base(cfg.RegistryRepository) + "/" + oci.BundlesRepository,
+			AdmissionPolicies: controller.ChartAdmissionPolicies,
 		})
 }
 
@@ -66,6 +67,7 @@ func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validati
 			ValidationEnabled:   cfg.ValidationEnabled,
 			ValidationImage:     cfg.ValidatorImage,
 			ValidationNamespace: cfg.ValidationNamespace,
+			AdmissionPolicies:   controller.ChartAdmissionPolicies,
 		},
 		EngineObject: argocd.NewApplicationObject(),
 		EngineServed: func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },

@@ -7,9 +7,10 @@ import (
 )
 
 // Main is a package's TestMain body: it starts one control plane with opts for the whole
-// package, calls setup with it, runs the tests and stops the control plane. It returns the exit
-// code; a failed start or setup is reported on standard error.
-func Main(m *testing.M, opts Options, setup func(*Env) error) int {
+// package, calls setup with it, runs the tests, calls each teardown (for example to stop
+// controllers whose watches would hold the API server's shutdown) and stops the control plane.
+// It returns the exit code; a failed start or setup is reported on standard error.
+func Main(m *testing.M, opts Options, setup func(*Env) error, teardown ...func()) int {
 	cp, err := Start(opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -24,5 +25,9 @@ func Main(m *testing.M, opts Options, setup func(*Env) error) int {
 		fmt.Fprintln(os.Stderr, "set up the control plane:", err)
 		return 1
 	}
-	return m.Run()
+	code := m.Run()
+	for _, td := range teardown {
+		td()
+	}
+	return code
 }

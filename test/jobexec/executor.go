@@ -2,9 +2,13 @@
 // garbage-collector controllers) for AICR Jobs on envtest (DESIGN.md section
 // 4). It watches the Jobs of one namespace, asserts their spec (image pinned
 // by digest, args, identity, TTL, owner references of the run-scoped
-// objects), plays the AICR container through a Behavior, writes the Job's
-// output ConfigMap, creates a terminated Pod carrying the exit code and the
-// log tail, and sets the Job status. It never touches operator objects.
+// objects), creates the Job's Pod as the Job controller, plays the AICR
+// container through a Behavior, writes the Job's output ConfigMap as that Pod
+// (its ServiceAccount with the bound token's pod-name claim, so the chart's
+// admission policies judge the write as they would in a cluster), marks the
+// Pod terminated with the exit code and the log tail, and sets the Job status.
+// It never touches operator objects. Not modelled: scheduling, image pulls,
+// restarts, and the real AICR binary.
 package jobexec
 
 import (
@@ -46,7 +50,13 @@ type Behavior func(job *batchv1.Job, inputs *corev1.ConfigMap) Result
 
 // Executor plays AICR Jobs in one namespace.
 type Executor struct {
-	c         client.WithWatch
+	c client.WithWatch
+	// cfg is the admin config the executor impersonates the Job controller and Pods with.
+	cfg *rest.Config
+	// jobController creates the Jobs' Pods as the Job controller.
+	jobController client.Client
+	// collector deletes a Job's dependents as the garbage collector.
+	collector client.Client
 	namespace string
 	image     string
 	// serviceAccount is the identity every Job must run as.
@@ -67,10 +77,17 @@ func New(cfg *rest.Config, scheme *runtime.Scheme, namespace, image string, b Be
 	if err != nil {
 		return nil, fmt.Errorf("jobexec client: %w", err)
 	}
-	return &Executor{
-		c: c, namespace: namespace, image: image, serviceAccount: jobs.ServiceAccount,
+	e := &Executor{
+		c: c, cfg: cfg, namespace: namespace, image: image, serviceAccount: jobs.ServiceAccount,
 		behavior: b, kick: make(chan struct{}, 1),
-	}, nil
+	}
+	if e.jobController, err = e.impersonating(rest.ImpersonationConfig{UserName: JobControllerUser, Groups: controllerGroups}); err != nil {
+		return nil, err
+	}
+	if e.collector, err = e.impersonating(rest.ImpersonationConfig{UserName: GarbageCollectorUser, Groups: controllerGroups}); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // ExpectServiceAccount sets the identity every Job must run as, for an executor of Jobs that

@@ -12,9 +12,10 @@ import (
 )
 
 // collect plays the garbage collector for a Job deleted with
-// propagationPolicy Foreground (envtest runs no kube-controller-manager): it
-// deletes the Job's dependents (Pods, ConfigMaps, Secrets owned by it) and
-// then removes the foregroundDeletion finalizer so the Job goes.
+// propagationPolicy Foreground (envtest runs no kube-controller-manager): as
+// the garbage collector's identity it deletes the Job's dependents (Pods,
+// ConfigMaps, Secrets owned by it) and then removes the foregroundDeletion
+// finalizer so the Job goes.
 func (e *Executor) collect(ctx context.Context, job *batchv1.Job) error {
 	if !slices.Contains(job.Finalizers, metav1.FinalizerDeleteDependents) {
 		return nil
@@ -40,7 +41,7 @@ func (e *Executor) collect(ctx context.Context, job *batchv1.Job) error {
 		}
 		for _, o := range items {
 			if ownedBy(o, job) {
-				if err := client.IgnoreNotFound(e.c.Delete(ctx, o)); err != nil {
+				if err := client.IgnoreNotFound(e.collector.Delete(ctx, o)); err != nil {
 					return fmt.Errorf("delete dependent %s: %w", o.GetName(), err)
 				}
 			}
@@ -48,7 +49,7 @@ func (e *Executor) collect(ctx context.Context, job *batchv1.Job) error {
 	}
 	patch := client.MergeFrom(job.DeepCopy())
 	job.Finalizers = slices.DeleteFunc(job.Finalizers, func(f string) bool { return f == metav1.FinalizerDeleteDependents })
-	return client.IgnoreNotFound(e.c.Patch(ctx, job, patch))
+	return client.IgnoreNotFound(e.collector.Patch(ctx, job, patch))
 }
 
 func ownedBy(o client.Object, job *batchv1.Job) bool {

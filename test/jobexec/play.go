@@ -53,10 +53,14 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	e.mu.Lock()
 	e.executed = append(e.executed, job.Name)
 	e.mu.Unlock()
-	if err := e.writeOutput(ctx, out, res); err != nil {
+	pod, err := e.createPod(ctx, job)
+	if err != nil {
 		return err
 	}
-	if err := e.createPod(ctx, job, res); err != nil {
+	if err = e.writeOutput(ctx, pod, out, res); err != nil {
+		return err
+	}
+	if err = e.terminate(ctx, pod, res); err != nil {
 		return err
 	}
 	return e.setStatus(ctx, job, res)
@@ -103,7 +107,13 @@ func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object, serviceAcc
 	return errors.Join(errs...)
 }
 
-func (e *Executor) writeOutput(ctx context.Context, out *corev1.ConfigMap, res Result) error {
+// writeOutput writes the result into the output ConfigMap as the Job's Pod does: with AICR's
+// cm:// output (server-side apply) under the Pod's ServiceAccount and pod-name claim.
+func (e *Executor) writeOutput(ctx context.Context, pod *corev1.Pod, out *corev1.ConfigMap, res Result) error {
+	c, err := e.asPod(pod.Spec.ServiceAccountName, pod.Name, string(pod.UID))
+	if err != nil {
+		return err
+	}
 	patch := client.MergeFrom(out.DeepCopy())
 	if res.Version != "" {
 		if out.Labels == nil {
@@ -116,25 +126,44 @@ func (e *Executor) writeOutput(ctx context.Context, out *corev1.ConfigMap, res R
 	if res.Bundle != nil {
 		out.BinaryData = map[string][]byte{jobs.BundleKey: res.Bundle}
 	}
-	if err := e.c.Patch(ctx, out, patch); err != nil {
-		return fmt.Errorf("write output: %w", err)
+	if err := c.Patch(ctx, out, patch); err != nil {
+		return fmt.Errorf("write output as pod %s: %w", pod.Name, err)
 	}
 	return nil
 }
 
-// createPod creates the Job's Pod and sets its container's terminated state.
-func (e *Executor) createPod(ctx context.Context, job *batchv1.Job, res Result) error {
+// createPod returns the Job's Pod, creating it as the Job controller does (generateName
+// "<job>-", owned by the Job, the Job's Pod template) when the Job has none yet.
+func (e *Executor) createPod(ctx context.Context, job *batchv1.Job) (*corev1.Pod, error) {
+	pods := &corev1.PodList{}
+	if err := e.c.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{jobs.JobNameLabel: job.Name}); err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	for i := range pods.Items {
+		if metav1.IsControlledBy(&pods.Items[i], job) {
+			return &pods.Items[i], nil
+		}
+	}
+	labels := map[string]string{jobs.JobNameLabel: job.Name}
+	for k, v := range job.Spec.Template.Labels {
+		labels[k] = v
+	}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: job.Name + "-pod", Namespace: job.Namespace,
-			Labels:          map[string]string{jobs.JobNameLabel: job.Name},
+			GenerateName: job.Name + "-", Namespace: job.Namespace, Labels: labels,
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
 		},
 		Spec: job.Spec.Template.Spec,
 	}
-	if err := e.c.Create(ctx, pod); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create pod: %w", err)
+	if err := e.jobController.Create(ctx, pod); err != nil {
+		return nil, fmt.Errorf("create pod as the job controller: %w", err)
 	}
+	return pod, nil
+}
+
+// terminate sets the Pod's container to terminated with the result's exit code and log tail,
+// as the kubelet does.
+func (e *Executor) terminate(ctx context.Context, pod *corev1.Pod, res Result) error {
 	now := metav1.Now()
 	pod.Status = corev1.PodStatus{
 		Phase: corev1.PodSucceeded,

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -51,8 +52,10 @@ func run(m *testing.M) int {
 	})
 }
 
-// setup creates the namespaces, the aicr-jobs identity and the test Nodes:
-// pool system, pool gpu (H100) and pool gpu-mixed (an H100 and an A100).
+// setup creates the namespaces, the aicr-jobs and aicr-validator identities with the grants
+// the chart gives them (a Job's Pod writes its output ConfigMap, test/jobexec plays it with
+// the Pod's identity) and the test Nodes: pool system, pool gpu (H100) and pool gpu-mixed
+// (an H100 and an A100).
 func setup() error {
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme} {
 		if err := add(scheme); err != nil {
@@ -68,6 +71,17 @@ func setup() error {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNS}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: jobNS}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "aicr-jobs", Namespace: jobNS}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "aicr-jobs", Namespace: jobNS}, Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update", "patch"},
+		}}},
+		&rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "aicr-jobs", Namespace: jobNS},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "aicr-jobs"},
+			Subjects: []rbacv1.Subject{
+				{Kind: rbacv1.ServiceAccountKind, Name: "aicr-jobs", Namespace: jobNS},
+				{Kind: rbacv1.ServiceAccountKind, Name: "aicr-validator", Namespace: jobNS},
+			},
+		},
 		node("sys-1", map[string]string{"aicr.test/pool": "system", "aicr.test/zone": "a"}),
 		node("gpu-1", map[string]string{"aicr.test/pool": "gpu", "aicr.test/zone": "a", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),
 		node("gpu-2", map[string]string{"aicr.test/pool": "gpu-mixed", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),

@@ -23,6 +23,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/controller"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/memengine"
 )
 
 // epoch is where every fake clock starts.
@@ -38,7 +39,7 @@ const (
 type harness struct {
 	t           testing.TB
 	clock       *clock.Fake
-	engine      *fakeEngine
+	engine      *memengine.Engine
 	jobs        *fakeJobs
 	registry    *fakeRegistry
 	opts        controller.Options
@@ -60,7 +61,7 @@ func newHarness(t testing.TB, instant bool) *harness {
 	t.Helper()
 	cleanCluster(t)
 	c := clock.NewFake(epoch)
-	h := &harness{t: t, clock: c, engine: newFakeEngine(c, instant), jobs: newFakeJobs(), registry: newFakeRegistry(),
+	h := &harness{t: t, clock: c, engine: memengine.New(c, instant), jobs: newFakeJobs(), registry: newFakeRegistry(),
 		seen: map[string]bool{}, opts: controller.Options{OperatorNamespace: operatorNamespace, RequeueCap: 30 * time.Millisecond,
 			RolloutWindow: time.Hour, ValidationEnabled: true, ValidationImage: "validator@sha256:" + zeros,
 			ValidationNamespace: validationNamespace}}

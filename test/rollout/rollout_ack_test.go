@@ -55,15 +55,15 @@ func TestRolloutAcknowledgementPauseAndResume(t *testing.T) {
 	assert.Equal(t, msg, paused.Status.Message)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.StalledMessage(ro.Name, msg))
 	h.waitCondition(aicrv1alpha1.ConditionReconciling, metav1.ConditionTrue, domain.ReasonRollingOut, "")
-	writes := h.engine.writeCount()
+	writes := h.engine.WriteCount()
 	assert.Equal(t, aicrv1alpha1.PhaseAwaitingAcknowledgement, h.rollout(ro.Name).Status.Phase)
-	assert.Equal(t, writes, h.engine.writeCount(), "nothing runs while waiting")
+	assert.Equal(t, writes, h.engine.WriteCount(), "nothing runs while waiting")
 
 	h.patchApproval(ro.Name, map[string]any{"acknowledgements": []any{map[string]any{
 		"release": release, "acknowledgedBy": approver, "acknowledgedAt": epoch.Format(time.RFC3339),
 	}}})
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
-	assert.Greater(t, h.engine.writeCount(), writes)
+	assert.Greater(t, h.engine.WriteCount(), writes)
 }
 
 // A manual transition whose record has no steps after the apply does not pause: there is

@@ -31,7 +31,7 @@ func install128(tb testing.TB) (*harness, *domain.Plan, []time.Duration, int64) 
 	h.opts.RequeueCap = time.Millisecond
 	var mu sync.Mutex
 	var at []time.Time
-	h.engine.onWrite = func(string) {
+	h.engine.OnWrite = func(string) {
 		mu.Lock()
 		at = append(at, time.Now())
 		mu.Unlock()

@@ -67,10 +67,10 @@ func TestRolloutInitialInstall(t *testing.T) {
 	h.waitReleaseState(ro.Name, first.Release, "InFlight")
 	assert.Len(t, h.liveReleases(), 1, "the next step waits for the first release to be ready")
 
-	h.engine.mu.Lock()
-	h.engine.instant = true
-	h.engine.mu.Unlock()
-	h.engine.settle()
+	h.engine.Mu.Lock()
+	h.engine.Instant = true
+	h.engine.Mu.Unlock()
+	h.engine.Settle()
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled,
 		"plan "+digest+" rolled out, validation disabled")
@@ -80,7 +80,7 @@ func TestRolloutInitialInstall(t *testing.T) {
 	assert.Equal(t, digest, cr.Status.ActivePlanDigest)
 	assert.Equal(t, digest, cr.Status.TargetPlanDigest)
 	assert.Equal(t, ro.Name, cr.Status.Rollout)
-	assert.Equal(t, len(plan.Releases), h.engine.writeCount(), "one engine write per step")
+	assert.Equal(t, len(plan.Releases), h.engine.WriteCount(), "one engine write per step")
 	for _, rel := range plan.Releases {
 		st, ok := h.liveReleases()[rel.ID]
 		require.True(t, ok, rel.ID)

@@ -33,16 +33,16 @@ func TestRolloutPausedFinishesTheStepInFlight(t *testing.T) {
 	h.waitReleaseState(ro.Name, first, "InFlight")
 
 	h.pause(true)
-	h.engine.settle()
+	h.engine.Settle()
 	// The reconcile that records the first release Ready judged the next step in the same
 	// pass and held it: had it started, the second release would be live already.
 	h.waitReleaseState(ro.Name, first, "Ready")
 	assert.Len(t, h.liveReleases(), 1, "no step starts while the runtime is paused")
 	h.waitReleaseState(ro.Name, second, "Pending")
 
-	h.engine.mu.Lock()
-	h.engine.instant = true
-	h.engine.mu.Unlock()
+	h.engine.Mu.Lock()
+	h.engine.Instant = true
+	h.engine.Mu.Unlock()
 	h.pause(false)
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	assert.Len(t, h.liveReleases(), len(plan.Releases))
@@ -57,16 +57,16 @@ func TestRolloutPausedApprovalStartsNothingAndExpires(t *testing.T) {
 	uid, _ := h.installed(nil)
 	_, ro := h.upgrade(uid)
 	h.pause(true)
-	before := h.engine.writeCount()
+	before := h.engine.WriteCount()
 
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
 	h.waitPhase(ro.Name, aicrv1alpha1.PhaseProgressing)
-	assert.Equal(t, before, h.engine.writeCount(), "the approval starts no step while paused")
+	assert.Equal(t, before, h.engine.WriteCount(), "the approval starts no step while paused")
 
 	h.clock.Step(time.Hour)
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseExpired)
 	assert.Equal(t, "approval expired, the step in flight finished", done.Status.Message)
-	assert.Equal(t, before, h.engine.writeCount(), "an expired rollout writes nothing")
+	assert.Equal(t, before, h.engine.WriteCount(), "an expired rollout writes nothing")
 }
 
 // A rollout awaiting approval on a paused runtime still expires at its deadline (spec.paused,

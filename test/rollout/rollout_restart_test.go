@@ -19,14 +19,14 @@ func TestRolloutKillAndRestart(t *testing.T) {
 	uid, _ := h.installed(nil)
 	_, ro := h.upgrade(uid)
 	wrote := make(chan string, 1)
-	h.engine.mu.Lock()
-	h.engine.onWrite = func(string) {
+	h.engine.Mu.Lock()
+	h.engine.OnWrite = func(string) {
 		ctx := h.managerContext()
 		wrote <- ""
 		<-ctx.Done() // the reconcile that wrote never records it
 	}
-	h.engine.mu.Unlock()
-	before := h.engine.writeCount()
+	h.engine.Mu.Unlock()
+	before := h.engine.WriteCount()
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
 	approval := h.rollout(ro.Name).Spec.Approval.DeepCopy()
 	restarts := 0
@@ -41,11 +41,11 @@ func TestRolloutKillAndRestart(t *testing.T) {
 		restarts++
 		h.start()
 	}
-	h.engine.mu.Lock()
-	h.engine.onWrite = nil
-	h.engine.mu.Unlock()
+	h.engine.Mu.Lock()
+	h.engine.OnWrite = nil
+	h.engine.Mu.Unlock()
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
-	assert.Equal(t, len(ro.Spec.Steps), h.engine.writeCount()-before, "every step written exactly once")
+	assert.Equal(t, len(ro.Spec.Steps), h.engine.WriteCount()-before, "every step written exactly once")
 	assert.Equal(t, approval, done.Spec.Approval, "the approval is reused")
 	assert.Len(t, h.rollouts(), 2, "no second rollout")
 }

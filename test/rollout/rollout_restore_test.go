@@ -28,16 +28,16 @@ func TestRolloutRestoredInProgress(t *testing.T) {
 	require.Less(t, written, len(ro.Spec.Steps))
 	var writes atomic.Int32
 	stopped := make(chan struct{})
-	h.engine.mu.Lock()
-	h.engine.onWrite = func(string) {
+	h.engine.Mu.Lock()
+	h.engine.OnWrite = func(string) {
 		if int(writes.Add(1)) == written {
 			ctx := h.managerContext()
 			close(stopped)
 			<-ctx.Done() // the reconcile that wrote never records it
 		}
 	}
-	h.engine.mu.Unlock()
-	before := h.engine.writeCount()
+	h.engine.Mu.Unlock()
+	before := h.engine.WriteCount()
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
 	select {
 	case <-stopped:
@@ -45,16 +45,16 @@ func TestRolloutRestoredInProgress(t *testing.T) {
 		require.FailNow(t, "the first upgrade was never written", "%+v", h.rollout(ro.Name).Status)
 	}
 	h.stop()
-	h.engine.mu.Lock()
-	h.engine.onWrite = nil
-	h.engine.mu.Unlock()
+	h.engine.Mu.Lock()
+	h.engine.OnWrite = nil
+	h.engine.Mu.Unlock()
 
 	h.restoreWithoutStatus(ro.Name)
 	assert.Empty(t, h.rollout(ro.Name).Status.Phase, "restored without status")
 
 	h.start()
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
-	assert.Equal(t, len(ro.Spec.Steps), h.engine.writeCount()-before, "every step written exactly once")
+	assert.Equal(t, len(ro.Spec.Steps), h.engine.WriteCount()-before, "every step written exactly once")
 	assert.Equal(t, approver, done.Spec.Approval.ApprovedBy, "the restored approval is used")
 	live := h.liveReleases()
 	assert.Len(t, live, len(b.Releases))

@@ -63,12 +63,12 @@ func TestRolloutUpgradeWithApproval(t *testing.T) {
 	}
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.AwaitingApprovalMessage(ro.Name))
 	h.waitKstatus(status.InProgressStatus)
-	before := h.engine.writeCount()
+	before := h.engine.WriteCount()
 
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	assert.Equal(t, approver, done.Spec.Approval.ApprovedBy)
-	assert.Equal(t, len(ro.Spec.Steps), h.engine.writeCount()-before, "one engine write per step")
+	assert.Equal(t, len(ro.Spec.Steps), h.engine.WriteCount()-before, "one engine write per step")
 	live := h.liveReleases()
 	assert.Len(t, live, len(b.Releases))
 	for _, rel := range b.Releases {
@@ -113,13 +113,13 @@ func TestRolloutRevocation(t *testing.T) {
 	h.start()
 	uid, _ := h.installed(nil)
 	_, ro := h.upgrade(uid)
-	h.engine.mu.Lock()
-	h.engine.instant = false
-	h.engine.mu.Unlock()
-	before := h.engine.writeCount()
+	h.engine.Mu.Lock()
+	h.engine.Instant = false
+	h.engine.Mu.Unlock()
+	before := h.engine.WriteCount()
 	removes := stepCounts(ro)[aicrv1alpha1.OperationRemove]
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
-	require.Eventually(t, func() bool { return h.engine.writeCount() == before+removes+1 }, waitFor, tick)
+	require.Eventually(t, func() bool { return h.engine.WriteCount() == before+removes+1 }, waitFor, tick)
 	inFlight := h.waitPhase(ro.Name, aicrv1alpha1.PhaseProgressing)
 	require.Eventually(t, func() bool {
 		inFlight = h.rollout(ro.Name)
@@ -129,9 +129,9 @@ func TestRolloutRevocation(t *testing.T) {
 	h.patchApproval(ro.Name, map[string]any{"revokedBy": approver, "revokedAt": epoch.Format(time.RFC3339), "revokeReason": "incident"})
 	require.Eventually(t, func() bool { return len(h.rollout(ro.Name).Spec.Approval.RevokedBy) > 0 }, waitFor, tick)
 	assert.Empty(t, h.rollout(ro.Name).Labels[aicrv1alpha1.LabelOutcome], "the step in flight finishes first")
-	h.engine.settle()
+	h.engine.Settle()
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseRevoked)
-	assert.Equal(t, before+removes+1, h.engine.writeCount(), "no further step after the revocation")
+	assert.Equal(t, before+removes+1, h.engine.WriteCount(), "no further step after the revocation")
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallRolloutRevoked), "")
 	h.waitKstatus(status.FailedStatus)
 	_ = client.ObjectKey{}
@@ -146,13 +146,13 @@ func TestRolloutApprovalAfterInventoryDrift(t *testing.T) {
 	uid, a := h.installed(nil)
 	_, ro := h.upgrade(uid)
 	gone := a.Releases[len(a.Releases)-1].Ref()
-	h.engine.mu.Lock()
-	delete(h.engine.objs, gone)
-	h.engine.mu.Unlock()
-	before := h.engine.writeCount()
+	h.engine.Mu.Lock()
+	delete(h.engine.Objs, gone)
+	h.engine.Mu.Unlock()
+	before := h.engine.WriteCount()
 
 	h.approve(ro.Name, epoch.Add(time.Hour))
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallInventoryDrift), "")
 	assert.Equal(t, aicrv1alpha1.PhaseAwaitingApproval, h.rollout(ro.Name).Status.Phase)
-	assert.Equal(t, before, h.engine.writeCount(), "no step was written")
+	assert.Equal(t, before, h.engine.WriteCount(), "no step was written")
 }

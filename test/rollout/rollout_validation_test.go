@@ -170,7 +170,7 @@ func TestRolloutValidationRecipeUnusable(t *testing.T) {
 				c := findCondition(h.rollout(ro.Name).Status.Conditions, "Stalled")
 				return c != nil && c.Reason == string(tt.want) && strings.Contains(c.Message, tt.message)
 			}, waitFor, tick)
-			assert.Zero(t, h.engine.writeCount(), "no step runs")
+			assert.Zero(t, h.engine.WriteCount(), "no step runs")
 		})
 	}
 }
@@ -189,6 +189,6 @@ func TestRolloutValidationUnavailable(t *testing.T) {
 		c := findCondition(h.rollout(ro.Name).Status.Conditions, "Stalled")
 		return c != nil && c.Reason == string(domain.StallValidationUnavailable)
 	}, waitFor, tick)
-	assert.Zero(t, h.engine.writeCount(), "no step runs")
+	assert.Zero(t, h.engine.WriteCount(), "no step runs")
 	h.waitKstatus(status.FailedStatus)
 }

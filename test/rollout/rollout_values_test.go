@@ -14,6 +14,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/memengine"
 )
 
 // assertEngineHoldsPlanValues checks that every release of plan was applied with the values
@@ -23,7 +24,7 @@ func assertEngineHoldsPlanValues(t *testing.T, h *harness, plan *domain.Plan) {
 	live := h.liveReleases()
 	require.Len(t, live, len(plan.Releases))
 	for _, r := range plan.Releases {
-		want := revision(ports.ReleaseSpec{Ref: r.Ref(), Chart: r.Chart, ContentDigest: r.ContentDigest, Values: r.Values,
+		want := memengine.Revision(ports.ReleaseSpec{Ref: r.Ref(), Chart: r.Chart, ContentDigest: r.ContentDigest, Values: r.Values,
 			Policy: r.Policy, Owner: ports.ReleaseOwner{RuntimeUID: plan.RuntimeUID, PlanDigest: plan.Digest}})
 		assert.Equal(t, want, live[r.ID].DesiredRevision, r.ID)
 	}
@@ -108,7 +109,7 @@ func TestRolloutValues_PLAN3_PLAN6_UnusableValuesStall(t *testing.T) {
 			h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, string(domain.StallPlanUnreadable), tt.message(plan, v))
 			h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallPlanUnreadable), "")
 			assert.Empty(t, h.rollouts(), "no rollout starts")
-			assert.Zero(t, h.engine.writeCount(), "nothing reaches the engine")
+			assert.Zero(t, h.engine.WriteCount(), "nothing reaches the engine")
 		})
 	}
 }

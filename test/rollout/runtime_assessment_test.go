@@ -28,7 +28,8 @@ func TestRuntimeAssessmentReader(t *testing.T) {
 	require.NoError(t, err)
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNamespace,
-			Labels:      map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleAssessment},
+			Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleAssessment,
+				aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue},
 			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: to, aicrv1alpha1.Prefix + "from-plan-digest": from}},
 		Data: map[string]string{configdoc.ReportKey: raw},
 	}
@@ -46,5 +47,19 @@ func TestRuntimeAssessmentReader(t *testing.T) {
 	rows, digest, err = read(context.Background(), "", to, from)
 	require.NoError(t, err)
 	assert.Empty(t, rows)
+	assert.Empty(t, digest)
+
+	// A report whose content is not the one its name was made from is never used: the name
+	// binds the report to the transition (issue "trust chain", a safe verdict planted).
+	forged := cm.DeepCopy()
+	forged.ResourceVersion, forged.UID = "", ""
+	forged.Name = name[:len(name)-4] + "0000"
+	forged.Data = map[string]string{configdoc.ReportKey: `{"components":[{"component":"gpu-operator","verdict":"safe"}]}`}
+	require.NoError(t, k8s.Delete(context.Background(), cm))
+	require.NoError(t, k8s.Create(context.Background(), forged))
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), forged) })
+	rows, digest, err = read(context.Background(), "", from, to)
+	require.NoError(t, err)
+	assert.Empty(t, rows, "a report under another name is ignored")
 	assert.Empty(t, digest)
 }

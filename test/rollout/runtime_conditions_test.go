@@ -58,18 +58,18 @@ func TestRuntimeConditionMessages(t *testing.T) {
 	h.updateRuntime(func(cr *aicrv1alpha1.ClusterRuntime) { cr.Spec.Paused = false })
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.NotRolledOutMessage(plan.Digest))
 
-	h.engine.mu.Lock()
-	h.engine.missing = true
-	h.engine.mu.Unlock()
+	h.engine.Mu.Lock()
+	h.engine.Missing = true
+	h.engine.Mu.Unlock()
 	h.updateRuntime(func(cr *aicrv1alpha1.ClusterRuntime) { cr.Spec.SuspendEngine = true })
 	h.waitCondition(aicrv1alpha1.ConditionEngineAvailable, metav1.ConditionFalse, string(domain.StallEngineMissing), "")
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, string(domain.StallEngineMissing),
 		"deployment engine: application kind not served: "+ports.ErrEngineMissing.Error())
 	h.waitKstatus(status.FailedStatus)
 
-	h.engine.mu.Lock()
-	h.engine.missing = false
-	h.engine.mu.Unlock()
+	h.engine.Mu.Lock()
+	h.engine.Missing = false
+	h.engine.Mu.Unlock()
 	h.failCreate.Store(false)
 	// No event announces the engine's return: the runtime polls while it is missing (ENG-4).
 	h.waitCondition(aicrv1alpha1.ConditionEngineAvailable, metav1.ConditionTrue, "EngineReady", "")
@@ -83,10 +83,10 @@ func TestRuntimeConditionMessages(t *testing.T) {
 	h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionTrue, "ReleasesHealthy", "")
 
 	bad := plan.Releases[0].ID
-	h.engine.mu.Lock()
-	h.engine.degraded[bad] = true
-	h.engine.mu.Unlock()
-	h.engine.settle()
+	h.engine.Mu.Lock()
+	h.engine.Degraded[bad] = true
+	h.engine.Mu.Unlock()
+	h.engine.Settle()
 	h.updateRuntime(func(cr *aicrv1alpha1.ClusterRuntime) { cr.Annotations = map[string]string{"test/touch": "2"} })
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonNotReady, "a release of plan "+plan.Digest+" is not ready")
 	h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionFalse, "ReleaseUnavailable", "release "+bad+" is not healthy")

@@ -56,6 +56,10 @@ type ResolverConfig struct {
 	// (<registry>/bundles/cluster, no scheme) the plan's bundle reference
 	// names; used only when the resolver has a Registry.
 	BundleRepository string
+	// AdmissionPolicies are the chart's policies (ChartAdmissionPolicies) whose absence stalls
+	// the resolution with AdmissionPolicyMissing: kept results and plans are trusted only under
+	// them. Empty checks none.
+	AdmissionPolicies []string
 }
 
 // Resolver resolves the ClusterRuntime into a candidate plan: discovery,
@@ -74,6 +78,8 @@ type Resolver struct {
 	Clock    ports.Clock
 	Recorder record.EventRecorder
 	Config   ResolverConfig
+	// admission stalls the resolution while a policy it relies on is not in force.
+	admission *AdmissionGuard
 }
 
 // NewResolver returns a Resolver. c is the manager's client (cached reads of
@@ -87,7 +93,8 @@ func NewResolver(c client.Client, reader client.Reader, jobs AICRJobs, reg ports
 	if cfg.OperatorNamespace == "" || cfg.JobNamespace == "" || cfg.AICRVersion == "" {
 		return nil, fmt.Errorf("resolver: operator namespace, job namespace and AICR version are required")
 	}
-	return &Resolver{Client: c, Reader: reader, Jobs: jobs, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg}, nil
+	return &Resolver{Client: c, Reader: reader, Jobs: jobs, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg,
+		admission: NewAdmissionGuard(c, cfg.AdmissionPolicies)}, nil
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
@@ -110,7 +117,10 @@ func (r *Resolver) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if !cr.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	out := r.resolve(ctx, cr)
+	out, err := r.guardedResolve(ctx, cr)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := r.applyResolved(ctx, cr, out); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -121,6 +131,19 @@ func (r *Resolver) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		return ctrl.Result{RequeueAfter: resolverPoll}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// guardedResolve resolves the runtime, or, while an admission policy the resolver relies on is
+// not in force, reports the AdmissionPolicyMissing stall without reading anything back.
+func (r *Resolver) guardedResolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (*resOutcome, error) {
+	stall, err := r.admission.Check(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if stall != nil {
+		return resStalled(stall), nil
+	}
+	return r.resolve(ctx, cr), nil
 }
 
 // SetupWithManager watches the ClusterRuntime (spec and annotation changes),
@@ -143,11 +166,11 @@ func (r *Resolver) SetupWithManager(mgr ctrl.Manager) error {
 				e.Object.GetLabels()[aicrv1alpha1.LabelRole] == aicrv1alpha1.RolePlan
 		},
 	}
-	return ctrl.NewControllerManagedBy(mgr).Named("resolver").
+	b := ctrl.NewControllerManagedBy(mgr).Named("resolver").
 		For(&aicrv1alpha1.ClusterRuntime{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&batchv1.Job{}, toRuntime, builder.WithPredicates(ownJobs)).
 		Watches(&corev1.Node{}, toRuntime, builder.WithPredicates(predicate.LabelChangedPredicate{})).
-		Watches(&corev1.ConfigMap{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(lostPlans)).
-		Complete(r)
+		Watches(&corev1.ConfigMap{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(lostPlans))
+	return watchAdmission(b, r.admission, toRuntime).Complete(r)
 }

@@ -20,6 +20,9 @@ const (
 	EventResolveStageSucceeded = "ResolveStageSucceeded"
 	// EventResolveStageFailed is recorded with a stall that stops the resolution.
 	EventResolveStageFailed = "ResolveStageFailed"
+	// EventKeptResultIgnored is recorded when a ConfigMap at a kept result's name is not the
+	// operator's sealed copy (configdoc.VerifySealed), so its Job runs again.
+	EventKeptResultIgnored = "KeptResultIgnored"
 	// EventPlanWritten is recorded when a plan ConfigMap is created or replaced.
 	EventPlanWritten = "PlanWritten"
 )

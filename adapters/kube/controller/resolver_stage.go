@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -72,7 +73,7 @@ type resStage struct {
 // the Job runs or after it failed. A kept result short-circuits the Job.
 func (r *Resolver) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st resStage) (fs.FS, *resOutcome) {
 	if st.keepRole != "" {
-		if files, err := r.keptResult(ctx, st.name); err != nil || files != nil {
+		if files, err := r.keptResult(ctx, cr, st); err != nil || files != nil {
 			if err != nil {
 				return nil, resTransient(err)
 			}
@@ -106,16 +107,26 @@ func (r *Resolver) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 }
 
 func (r *Resolver) finishStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st resStage, js ports.JobStatus) (fs.FS, *resOutcome) {
+	if _, err := r.Jobs.Output(ctx, ports.JobRef{Name: st.name}); errors.Is(err, ports.ErrUntrustedOutput) {
+		return nil, r.untrustedOutput(ctx, st, err)
+	}
 	if s := domain.CheckAICRVersion(r.Config.AICRVersion, js.AICRVersion); s != nil {
 		return nil, resStalled(&domain.Stall{Reason: s.Reason, Message: fmt.Sprintf("aicr %s job %s: %s", st.kind, st.name, s.Message)})
 	}
 	ref := ports.JobRef{Name: st.name}
 	files, err := r.Jobs.Output(ctx, ref)
+	if errors.Is(err, ports.ErrUntrustedOutput) {
+		return nil, r.untrustedOutput(ctx, st, err)
+	}
 	if err != nil {
 		return nil, resTransient(err)
 	}
 	if st.keepRole != "" {
-		if err = r.Jobs.Keep(ctx, ref, st.name, st.keepRole, string(cr.UID)); err != nil {
+		err = r.Jobs.Keep(ctx, ref, st.name, st.keepRole, string(cr.UID))
+		if errors.Is(err, ports.ErrForeignObject) {
+			return nil, resStalled(&domain.Stall{Reason: domain.StallForeignObject, Message: err.Error()})
+		}
+		if err != nil {
 			return nil, resTransient(err)
 		}
 		if err = r.Jobs.Delete(ctx, ref); err != nil {
@@ -147,15 +158,30 @@ func (r *Resolver) failStage(ctx context.Context, st resStage, js ports.JobStatu
 	return resStalled(&domain.Stall{Reason: exit.Stall.Reason, Message: fmt.Sprintf("aicr %s job %s failed: %s", st.kind, st.name, exit.Stall.Message)})
 }
 
-// keptResult returns the files of a kept result ConfigMap, or nil if none.
-func (r *Resolver) keptResult(ctx context.Context, name string) (fs.FS, error) {
+// untrustedOutput deletes a Job whose output the runner cannot prove the Job's own, so the
+// stage runs again with a fresh Job and output; nothing of it is used.
+func (r *Resolver) untrustedOutput(ctx context.Context, st resStage, cause error) *resOutcome {
+	if err := r.Jobs.Delete(ctx, ports.JobRef{Name: st.name}); err != nil {
+		return resTransient(err)
+	}
+	return resTransient(fmt.Errorf("aicr %s job %s runs again, its output is not its own: %w", st.kind, st.name, cause))
+}
+
+// keptResult returns the files of the stage's kept result ConfigMap, or nil when there is
+// none the operator can prove it kept for this runtime and has not changed since
+// (configdoc.VerifySealed): anything else at that name is ignored, and the Job runs again.
+func (r *Resolver) keptResult(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st resStage) (fs.FS, error) {
 	cm := &corev1.ConfigMap{}
-	err := r.Reader.Get(ctx, client.ObjectKey{Namespace: r.Config.OperatorNamespace, Name: name}, cm)
+	err := r.Reader.Get(ctx, client.ObjectKey{Namespace: r.Config.OperatorNamespace, Name: st.name}, cm)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get kept result %s: %w", name, err)
+		return nil, fmt.Errorf("get kept result %s: %w", st.name, err)
+	}
+	if err = configdoc.VerifySealed(cm, st.keepRole, string(cr.UID)); err != nil {
+		r.event(cr, corev1.EventTypeWarning, EventKeptResultIgnored, "kept %s result ignored, the job runs again: %s", st.kind, err)
+		return nil, nil
 	}
 	files := fstest.MapFS{}
 	for k, v := range cm.Data {

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -10,6 +9,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -25,19 +25,20 @@ type resCheck struct {
 // new recipe (RES-1). Its report is written with the plan as an assessment
 // ConfigMap (configdoc layout, annotated with both plan digests). There is
 // nothing to check without an active plan or when the active plan has no
-// recipe (a rebuilt plan). Verdicts do not stop the resolution
+// recipe (a rebuilt plan): with no report every Upgrade needs approval. The
+// "from" recipe is read only through the verified plan (PlanReader: the plan's
+// digest recomputed, the recipe's content digest checked); an active plan or
+// recipe that does not verify stalls, so upgrade-check never compares against
+// a recipe the operator did not record. Verdicts do not stop the resolution
 // (--fail-on-error=false): the rollout judges them.
 func (r *Resolver) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipe []byte) (resCheck, *resOutcome) {
 	active := cr.Status.ActivePlanDigest
 	if active == "" {
 		return resCheck{}, nil
 	}
-	from, err := r.planRecipe(ctx, active)
-	if err != nil {
-		return resCheck{}, resTransient(err)
-	}
-	if from == nil {
-		return resCheck{}, nil
+	from, out := r.activeRecipe(ctx, cr, active)
+	if out != nil || from == nil {
+		return resCheck{}, out
 	}
 	name := resJobName("upgrade-check", string(cr.UID), active, string(recipe))
 	report, out := r.fileStage(ctx, cr, resStage{
@@ -52,37 +53,41 @@ func (r *Resolver) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterRun
 	return resCheck{job: name, report: report}, nil
 }
 
-// planRecipe returns the resolved recipe of the plan with digest, or nil when
-// the plan, its configMapRef or the recipe ConfigMap does not exist.
-func (r *Resolver) planRecipe(ctx context.Context, digest string) ([]byte, error) {
-	name, err := configdoc.PlanConfigMapName(digest)
-	if err != nil {
-		return nil, nil // a malformed active digest has no recipe to compare
-	}
-	plan := &corev1.ConfigMap{}
-	key := client.ObjectKey{Namespace: r.Config.OperatorNamespace, Name: name}
-	if err = r.Reader.Get(ctx, key, plan); err != nil {
-		return nil, client.IgnoreNotFound(wrapGet("active plan", err))
-	}
-	doc, err := configdoc.DecodePlan([]byte(plan.Data[configdoc.PlanKey]))
-	if err != nil || doc.ConfigMapRef == nil {
-		return nil, nil // an unreadable or recipe-less active plan has nothing to compare
-	}
-	cm := &corev1.ConfigMap{}
-	key.Name = doc.ConfigMapRef.Name
-	if err = r.Reader.Get(ctx, key, cm); err != nil {
-		return nil, client.IgnoreNotFound(wrapGet("active recipe", err))
-	}
-	raw := cm.Data[configdoc.RecipeKey]
-	if raw == "" {
+// activeRecipe returns the resolved recipe of the active plan, verified against the digest
+// the plan records, or nil when there is nothing to compare: the plan's ConfigMap is gone
+// (it is rebuilt from the engine objects, without a recipe), it records no recipe, or its
+// recipe ConfigMap is gone. A recipe whose content is not the recorded one stalls.
+func (r *Resolver) activeRecipe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, active string) ([]byte, *resOutcome) {
+	plans := NewPlanReader(r.Reader, r.Config.OperatorNamespace)
+	doc, stall, err := plans.Document(ctx, active, string(cr.UID))
+	switch {
+	case err != nil:
+		return nil, resTransient(err)
+	case stall != nil && stall.Reason == domain.StallPlanUnreadable && r.planMissing(ctx, active):
+		return nil, nil
+	case stall != nil:
+		return nil, resStalled(&domain.Stall{Reason: stall.Reason, Message: "active plan for upgrade-check: " + stall.Message})
+	case doc.ConfigMapRef == nil:
 		return nil, nil
 	}
-	return []byte(raw), nil
+	raw, stall, err := plans.Recipe(ctx, doc, doc.ConfigMapRef)
+	switch {
+	case err != nil:
+		return nil, resTransient(err)
+	case stall != nil && stall.Reason == domain.StallPlanWithoutRecipe:
+		return nil, nil // a lost recipe leaves nothing to compare: every Upgrade then needs approval
+	case stall != nil:
+		return nil, resStalled(&domain.Stall{Reason: domain.StallPlanUnreadable, Message: "active plan for upgrade-check: " + stall.Message})
+	}
+	return raw, nil
 }
 
-func wrapGet(what string, err error) error {
-	if apierrors.IsNotFound(err) {
-		return err
+// planMissing reports whether the plan ConfigMap of digest does not exist.
+func (r *Resolver) planMissing(ctx context.Context, digest string) bool {
+	name, err := configdoc.PlanConfigMapName(digest)
+	if err != nil {
+		return false
 	}
-	return fmt.Errorf("get %s: %w", what, err)
+	err = r.Reader.Get(ctx, client.ObjectKey{Namespace: r.Config.OperatorNamespace, Name: name}, &corev1.ConfigMap{})
+	return apierrors.IsNotFound(err)
 }

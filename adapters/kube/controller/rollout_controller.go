@@ -39,6 +39,9 @@ type Options struct {
 	ActionTimeout time.Duration
 	// RolloutWindow is the time from a rollout's creation to its deadline (DefaultRolloutWindow when zero).
 	RolloutWindow time.Duration
+	// AdmissionPolicies are the chart's policies (ChartAdmissionPolicies) whose absence stalls
+	// every rollout and the runtime with AdmissionPolicyMissing; empty checks none.
+	AdmissionPolicies []string
 	// RequeueCap caps every requeue delay the domain asks for (0: no cap). Tests with a fake
 	// clock set it low so time moved on the clock is observed promptly.
 	RequeueCap time.Duration
@@ -56,13 +59,16 @@ type RolloutReconciler struct {
 	recorder record.EventRecorder
 	metrics  *Metrics
 	opts     Options
+	// admission stalls every rollout while a policy it relies on is not in force.
+	admission *AdmissionGuard
 }
 
 // NewRolloutReconciler returns the rollout reconciler over the cached client c, the uncached
 // reader live, the domain ports p, the plan reader and an event recorder.
 func NewRolloutReconciler(c client.Client, live client.Reader, p domain.Ports, plans *PlanReader, recorder record.EventRecorder,
 	opts Options) *RolloutReconciler {
-	return &RolloutReconciler{client: c, live: live, ports: p, plans: plans, recorder: recorder, metrics: NewMetrics(), opts: opts}
+	return &RolloutReconciler{client: c, live: live, ports: p, plans: plans, recorder: recorder, metrics: NewMetrics(), opts: opts,
+		admission: NewAdmissionGuard(c, opts.AdmissionPolicies)}
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=runtimerollouts,verbs=get;list;watch;patch;update
@@ -84,7 +90,7 @@ func (r *RolloutReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		return ctrl.Result{}, err
 	}
-	env, planStall, err := r.environment(ctx, ro)
+	env, planStall, err := r.guardedEnvironment(ctx, ro)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -99,6 +105,17 @@ func (r *RolloutReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, advErr
 	}
 	return r.result(out), nil
+}
+
+// guardedEnvironment is the environment of the rollout, or, while an admission policy the
+// operator relies on is not in force, the AdmissionPolicyMissing stall: then nothing read back
+// is trusted and the domain takes no decision, so no step starts.
+func (r *RolloutReconciler) guardedEnvironment(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) (
+	domain.Environment, *domain.Stall, error) {
+	if stall, err := r.admission.Check(ctx); err != nil || stall != nil {
+		return domain.Environment{}, stall, err
+	}
+	return r.environment(ctx, ro)
 }
 
 func (r *RolloutReconciler) result(out domain.Outcome) ctrl.Result {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -114,6 +115,11 @@ func (p *PlanReader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, error) {
 	doc, err := configdoc.DecodePlan([]byte(raw))
 	if err != nil {
 		return nil, err
+	}
+	if len(doc.ValuesRefs) == 0 { // schema 1: values inline
+		if s := checkDigest(doc); s != nil {
+			return nil, errors.New(s.Message)
+		}
 	}
 	p.remember(key, doc)
 	return doc, nil

@@ -27,12 +27,12 @@ var planConfigMaps = predicate.NewPredicateFuncs(func(o client.Object) bool {
 // the engine objects' watch later.
 func (r *RolloutReconciler) SetupWithManager(mgr ctrl.Manager) (controller.Controller, error) {
 	toOpen := handler.EnqueueRequestsFromMapFunc(r.openRollouts)
-	return ctrl.NewControllerManagedBy(mgr).Named("runtimerollout").
+	b := ctrl.NewControllerManagedBy(mgr).Named("runtimerollout").
 		For(&aicrv1alpha1.RuntimeRollout{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Watches(&aicrv1alpha1.ClusterRuntime{}, toOpen).
-		Watches(&corev1.ConfigMap{}, toOpen, builder.WithPredicates(planConfigMaps)).
-		Build(r)
+		Watches(&corev1.ConfigMap{}, toOpen, builder.WithPredicates(planConfigMaps))
+	return watchAdmission(b, r.admission, toOpen).Build(r)
 }
 
 // OpenRollouts maps any event to the rollouts without an outcome label.
@@ -58,11 +58,11 @@ func (r *RolloutReconciler) EngineHandler() handler.EventHandler {
 // SetupWithManager registers the runtime controller: the ClusterRuntime, every RuntimeRollout
 // and plan ConfigMaps, all mapped to the one runtime.
 func (r *RuntimeReconciler) SetupWithManager(mgr ctrl.Manager) (controller.Controller, error) {
-	return ctrl.NewControllerManagedBy(mgr).Named("clusterruntime").
+	b := ctrl.NewControllerManagedBy(mgr).Named("clusterruntime").
 		For(&aicrv1alpha1.ClusterRuntime{}).
 		Watches(&aicrv1alpha1.RuntimeRollout{}, r.EngineHandler()).
-		Watches(&corev1.ConfigMap{}, r.EngineHandler(), builder.WithPredicates(planConfigMaps)).
-		Build(r)
+		Watches(&corev1.ConfigMap{}, r.EngineHandler(), builder.WithPredicates(planConfigMaps))
+	return watchAdmission(b, r.admission, r.EngineHandler()).Build(r)
 }
 
 // EngineHandler returns the handler mapping any object to the one runtime.

@@ -37,22 +37,34 @@ func (p *PlanReader) readValidation(ctx context.Context, doc *configdoc.Plan, en
 	if ref == nil {
 		return nil, nil
 	}
+	raw, stall, err := p.Recipe(ctx, doc, ref)
+	if stall != nil || err != nil {
+		return stall, err
+	}
+	env.ValidationRecipe = raw
+	return nil, nil
+}
+
+// Recipe reads the recipe ref of the plan doc names and returns it only when its content
+// matches the digest the plan records (PLAN-6). A missing recipe ConfigMap stalls
+// PlanWithoutRecipe naming it (PLAN-5); one without the recipe key or with other content
+// stalls PlanUnreadable. Any other error is transient.
+func (p *PlanReader) Recipe(ctx context.Context, doc *configdoc.Plan, ref *configdoc.ConfigMapRef) ([]byte, *domain.Stall, error) {
 	cm := &corev1.ConfigMap{}
 	if err := p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: ref.Name}, cm); err != nil {
 		if apierrors.IsNotFound(err) {
-			return &domain.Stall{Reason: domain.StallPlanWithoutRecipe, Message: fmt.Sprintf(
-				"plan %s: recipe ConfigMap %s/%s not found and deployment validation needs it", doc.Digest, p.namespace, ref.Name)}, nil
+			return nil, &domain.Stall{Reason: domain.StallPlanWithoutRecipe, Message: fmt.Sprintf(
+				"plan %s: recipe ConfigMap %s/%s not found", doc.Digest, p.namespace, ref.Name)}, nil
 		}
-		return nil, fmt.Errorf("read recipe %s of plan %s: %w", ref.Name, doc.Digest, err)
+		return nil, nil, fmt.Errorf("read recipe %s of plan %s: %w", ref.Name, doc.Digest, err)
 	}
 	raw, ok := cm.Data[configdoc.RecipeKey]
 	if !ok {
-		return unreadable("plan %s: recipe ConfigMap %s has no %s", doc.Digest, ref.Name, configdoc.RecipeKey), nil
+		return nil, unreadable("plan %s: recipe ConfigMap %s has no %s", doc.Digest, ref.Name, configdoc.RecipeKey), nil
 	}
 	if got := configdoc.ContentDigest([]byte(raw)); got != ref.Digest {
-		return unreadable("plan %s: recipe ConfigMap %s holds %s under %s, the plan records %s",
+		return nil, unreadable("plan %s: recipe ConfigMap %s holds %s under %s, the plan records %s",
 			doc.Digest, ref.Name, got, configdoc.RecipeKey, ref.Digest), nil
 	}
-	env.ValidationRecipe = []byte(raw)
-	return nil, nil
+	return []byte(raw), nil, nil
 }

@@ -20,7 +20,7 @@ import (
 // missing values ConfigMap or values that do not match their digest stall PlanUnreadable.
 func (p *PlanReader) withValues(ctx context.Context, planKey string, doc *configdoc.Plan) (*configdoc.Plan, *domain.Stall, error) {
 	if len(doc.ValuesRefs) == 0 {
-		return doc, nil, nil
+		return doc, nil, nil // schema 1: values inline, the digest checked when decoded
 	}
 	data := map[string]map[string]string{}
 	key := planKey
@@ -52,6 +52,23 @@ func (p *PlanReader) withValues(ctx context.Context, planKey string, doc *config
 		}
 		out.Releases[i].Values = values
 	}
+	if s := checkDigest(&out); s != nil {
+		return nil, s, nil
+	}
 	p.remember(key, &out)
 	return &out, nil, nil
+}
+
+// checkDigest recomputes the desiredStateDigest of a plan with its values (PLAN-4) and stalls
+// PlanUnreadable when it is not the digest the plan records: a plan is used only as it was
+// resolved, whatever its ConfigMaps' metadata claim (PLAN-6).
+func checkDigest(doc *configdoc.Plan) *domain.Stall {
+	got, err := domain.DesiredStateDigest(doc.Releases)
+	if err != nil {
+		return unreadable("plan %s: %v", doc.Digest, err)
+	}
+	if got != doc.Digest {
+		return unreadable("plan %s: its releases and values hash to %s, not to the digest it records", doc.Digest, got)
+	}
+	return nil
 }

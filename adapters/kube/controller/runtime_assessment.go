@@ -14,7 +14,7 @@ import (
 
 // NewAssessmentReader returns the AssessmentSource reading the upgrade-check reports the
 // resolver keeps in ConfigMaps labelled role=assessment in namespace: the one whose
-// annotations name the transition's plans. A row's verdict is kept as is; a manual row whose
+// annotations name the transition's plans and whose name matches its content. A row's verdict is kept as is; a manual row whose
 // transition records list steps for Argo CD or Helm has steps after the apply (RO-9).
 func NewAssessmentReader(reader client.Reader, namespace string) AssessmentSource {
 	return func(ctx context.Context, _, from, to string) ([]ports.ComponentAssessment, string, error) {
@@ -28,6 +28,12 @@ func NewAssessmentReader(reader client.Reader, namespace string) AssessmentSourc
 				continue
 			}
 			raw := cm.Data[configdoc.ReportKey]
+			// The name binds the report's content to the transition (configdoc.AssessmentConfigMapName);
+			// a report under any other name is not one the resolver wrote and is never used.
+			if want, err := configdoc.AssessmentConfigMapName(from, to, configdoc.ContentDigest([]byte(raw))); err != nil ||
+				cm.Name != want || cm.Labels[aicrv1alpha1.LabelManagedBy] != aicrv1alpha1.ManagedByValue {
+				continue
+			}
 			report, err := configdoc.DecodeReport([]byte(raw))
 			if err != nil {
 				return nil, "", fmt.Errorf("assessment %s: %w", cm.Name, err)

@@ -27,7 +27,9 @@ type observation struct {
 	planStall   *domain.Stall
 	targetPlan  *domain.Plan
 	activePlan  *domain.Plan
-	live        []ports.ReleaseStatus
+	// targetFlags and activeFlags are the render flags the plans record (nil: none recorded).
+	targetFlags, activeFlags []string
+	live                     []ports.ReleaseStatus
 	// restoredUnknown are the releases the rollout that made the active plan recorded as
 	// Unknown, or will record once settled (it was restored without status, RO-13).
 	restoredUnknown map[string]bool
@@ -67,6 +69,11 @@ func (r *RuntimeReconciler) observe(ctx context.Context, cr *aicrv1alpha1.Cluste
 	}
 	if err := r.observeEngine(ctx, obs); err != nil {
 		return nil, err
+	}
+	stall, err := r.admission.Check(ctx)
+	if err != nil || stall != nil {
+		obs.planStall = stall // nothing read back is trusted: no plan is read, rebuilt or rolled out
+		return obs, err
 	}
 	if err := r.observePlans(ctx, cr, obs); err != nil {
 		return nil, err
@@ -130,17 +137,23 @@ func (r *RuntimeReconciler) observeEngine(ctx context.Context, obs *observation)
 }
 
 func (r *RuntimeReconciler) observePlans(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, obs *observation) error {
-	var err error
 	if obs.target != "" {
-		obs.targetPlan, obs.planStall, err = r.readPlan(ctx, cr, obs, obs.target)
-		if err != nil || obs.planStall != nil {
+		doc, stall, err := r.readPlan(ctx, cr, obs, obs.target)
+		if err != nil || stall != nil {
+			obs.planStall = stall
 			return err
 		}
+		obs.targetPlan, obs.targetFlags = &doc.Plan, doc.RenderFlags
 	}
 	if obs.active != "" {
-		obs.activePlan, obs.planStall, err = r.readPlan(ctx, cr, obs, obs.active)
+		doc, stall, err := r.readPlan(ctx, cr, obs, obs.active)
+		if err != nil || stall != nil {
+			obs.planStall = stall
+			return err
+		}
+		obs.activePlan, obs.activeFlags = &doc.Plan, doc.RenderFlags
 	}
-	return err
+	return nil
 }
 
 // olderRollout orders rollouts by their sequence annotation, which survives a restore (a

@@ -49,6 +49,9 @@ const (
 	// AnnotationOutcomeMessage is why a rollout ended, set by the operator with the outcome
 	// label, so a status lost to a crash before it was written, or to a restore, keeps it (RO-6).
 	AnnotationOutcomeMessage = Prefix + "outcome-message"
+	// AnnotationContentDigest is the digest of a kept result's data (configdoc.Seal), checked
+	// before the operator uses the result again, so a result is used only as it was written.
+	AnnotationContentDigest = Prefix + "content-digest"
 	// AnnotationEvidence is set once, by the operator, to a validated rollout's evidence digest.
 	AnnotationEvidence = Prefix + "evidence"
 	// AnnotationResolveRequestedAt asks for a new resolution with a new snapshot (CR-11).

@@ -1,0 +1,49 @@
+package jobexec
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Identities the executor plays, as a real cluster has them: the Job controller creates a
+// Job's Pods, and the AICR container writes its output with the Pod's bound ServiceAccount
+// token, whose pod-name claim the chart's aicr-operator-job-configmaps policy checks.
+const (
+	// JobControllerUser is kube-controller-manager's Job controller
+	// (--use-service-account-credentials), bound to its bootstrap RBAC role.
+	JobControllerUser = "system:serviceaccount:kube-system:job-controller"
+	// GarbageCollectorUser is kube-controller-manager's garbage collector, bound to its
+	// bootstrap RBAC role.
+	GarbageCollectorUser = "system:serviceaccount:kube-system:generic-garbage-collector"
+	// PodNameExtra and PodUIDExtra are the claims of a bound ServiceAccount token that the API
+	// server puts into the user's extra information.
+	PodNameExtra = "authentication.kubernetes.io/pod-name"
+	PodUIDExtra  = "authentication.kubernetes.io/pod-uid"
+)
+
+// controllerGroups are the groups of a kube-system controller's ServiceAccount.
+var controllerGroups = []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}
+
+// impersonating returns a client of the executor's scheme and REST mapping that acts as
+// impersonate (the admin config impersonates it, so RBAC and admission see that user).
+func (e *Executor) impersonating(impersonate rest.ImpersonationConfig) (client.Client, error) {
+	cfg := rest.CopyConfig(e.cfg)
+	cfg.Impersonate = impersonate
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("client as %s: %w", impersonate.UserName, err)
+	}
+	return client.New(cfg, client.Options{Scheme: e.c.Scheme(), Mapper: e.c.RESTMapper(), HTTPClient: hc})
+}
+
+// asPod returns a client that acts as the Pod pod of the executor's namespace running as the
+// ServiceAccount serviceAccount, as the Pod's bound token would.
+func (e *Executor) asPod(serviceAccount, pod, podUID string) (client.Client, error) {
+	return e.impersonating(rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + e.namespace + ":" + serviceAccount,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + e.namespace, "system:authenticated"},
+		Extra:    map[string][]string{PodNameExtra: {pod}, PodUIDExtra: {podUID}},
+	})
+}

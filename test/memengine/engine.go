@@ -1,0 +1,216 @@
+// Package memengine is an in-memory ports.DeploymentEngine for suites that exercise the
+// operator's controllers without a deployment engine: it plays the engine and its controller
+// (an Apply is synced and healthy at once when Instant, otherwise on Settle) and counts the
+// writes that changed an engine object. It models no Argo CD behaviour beyond the port's
+// contract (ownership, idempotent Apply, ErrForeignObject, ErrTargetNotFound); suites that
+// need Argo CD's objects use adapters/argocd with test/argocdsim.
+package memengine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// Engine is an in-memory DeploymentEngine playing the engine and its controller. With
+// Instant set, an Apply is synced and healthy at once; otherwise Settle makes it so. It counts
+// the writes that changed an engine object, and OnWrite runs after each (kill-and-restart).
+// Tests change its fields holding Mu.
+type Engine struct {
+	// Mu guards every field.
+	Mu    sync.Mutex
+	clock ports.Clock
+	// Objs are the engine objects by release.
+	Objs map[ports.ReleaseRef]ports.ReleaseStatus
+	// Recorded are the specs Apply recorded by release.
+	Recorded map[ports.ReleaseRef]ports.ReleaseSpec
+	// Instant settles an Apply at once.
+	Instant bool
+	// Degraded releases settle Degraded instead of Healthy.
+	Degraded map[string]bool
+	// Missing makes Check report the engine's API missing.
+	Missing bool
+	// Writes counts the writes that changed an engine object.
+	Writes int
+	// OnWrite runs after each Apply or Remove that wrote, outside Mu.
+	OnWrite func(id string)
+}
+
+// New returns an empty engine taking time from clock.
+func New(clock ports.Clock, instant bool) *Engine {
+	return &Engine{clock: clock, Objs: map[ports.ReleaseRef]ports.ReleaseStatus{},
+		Recorded: map[ports.ReleaseRef]ports.ReleaseSpec{}, Instant: instant, Degraded: map[string]bool{}}
+}
+
+var _ ports.DeploymentEngine = (*Engine)(nil)
+
+// Check reports ErrEngineMissing while Missing.
+func (e *Engine) Check(context.Context) error {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	if e.Missing {
+		return fmt.Errorf("application kind not served: %w", ports.ErrEngineMissing)
+	}
+	return nil
+}
+
+// Revision is a short digest of what an Apply asks for.
+func Revision(spec ports.ReleaseSpec) string {
+	raw, _ := json.Marshal([]any{spec.Chart, spec.ContentDigest, spec.Values, spec.Policy, spec.Owner.PlanDigest})
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Apply records spec; ErrForeignObject for an object of another runtime.
+func (e *Engine) Apply(_ context.Context, spec ports.ReleaseSpec) error {
+	e.Mu.Lock()
+	cur, exists := e.Objs[spec.Ref]
+	if exists && cur.Owner.RuntimeUID != spec.Owner.RuntimeUID {
+		e.Mu.Unlock()
+		return ports.ErrForeignObject
+	}
+	rev := Revision(spec)
+	if exists && cur.DesiredRevision == rev && cur.Owner == spec.Owner {
+		e.Mu.Unlock()
+		return nil
+	}
+	st := ports.ReleaseStatus{Ref: spec.Ref, Owner: spec.Owner, DesiredRevision: rev, SyncedRevision: cur.SyncedRevision,
+		Health: ports.HealthProgressing, Operation: ports.OperationRunning, LastSyncAt: e.clock.Now()}
+	if e.Instant {
+		e.settleLocked(&st)
+	}
+	e.Objs[spec.Ref] = st
+	e.Recorded[spec.Ref] = spec
+	e.Writes++
+	hook := e.OnWrite
+	e.Mu.Unlock()
+	if hook != nil {
+		hook(spec.Ref.ID)
+	}
+	return nil
+}
+
+func (e *Engine) settleLocked(st *ports.ReleaseStatus) {
+	st.SyncedRevision, st.Operation, st.Health = st.DesiredRevision, ports.OperationSucceeded, ports.HealthHealthy
+	if e.Degraded[st.Ref.ID] {
+		st.Health = ports.HealthDegraded
+	}
+}
+
+// Settle makes every engine object synced and healthy (or degraded).
+func (e *Engine) Settle() {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	for ref, st := range e.Objs {
+		e.settleLocked(&st)
+		e.Objs[ref] = st
+	}
+}
+
+// Adopt moves an object of runtime prev to owner.
+func (e *Engine) Adopt(_ context.Context, ref ports.ReleaseRef, prev string, owner ports.ReleaseOwner) error {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	st, ok := e.Objs[ref]
+	switch {
+	case !ok:
+		return ports.ErrTargetNotFound
+	case st.Owner.RuntimeUID != prev:
+		return ports.ErrForeignObject
+	}
+	st.Owner = owner
+	e.Objs[ref] = st
+	if spec, ok := e.Recorded[ref]; ok {
+		spec.Owner = owner
+		e.Recorded[ref] = spec
+	}
+	e.Writes++
+	return nil
+}
+
+// Specs returns what Apply recorded; an object seeded without Apply has only its Ref and Owner.
+func (e *Engine) Specs(context.Context) ([]ports.ReleaseSpec, error) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	out := make([]ports.ReleaseSpec, 0, len(e.Objs))
+	for ref, st := range e.Objs {
+		spec, ok := e.Recorded[ref]
+		if !ok {
+			spec = ports.ReleaseSpec{Ref: ref, Position: -1}
+		}
+		spec.Owner = st.Owner
+		out = append(out, spec)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ref.String() < out[j].Ref.String() })
+	return out, nil
+}
+
+// Status reports one object; ErrTargetNotFound when it does not exist.
+func (e *Engine) Status(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	st, ok := e.Objs[ref]
+	if !ok {
+		return ports.ReleaseStatus{}, ports.ErrTargetNotFound
+	}
+	return st, nil
+}
+
+// List reports every object.
+func (e *Engine) List(context.Context) ([]ports.ReleaseStatus, error) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	out := make([]ports.ReleaseStatus, 0, len(e.Objs))
+	for _, st := range e.Objs {
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ref.String() < out[j].Ref.String() })
+	return out, nil
+}
+
+// Remove deletes an object; a missing one is not an error.
+func (e *Engine) Remove(_ context.Context, ref ports.ReleaseRef, _ ports.ReleaseOwner) error {
+	e.Mu.Lock()
+	if _, ok := e.Objs[ref]; !ok {
+		e.Mu.Unlock()
+		return nil
+	}
+	delete(e.Objs, ref)
+	delete(e.Recorded, ref)
+	e.Writes++
+	hook := e.OnWrite
+	e.Mu.Unlock()
+	if hook != nil {
+		hook(ref.ID)
+	}
+	return nil
+}
+
+// Suspend records automation off or on for an object of owner.
+func (e *Engine) Suspend(_ context.Context, ref ports.ReleaseRef, owner ports.ReleaseOwner, suspend bool) error {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	st, ok := e.Objs[ref]
+	switch {
+	case !ok:
+		return ports.ErrTargetNotFound
+	case st.Owner.RuntimeUID != owner.RuntimeUID:
+		return ports.ErrForeignObject
+	}
+	st.Suspended = suspend
+	e.Objs[ref] = st
+	return nil
+}
+
+// WriteCount returns Writes.
+func (e *Engine) WriteCount() int {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	return e.Writes
+}
