@@ -1,0 +1,108 @@
+package resolver_test
+
+import (
+	"context"
+	"io/fs"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nvidia/aicr-operator/adapters/jobs"
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/jobexec"
+)
+
+// TestRunner_OutputMustBeTheJobsOwn: the runner uses a Job's output only while the Job controls
+// it and it carries the Job's labels; an output re-owned to another object (what a Job
+// namespace editor could do without the chart's policies) is reported as untrusted, its AICR
+// version label ignored (issue "trust chain": Job outputs bound to their Job, RES-8).
+func TestRunner_OutputMustBeTheJobsOwn(t *testing.T) {
+	ctx := context.Background()
+	runner, ref := succeededJob(t, "aicr-recipe-output-trust")
+	files, err := runner.Output(ctx, ref)
+	require.NoError(t, err)
+	data, err := fs.ReadFile(files, jobs.OutputKey)
+	require.NoError(t, err)
+	assert.Equal(t, "kind: RecipeResult\n", string(data))
+
+	out := &corev1.ConfigMap{}
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: jobs.OutputName(ref.Name)}, out))
+	patch := client.MergeFrom(out.DeepCopy())
+	out.OwnerReferences[0].UID = types.UID("0b7e4a51-3f9a-4c0d-8b2e-1a2b3c4d5e6f")
+	require.NoError(t, k8s.Patch(ctx, out, patch))
+	_, err = runner.Output(ctx, ref)
+	require.ErrorIs(t, err, ports.ErrUntrustedOutput)
+	st, err := runner.Status(ctx, ref)
+	require.NoError(t, err)
+	assert.Equal(t, ports.JobSucceeded, st.State)
+	assert.Empty(t, st.AICRVersion, "a version label on an output that is not the Job's counts for nothing")
+}
+
+// TestRunner_KeepNeverTakesOverAName: Keep seals its copy with the content digest; a sealed copy
+// of the same content is success, an operator copy whose content changed is replaced, and a
+// ConfigMap the operator did not write is reported as foreign and left alone (RES-7, PLAN-8).
+func TestRunner_KeepNeverTakesOverAName(t *testing.T) {
+	ctx := context.Background()
+	runner, ref := succeededJob(t, "aicr-recipe-keep-trust")
+	name := "aicr-recipe-keep-trust"
+	key := client.ObjectKey{Namespace: operatorNS, Name: name}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS}}) })
+
+	require.NoError(t, runner.Keep(ctx, ref, name, aicrv1alpha1.RoleRecipe, "uid-keep"))
+	kept := &corev1.ConfigMap{}
+	require.NoError(t, k8s.Get(ctx, key, kept))
+	require.NoError(t, configdoc.VerifySealed(kept, aicrv1alpha1.RoleRecipe, "uid-keep"))
+	require.NoError(t, runner.Keep(ctx, ref, name, aicrv1alpha1.RoleRecipe, "uid-keep"), "the same sealed copy is success")
+
+	// An operator copy whose recorded digest no longer matches is written again.
+	patch := client.MergeFrom(kept.DeepCopy())
+	kept.Annotations[aicrv1alpha1.AnnotationContentDigest] = "sha256:" + zeros
+	require.NoError(t, k8s.Patch(ctx, kept, patch))
+	require.NoError(t, runner.Keep(ctx, ref, name, aicrv1alpha1.RoleRecipe, "uid-keep"))
+	require.NoError(t, k8s.Get(ctx, key, kept))
+	require.NoError(t, configdoc.VerifySealed(kept, aicrv1alpha1.RoleRecipe, "uid-keep"), "replaced by a sealed copy")
+
+	// Something unlabelled in the way is foreign: never deleted, never used.
+	require.NoError(t, k8s.Delete(ctx, kept))
+	planted := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS},
+		Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\ncomponentRefs: [{name: backdoor}]\n"}}
+	require.NoError(t, k8s.Create(ctx, planted))
+	require.ErrorIs(t, runner.Keep(ctx, ref, name, aicrv1alpha1.RoleRecipe, "uid-keep"), ports.ErrForeignObject)
+	require.NoError(t, k8s.Get(ctx, key, kept))
+	assert.Equal(t, planted.UID, kept.UID, "left alone")
+}
+
+const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// succeededJob runs a recipe Job named name to success and deletes it when the test ends.
+func succeededJob(t *testing.T, name string) (*jobs.Runner, ports.JobRef) {
+	t.Helper()
+	ctx := context.Background()
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, k8s, k8s)
+	require.NoError(t, err)
+	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
+		return jobexec.Result{Version: "1.1.0", Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\n"}}
+	})
+	require.NoError(t, err)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = exec.Run(runCtx); close(done) }()
+	ref, err := runner.Start(ctx, ports.JobSpec{Name: name, Kind: ports.JobRecipe, Image: image,
+		Args: []string{"--log-json", "recipe", "-o", runner.OutputRef(name)}, Owner: ports.ReleaseOwner{RuntimeUID: "uid-keep"}})
+	require.NoError(t, err)
+	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { deleteJob(t, runner, ref) })
+	require.Eventually(t, func() bool {
+		st, err := runner.Status(ctx, ref)
+		return err == nil && st.State == ports.JobSucceeded
+	}, wait, tick)
+	return runner, ref
+}
