@@ -54,7 +54,9 @@ func TestRunner_KeepNeverTakesOverAName(t *testing.T) {
 	runner, ref := succeededJob(t, "aicr-recipe-keep-trust")
 	name := "aicr-recipe-keep-trust"
 	key := client.ObjectKey{Namespace: operatorNS, Name: name}
-	t.Cleanup(func() { _ = k8s.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS}}) })
+	t.Cleanup(func() {
+		_ = k8s.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS}})
+	})
 
 	require.NoError(t, runner.Keep(ctx, ref, name, aicrv1alpha1.RoleRecipe, "uid-keep"))
 	kept := &corev1.ConfigMap{}

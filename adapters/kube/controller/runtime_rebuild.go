@@ -28,9 +28,9 @@ func (r *RuntimeReconciler) readPlan(ctx context.Context, cr *aicrv1alpha1.Clust
 	live := NewPlanReader(r.creator.reader, r.plans.namespace)
 	cm, stall, err := live.configMap(ctx, digest)
 	if apierrors.IsNotFound(err) && digest == obs.active && obs.engineStall == nil {
-		plan, stall, err := r.rebuildPlan(ctx, cr, obs, digest)
+		plan, rebuildStall, rebuildErr := r.rebuildPlan(ctx, cr, obs, digest)
 		if plan == nil {
-			return nil, stall, err
+			return nil, rebuildStall, rebuildErr
 		}
 		return &configdoc.Plan{Plan: *plan}, nil, nil // rebuilt: no recipe, no render flags
 	}
