@@ -23,7 +23,8 @@ func newApproveCommand(o *Options) *cobra.Command {
 		long: "Asks the API server who you are (a SelfSubjectReview), then sets the rollout's spec.approval to your\n" +
 			"username, the expiry and the reason. Without --expires the approval lasts until the rollout's deadline.\n" +
 			"Refuses a rollout that has ended, is already approved or needs no approval, and without --expires one\n" +
-			"whose deadline has passed. An approval can be neither changed nor extended.\n" +
+			"whose deadline has passed; an --expires that ends after the deadline is refused too (the API server\n" +
+			"refuses an approval that outlives its rollout). An approval can be neither changed nor extended.\n" +
 			decidedAgain,
 		example:  approveExample,
 		args:     cobra.ExactArgs(1),
@@ -75,13 +76,18 @@ func approvalExpiry(ro *aicrv1alpha1.RuntimeRollout, now time.Time, expires time
 	if !ro.Spec.ApprovalRequired {
 		return time.Time{}, fmt.Errorf("rollout %s %w: spec.approvalRequired is false", ro.Name, ErrNoApprovalNeeded)
 	}
-	if expires > 0 {
-		return now.Add(expires).Truncate(time.Second), nil
-	}
 	deadline := ro.Spec.Deadline.Time
 	if !now.Before(deadline) {
-		return time.Time{}, fmt.Errorf("rollout %s: its %w (%s); pass --expires to approve it for a while",
+		return time.Time{}, fmt.Errorf("rollout %s: its %w (%s); the operator ends it Expired, approve the next one",
 			ro.Name, ErrDeadlinePassed, timestamp(deadline))
 	}
-	return deadline.Truncate(time.Second), nil
+	if expires <= 0 {
+		return deadline.Truncate(time.Second), nil
+	}
+	until := now.Add(expires).Truncate(time.Second)
+	if until.After(deadline) {
+		return time.Time{}, fmt.Errorf("rollout %s: --expires %s ends at %s, %w (%s); omit --expires to approve it until its deadline",
+			ro.Name, expires, timestamp(until), ErrPastDeadline, timestamp(deadline))
+	}
+	return until, nil
 }

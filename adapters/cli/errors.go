@@ -12,6 +12,8 @@ var (
 	ErrNoApprovalNeeded = errors.New("needs no approval")
 	// ErrDeadlinePassed refuses an approval lasting until a deadline that has passed.
 	ErrDeadlinePassed = errors.New("deadline has passed")
+	// ErrPastDeadline refuses an approval that would outlive its rollout's deadline (RO-4).
+	ErrPastDeadline = errors.New("after the rollout's deadline")
 	// ErrNotApproved refuses to revoke a rollout that has no approval.
 	ErrNotApproved = errors.New("is not approved")
 	// ErrAlreadyRevoked refuses a second revocation.

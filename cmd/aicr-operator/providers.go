@@ -34,7 +34,9 @@ func provideRestConfig() (*rest.Config, error) {
 // cached in the engine namespace only, in a cache that needs their CRD only once they are
 // read or watched: the operator starts before Argo CD is installed (ENG-4).
 func provideManagerOptions(cfg app.Config) manager.Options {
-	jobNamespaces := []string{cfg.JobsNamespace, cfg.DiscoveryNamespace}
+	// The discovery namespace is reserved for AICR's snapshot agent; the operator runs nothing
+	// there and the chart grants it nothing there, so it is not cached either.
+	jobNamespaces := []string{cfg.JobsNamespace}
 	if cfg.ValidationEnabled { // the chart grants the validation namespace only then
 		jobNamespaces = append(jobNamespaces, cfg.ValidationNamespace)
 	}
@@ -46,6 +48,7 @@ func provideManagerOptions(cfg app.Config) manager.Options {
 		RenewDeadline:           cfg.RenewDeadline,
 		RetryPeriod:             cfg.RetryPeriod,
 		MetricsBindAddress:      cfg.MetricsBindAddress,
+		MetricsSecure:           cfg.MetricsSecure,
 		HealthProbeBindAddress:  cfg.HealthProbeBindAddress,
 		GracefulShutdownTimeout: gracefulShutdown,
 		AddToScheme:             []func(*runtime.Scheme) error{argocd.AddToScheme},

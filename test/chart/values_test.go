@@ -236,6 +236,7 @@ func TestRenderDeployment(t *testing.T) {
 		"--leader-election-renew-deadline=10s",
 		"--leader-election-retry-period=2s",
 		"--metrics-bind-address=:8080",
+		"--metrics-secure=true",
 		"--health-probe-bind-address=:8081",
 		"--log-level=info",
 	}, args, "the composition root reads exactly these flags (chart README)")
@@ -279,7 +280,7 @@ func TestRenderAppProject(t *testing.T) {
 		map[string]any{"server": "https://kubernetes.default.svc", "namespace": "kai-scheduler"},
 	}, dest)
 	kinds, _, _ := unstructured.NestedSlice(p.Object, "spec", "clusterResourceWhitelist")
-	assert.Equal(t, []any{map[string]any{"group": "*", "kind": "*"}}, kinds)
+	assert.Equal(t, groupKinds(defaultClusterResources), kinds, "ENG-1 CH-5 the GPU stack's kinds, no wildcard")
 }
 
 // TestAppProjectAcceptedByArgoCD checks the AppProject helm install created on the control

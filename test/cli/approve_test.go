@@ -80,7 +80,7 @@ func TestApprove_Refusals(t *testing.T) {
 		{name: "needs no approval", fx: fixture{ro: noApproval},
 			want: "needs no approval: spec.approvalRequired is false"},
 		{name: "deadline passed without --expires", fx: fixture{ro: newRollout()}, at: deadline.Add(time.Hour),
-			want: "its deadline has passed (2029-06-02T12:00:00Z); pass --expires to approve it for a while"},
+			want: "its deadline has passed (2029-06-02T12:00:00Z); the operator ends it Expired, approve the next one"},
 		{name: "no reason", fx: fixture{ro: newRollout()}, args: []string{"--reason", " "},
 			want: "--reason is required"},
 		{name: "reason too long", fx: fixture{ro: newRollout()}, args: []string{"--reason", strings.Repeat("x", 1025)},

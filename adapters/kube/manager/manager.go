@@ -1,11 +1,13 @@
 // Package manager builds the operator's controller-runtime manager: leader election with a
-// Lease in the operator namespace, metrics and health endpoints, graceful shutdown, and
+// Lease in the operator namespace, metrics (HTTPS, authenticated and authorized by the API
+// server unless turned off) and health endpoints, graceful shutdown, and
 // caches limited to the operator's own labelled objects, so unrelated ConfigMaps are never
 // cached and Secrets (and the engine objects the operator only reads by name) are never
 // listed, watched or cached (CH-4, OPS-2).
 package manager
 
 import (
+	"crypto/tls"
 	"fmt"
 	"time"
 
@@ -20,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -40,6 +43,14 @@ type Options struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// MetricsBindAddress serves Prometheus metrics ("0" disables).
 	MetricsBindAddress string
+	// MetricsSecure serves metrics over HTTPS (a self-signed certificate controller-runtime
+	// generates in memory) and only to callers whose bearer token the API server authenticates
+	// (TokenReview) and authorizes for get on the /metrics non-resource URL
+	// (SubjectAccessReview): callers without a valid token are refused (401, or 500 when the
+	// TokenReview reports an error), callers without the grant get 403. The
+	// operator's identity needs create on tokenreviews and subjectaccessreviews (the chart's
+	// rbac-metrics.yaml). False serves plain HTTP to anyone who reaches the port.
+	MetricsSecure bool
 	// HealthProbeBindAddress serves /healthz and /readyz ("0" disables).
 	HealthProbeBindAddress string
 	// GracefulShutdownTimeout bounds how long runnables get to stop.
@@ -54,6 +65,22 @@ type Options struct {
 	// Uncached are object types read by name only, never listed, watched or cached.
 	Uncached []client.Object
 }
+
+// metricsOptions serves metrics on o.MetricsBindAddress, authenticated and authorized by the
+// API server when o.MetricsSecure (OPS-2).
+func metricsOptions(o Options) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.MetricsBindAddress}
+	if o.MetricsSecure {
+		m.SecureServing = true
+		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+		m.TLSOpts = []func(*tls.Config){http1Only}
+	}
+	return m
+}
+
+// http1Only turns HTTP/2 off on the metrics listener: its stream-reset floods
+// (CVE-2023-44487, CVE-2023-39325) reach a handler before any authentication.
+func http1Only(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
 
 // NewScheme returns the core, operator and extra types.
 func NewScheme(extra ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
@@ -101,7 +128,7 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		LeaseDuration:                 &o.LeaseDuration,
 		RenewDeadline:                 &o.RenewDeadline,
 		RetryPeriod:                   &o.RetryPeriod,
-		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                       metricsOptions(o),
 		HealthProbeBindAddress:        o.HealthProbeBindAddress,
 		GracefulShutdownTimeout:       &o.GracefulShutdownTimeout,
 		Cache:                         cache.Options{ByObject: byObject, DefaultTransform: cache.TransformStripManagedFields()},

@@ -86,11 +86,12 @@ namespaces and the Job, discovery and validation namespaces, without the release
 {{- end }}
 
 {{/*
-The namespaces the operator runs Jobs in (Job, discovery and, with validation, validation),
-deduplicated.
+The namespaces the operator runs Jobs in (the Job namespace and, with validation, the
+validation namespace), deduplicated. The discovery namespace is reserved for AICR's snapshot
+agent: the operator runs nothing there, so it holds no rights there.
 */}}
 {{- define "aicr-operator.jobNamespaces" -}}
-{{- $ns := list .Values.namespaces.jobs.name .Values.namespaces.discovery.name -}}
+{{- $ns := list .Values.namespaces.jobs.name -}}
 {{- if .Values.validation.enabled -}}
 {{- $ns = append $ns .Values.namespaces.validation.name -}}
 {{- end -}}
@@ -146,4 +147,54 @@ The component namespace names as a JSON list.
 {{- $names := list -}}
 {{- range .Values.namespaces.components }}{{ $names = append $names .name }}{{ end -}}
 {{- toJson $names -}}
+{{- end }}
+
+{{/*
+The cluster-scoped kinds no Application may ever write, whatever engine.clusterResources says,
+as a JSON list of {group, kind}: the admission policies and their bindings (they guard
+approvals and plans) and every kind of the operator's own group. The AppProject blacklists
+them; "aicr-operator.clusterResources" refuses to allow them.
+*/}}
+{{- define "aicr-operator.forbiddenClusterResources" -}}
+{{- $out := list -}}
+{{- range list "ValidatingAdmissionPolicy" "ValidatingAdmissionPolicyBinding" "MutatingAdmissionPolicy" "MutatingAdmissionPolicyBinding" -}}
+{{- $out = append $out (dict "group" "admissionregistration.k8s.io" "kind" .) -}}
+{{- end -}}
+{{- $out = append $out (dict "group" "operator.aicr.run" "kind" "*") -}}
+{{- toJson $out -}}
+{{- end }}
+
+{{/*
+engine.clusterResources, the cluster-scoped kinds the AppProject allows, checked and as a
+JSON list of {group, kind}. Argo CD matches both fields as globs, so each entry must name one
+exact group and kind. Refused whatever the values say (compared case-insensitively): any kind
+of operator.aicr.run or of a group under it, and any admissionregistration.k8s.io kind but the
+two webhook configurations, so ValidatingAdmissionPolicy, MutatingAdmissionPolicy, their
+bindings and any later admission kind never reach the allow-list.
+*/}}
+{{- define "aicr-operator.clusterResources" -}}
+{{- $out := list -}}
+{{- range $i, $r := .Values.engine.clusterResources -}}
+{{- $group := toString (default "" $r.group) -}}
+{{- $kind := toString (default "" $r.kind) -}}
+{{- $g := lower $group -}}
+{{- $k := lower $kind -}}
+{{- if not (regexMatch "^[A-Za-z][A-Za-z0-9]*$" $kind) -}}
+{{- fail (printf "engine.clusterResources[%d]: kind %q must be one exact kind (letters and digits, no wildcard)" $i $kind) -}}
+{{- end -}}
+{{- if not (regexMatch "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$" $g) -}}
+{{- fail (printf "engine.clusterResources[%d]: group %q must be one exact API group (\"\" for the core group, no wildcard)" $i $group) -}}
+{{- end -}}
+{{- if or (eq $g "operator.aicr.run") (hasSuffix ".operator.aicr.run" $g) -}}
+{{- fail (printf "engine.clusterResources[%d]: %s/%s is never allowed: no Application may write the operator's own API (operator.aicr.run), whatever the values say" $i $group $kind) -}}
+{{- end -}}
+{{- if and (eq $g "admissionregistration.k8s.io") (not (has $k (list "validatingwebhookconfiguration" "mutatingwebhookconfiguration"))) -}}
+{{- fail (printf "engine.clusterResources[%d]: %s/%s is never allowed: admission policies and their bindings guard approvals and plans, so of admissionregistration.k8s.io only ValidatingWebhookConfiguration and MutatingWebhookConfiguration may be allowed, whatever the values say" $i $group $kind) -}}
+{{- end -}}
+{{- $entry := dict "group" $group "kind" $kind -}}
+{{- if not (has $entry $out) -}}
+{{- $out = append $out $entry -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $out -}}
 {{- end }}

@@ -32,7 +32,13 @@ type RuntimeRollout struct {
 }
 
 // RuntimeRolloutSpec fixes one transition (RO-2). The approval is bound to every other field
-// without copying them, because they cannot change (RO-3).
+// without copying them, because they cannot change (RO-3), and ends at the latest at the
+// deadline: an expiresAt after spec.deadline is refused when it is set (RO-4). One rule checks
+// creates (optionalOldSelf, which it uses only to tell a create: the API server hands such a
+// rule date-time fields of oldSelf as strings), the other updates; the update rule lets an
+// unchanged expiresAt through, so a rollout approved before the bound existed can still be
+// revoked and acknowledged. deadline is immutable and expiresAt set once, so every newly set
+// expiresAt is checked.
 //
 // +kubebuilder:validation:XValidation:rule="self.runtimeUID == oldSelf.runtimeUID",message="spec.runtimeUID is immutable"
 // +kubebuilder:validation:XValidation:rule="has(self.fromPlanDigest) == has(oldSelf.fromPlanDigest) && (!has(self.fromPlanDigest) || self.fromPlanDigest == oldSelf.fromPlanDigest)",message="spec.fromPlanDigest is immutable"
@@ -47,6 +53,8 @@ type RuntimeRollout struct {
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.approval) || !has(oldSelf.approval.acknowledgements) || (has(self.approval) && has(self.approval.acknowledgements) && oldSelf.approval.acknowledgements.all(o, self.approval.acknowledgements.exists(n, n.release == o.release)))",message="acknowledgements are append-only: an acknowledgement cannot be removed"
 // +kubebuilder:validation:XValidation:rule="!has(self.approval) || !has(self.approval.revokedBy) || (has(oldSelf.approval) && has(oldSelf.approval.approvedBy))",message="a revocation needs an existing approval"
 // +kubebuilder:validation:XValidation:rule="!has(self.approval) || !has(self.approval.acknowledgements) || size(self.approval.acknowledgements) == 0 || (has(oldSelf.approval) && has(oldSelf.approval.approvedBy))",message="an acknowledgement needs an existing approval"
+// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || !has(self.approval) || !has(self.approval.expiresAt) || self.approval.expiresAt <= self.deadline",message="spec.approval.expiresAt must not be after spec.deadline: an approval cannot outlive its rollout",optionalOldSelf=true
+// +kubebuilder:validation:XValidation:rule="!has(self.approval) || !has(self.approval.expiresAt) || self.approval.expiresAt <= self.deadline || (has(oldSelf.approval) && has(oldSelf.approval.expiresAt) && oldSelf.approval.expiresAt == self.approval.expiresAt)",message="spec.approval.expiresAt must not be after spec.deadline: an approval cannot outlive its rollout"
 type RuntimeRolloutSpec struct {
 	// RuntimeUID is the UID of the ClusterRuntime this rollout belongs to.
 	// +required
@@ -152,7 +160,7 @@ type Approval struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	ApprovedBy string `json:"approvedBy,omitempty"`
-	// ExpiresAt is when the approval ends; it cannot be extended.
+	// ExpiresAt is when the approval ends, at the latest spec.deadline; it cannot be extended.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=35

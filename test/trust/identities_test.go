@@ -1,0 +1,175 @@
+package trust_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/test/jobexec"
+)
+
+// The identities of the suite. Each attacker holds exactly the grant its attack needs.
+const (
+	operatorUser = "system:serviceaccount:" + operatorNS + ":aicr-operator"
+	jobsUser     = "system:serviceaccount:" + jobsNS + ":aicr-jobs"
+	// approverUser is bound to the chart's approver roles through approvers.users.
+	approverUser = "approver-alice"
+	// editorUser edits the ClusterRuntime and nothing else.
+	editorUser = "editor-eve"
+	// cmEditorUser may create, change and delete any ConfigMap of the operator namespace.
+	cmEditorUser = "mallory"
+	// jobsAdminUser is an administrator of the Job namespace (the admin ClusterRole there).
+	jobsAdminUser = "jobs-admin"
+	// statusUser may write the status of both kinds.
+	statusUser = "status-sam"
+	// policyUser may change admission policy bindings.
+	policyUser = "policy-pat"
+)
+
+// as returns a client acting as user with groups, through RBAC and admission.
+func as(user string, groups ...string) client.Client {
+	c, err := client.New(controlPlane.Impersonate(user, groups...), client.Options{Scheme: scheme})
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// operatorConfig is the operator's ServiceAccount as the API server sees it.
+func operatorConfig() *rest.Config {
+	return controlPlane.Impersonate(operatorUser, "system:serviceaccounts", "system:serviceaccounts:"+operatorNS)
+}
+
+// podOf returns a client acting as a Pod named pod running as aicr-jobs: the user and the
+// bound token's pod-name claim the API server would see.
+func podOf(pod string) client.Client {
+	cfg := rest.CopyConfig(controlPlane.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{
+		UserName: jobsUser, Groups: []string{"system:authenticated", "system:serviceaccounts", "system:serviceaccounts:" + jobsNS},
+		Extra: map[string][]string{jobexec.PodNameExtra: {pod}, jobexec.PodUIDExtra: {"uid-of-" + pod}},
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// attackerGrants are the RBAC grants of the attackers.
+func attackerGrants() []client.Object {
+	all := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+	rule := func(group, resource string, verbs ...string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: verbs}
+	}
+	clusterGrant := func(user string, rules ...rbacv1.PolicyRule) []client.Object {
+		return []client.Object{
+			&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "test-" + user}, Rules: rules},
+			&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-" + user},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "test-" + user},
+				Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}}},
+		}
+	}
+	var objs []client.Object
+	objs = append(objs, clusterGrant(editorUser, rule("operator.aicr.run", "clusterruntimes", all...),
+		rule("operator.aicr.run", "runtimerollouts", "get", "list", "watch"))...)
+	objs = append(objs, clusterGrant(statusUser, rule("operator.aicr.run", "clusterruntimes", "get", "list"),
+		rule("operator.aicr.run", "runtimerollouts", "get", "list"),
+		rule("operator.aicr.run", "clusterruntimes/status", "get", "update", "patch"),
+		rule("operator.aicr.run", "runtimerollouts/status", "get", "update", "patch"))...)
+	objs = append(objs, clusterGrant(policyUser, rule("admissionregistration.k8s.io", "validatingadmissionpolicybindings", all...))...)
+	objs = append(objs,
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "test-cm-editor", Namespace: operatorNS},
+			Rules: []rbacv1.PolicyRule{rule("", "configmaps", all...)}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-cm-editor", Namespace: operatorNS},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "test-cm-editor"},
+			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: cmEditorUser}}},
+		// What the built-in admin role grants in a namespace (envtest runs no aggregation
+		// controller to fill it): workloads, exec, ConfigMaps, ServiceAccount tokens.
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "test-jobs-admin", Namespace: jobsNS}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"batch"}, Resources: []string{"jobs", "cronjobs"}, Verbs: all},
+			{APIGroups: []string{""}, Resources: []string{"pods", "pods/ephemeralcontainers", "configmaps", "secrets"}, Verbs: all},
+			{APIGroups: []string{""}, Resources: []string{"pods/exec", "pods/attach", "pods/portforward"}, Verbs: []string{"get", "create"}},
+			{APIGroups: []string{""}, Resources: []string{"serviceaccounts/token"}, Verbs: []string{"create"}},
+		}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-jobs-admin", Namespace: jobsNS},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "test-jobs-admin"},
+			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: jobsAdminUser}}},
+	)
+	return objs
+}
+
+// waitEnforced polls, with a bound, until the policies refuse a dry-run probe each: policies
+// are compiled asynchronously after they are created.
+func waitEnforced(ctx context.Context) error {
+	dry := client.DryRunAll
+	probes := map[string]func() error{
+		"PLAN-8": func() error {
+			return as(cmEditorUser).Create(ctx, labelled(operatorNS, "probe", nil), dry)
+		},
+		"RES-8": func() error {
+			return as(jobsAdminUser).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: jobsNS}}, dry)
+		},
+		"RES-8: Jobs": func() error {
+			return as(jobsAdminUser).Create(ctx, job("probe", aicrImage, "aicr-jobs"), dry)
+		},
+	}
+	for id, probe := range probes {
+		var last error
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			last = probe()
+			return last != nil && strings.Contains(last.Error(), id), nil
+		})
+		if err != nil {
+			return fmt.Errorf("policy for %s not enforced (last answer: %v): %w", id, last, err)
+		}
+	}
+	return nil
+}
+
+// labelled is a ConfigMap carrying the operator's labels for role (nil: no role).
+func labelled(namespace, name string, data map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{
+		"operator.aicr.run/role": "recipe", "operator.aicr.run/managed-by": "aicr-operator",
+	}}, Data: data}
+}
+
+// job is a Job running image as serviceAccount in the Job namespace.
+func job(name, image, serviceAccount string) *batchv1.Job {
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: jobsNS},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			ServiceAccountName: serviceAccount, RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "aicr", Image: image}},
+		}}},
+	}
+}
+
+// fixtureNamespaces are the namespaces the fixture's releases deploy into.
+func fixtureNamespaces() ([]string, error) {
+	b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", fixtureDir))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range b.Releases {
+		if !seen[r.Namespace] {
+			seen[r.Namespace] = true
+			out = append(out, r.Namespace)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
