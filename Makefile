@@ -28,6 +28,10 @@ generate: ## Generate deepcopy, mocks and wire_gen.go (go generate + controller-
 manifests: ## Generate the CRDs into the chart (controller-gen crd).
 	go tool controller-gen crd paths=./adapters/kube/api/... output:crd:artifacts:config=$(CRD_DIR)
 
+.PHONY: api-docs
+api-docs: ## Generate docs/api-reference.md from the API types (crd-ref-docs from the Go module proxy).
+	test/tools/api-docs.sh
+
 .PHONY: fmt
 fmt: $(GOLANGCI_LINT) ## Format Go code (gofmt, goimports, gci).
 	$(GOLANGCI_LINT) fmt
@@ -70,8 +74,8 @@ verify-mod: ## go mod tidy leaves go.mod and go.sum unchanged.
 	@test/tools/verify-clean.sh "go.mod/go.sum are not tidy: run go mod tidy" go.mod go.sum
 
 .PHONY: verify-gen
-verify-gen: generate manifests ## Generated files are current.
-	@test/tools/verify-clean.sh "generated files are out of date: run make generate manifests" .
+verify-gen: generate manifests api-docs ## Generated files are current.
+	@test/tools/verify-clean.sh "generated files are out of date: run make generate manifests api-docs" .
 
 .PHONY: verify-fmt
 verify-fmt: fmt ## Formatting leaves no diff.

@@ -28,7 +28,8 @@ const (
 	RegistryAuthAWS RegistryAuthProvider = "aws"
 	// RegistryAuthStatic uses an admin-provided docker config Secret read by name.
 	RegistryAuthStatic RegistryAuthProvider = "static"
-	// RegistryAuthInCluster uses an in-cluster registry over plain HTTP with a generated login.
+	// RegistryAuthInCluster uses an in-cluster registry over plain HTTP: the operator pushes with
+	// the login of its push Secret, Argo CD pulls with a separate pull-only login.
 	RegistryAuthInCluster RegistryAuthProvider = "inCluster"
 )
 
@@ -42,6 +43,9 @@ var (
 )
 
 var pinnedImage = regexp.MustCompile(`^[^@\s]+@sha256:[a-f0-9]{64}$`)
+
+// iamRoleARN matches an IAM role ARN in any partition (aws, aws-cn, aws-us-gov).
+var iamRoleARN = regexp.MustCompile(`^arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
 
 // Config is the operator's installation configuration, passed by the chart's Deployment as
 // flags (see BindFlags; the chart README lists them). ClusterRuntime holds only runtime intent
@@ -58,6 +62,8 @@ type Config struct {
 	RegistryAuthProvider     RegistryAuthProvider
 	RegistryRepoCredsSecret  string
 	RegistryStaticSecret     string
+	RegistryPushSecret       string
+	RegistryAWSPullRoleARN   string
 	ComponentNamespaces      []string
 	JobsNamespace            string
 	DiscoveryNamespace       string
@@ -70,6 +76,7 @@ type Config struct {
 	RenewDeadline            time.Duration
 	RetryPeriod              time.Duration
 	MetricsBindAddress       string
+	MetricsSecure            bool
 	HealthProbeBindAddress   string
 	LogLevel                 string
 }
@@ -127,7 +134,16 @@ func (c Config) validateRegistry() []error {
 			ErrInvalidConfig, c.RegistryRepository))
 	}
 	switch c.RegistryAuthProvider {
-	case RegistryAuthAWS, RegistryAuthInCluster:
+	case RegistryAuthAWS:
+		if !iamRoleARN.MatchString(c.RegistryAWSPullRoleARN) {
+			errs = append(errs, fmt.Errorf("%w: --registry-aws-pull-role-arn %q must be the ARN of the pull-only IAM role "+
+				"(arn:aws:iam::<account>:role/<name>) the aws provider assumes for Argo CD's ECR token (registry.auth.awsPullRoleArn)",
+				ErrInvalidConfig, c.RegistryAWSPullRoleARN))
+		}
+	case RegistryAuthInCluster:
+		if c.RegistryPushSecret == "" {
+			errs = append(errs, fmt.Errorf("%w: --registry-push-secret is required with the inCluster provider", ErrInvalidConfig))
+		}
 	case RegistryAuthStatic:
 		if c.RegistryStaticSecret == "" {
 			errs = append(errs, fmt.Errorf("%w: --registry-static-secret is required with the static provider", ErrInvalidConfig))

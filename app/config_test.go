@@ -20,6 +20,7 @@ var chartArgs = []string{
 	"--engine=ArgoCD", "--engine-namespace=argocd", "--engine-project=aicr",
 	"--registry-repository=oci://123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr",
 	"--registry-auth-provider=aws", "--registry-repo-creds-secret=aicr-registry",
+	"--registry-aws-pull-role-arn=arn:aws:iam::123456789012:role/aicr-argocd-pull",
 	"--component-namespaces=gpu-operator,monitoring", "--jobs-namespace=aicr-jobs",
 	"--discovery-namespace=aicr-discovery", "--validation-namespace=aicr-validation",
 	"--validation-enabled=true", "--jobs-service-account=aicr-jobs", "--validation-service-account=aicr-validator",
@@ -59,6 +60,19 @@ func TestConfigValidate(t *testing.T) {
 			wantIs: app.ErrInvalidConfig, wantMsg: "must start with oci://"},
 		{name: "CH-2 the static provider needs its Secret", extra: []string{"--registry-auth-provider=static"},
 			wantIs: app.ErrInvalidConfig, wantMsg: "--registry-static-secret is required with the static provider"},
+		{name: "REG-1 the aws provider needs Argo CD's pull role", extra: []string{"--registry-aws-pull-role-arn="},
+			wantIs: app.ErrInvalidConfig, wantMsg: `--registry-aws-pull-role-arn "" must be the ARN of the pull-only IAM role`},
+		{name: "REG-1 the pull role must be an IAM role ARN", extra: []string{"--registry-aws-pull-role-arn=aicr-argocd-pull"},
+			wantIs: app.ErrInvalidConfig, wantMsg: "(registry.auth.awsPullRoleArn)"},
+		{name: "REG-1 a pull role in another partition is accepted",
+			extra: []string{"--registry-aws-pull-role-arn=arn:aws-us-gov:iam::123456789012:role/team/aicr-argocd-pull"}},
+		{name: "REG-1 the static provider needs no pull role", extra: []string{
+			"--registry-auth-provider=static", "--registry-static-secret=regcred", "--registry-aws-pull-role-arn="}},
+		{name: "REG-1 the inCluster provider reads the push Secret by its default name", extra: []string{
+			"--registry-auth-provider=inCluster", "--registry-repository=oci://registry.aicr-registry:5000/aicr"}},
+		{name: "REG-1 the inCluster provider needs its push Secret", extra: []string{
+			"--registry-auth-provider=inCluster", "--registry-push-secret="},
+			wantIs: app.ErrInvalidConfig, wantMsg: "--registry-push-secret is required with the inCluster provider"},
 		{name: "CH-2 an unknown provider is refused", extra: []string{"--registry-auth-provider=gcp"},
 			wantIs: app.ErrInvalidConfig, wantMsg: `--registry-auth-provider "gcp" must be aws, static or inCluster`},
 		{name: "CH-2 component namespaces are required", extra: []string{"--component-namespaces= , "},
@@ -100,6 +114,8 @@ func TestBindFlagsDefaultsMatchTheChart(t *testing.T) {
 	assert.Equal(t, "argocd", c.EngineNamespace)
 	assert.Equal(t, "aicr", c.EngineProject)
 	assert.Equal(t, "aicr-registry", c.RegistryRepoCredsSecret)
+	assert.Equal(t, "aicr-registry-push", c.RegistryPushSecret)
+	assert.Empty(t, c.RegistryAWSPullRoleARN, "no default: the administrator creates the role")
 	assert.Equal(t, "aicr-jobs", c.JobsServiceAccount)
 	assert.True(t, c.LeaderElect)
 }

@@ -27,6 +27,10 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&c.RegistryRepoCredsSecret, "registry-repo-creds-secret", "aicr-registry", "Argo CD repo-creds Secret the operator refreshes")
 	fs.StringVar(&c.RegistryStaticSecret, "registry-static-secret", "", "docker config Secret of the static provider")
+	fs.StringVar(&c.RegistryPushSecret, "registry-push-secret", "aicr-registry-push",
+		"inCluster only: Secret in the operator namespace with the operator's read-write login (keys username, password)")
+	fs.StringVar(&c.RegistryAWSPullRoleARN, "registry-aws-pull-role-arn", "",
+		"aws only: pull-only IAM role the operator assumes to request Argo CD's ECR token")
 	fs.Func("component-namespaces", "comma-separated namespaces the recipe may deploy into", func(s string) error {
 		c.ComponentNamespaces = splitList(s)
 		return nil
@@ -42,6 +46,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "leader election renew deadline")
 	fs.DurationVar(&c.RetryPeriod, "leader-election-retry-period", 2*time.Second, "leader election retry period")
 	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint")
+	fs.BoolVar(&c.MetricsSecure, "metrics-secure", true,
+		"serve metrics over HTTPS to callers the API server authenticates and authorizes for get on /metrics; false serves plain HTTP to anyone")
 	fs.StringVar(&c.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address of the health probes")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info or error")
 }

@@ -68,7 +68,7 @@ func TestECRAPI_FakeEndpointDrivesTheRepoCredsWrite(t *testing.T) {
 	assert.Equal(t, t0.Add(12*time.Hour), tok.ExpiresAt)
 
 	rec := &recorder{}
-	_, err = oci.NewECR(api, rec, clock).Refresh(context.Background())
+	_, err = oci.NewECR(&fakeECR{clock: clock, prefix: "push-"}, api, rec, clock).Refresh(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []oci.Login{{Username: "AWS", Password: "ecr-password"}}, rec.writes)
 }

@@ -34,7 +34,9 @@ type SecretReader interface {
 const DockerConfigKey = ".dockerconfigjson"
 
 // Static is the static provider: an admin-provided docker config Secret,
-// read by name on every call so a rotated Secret is picked up.
+// read by name on every call so a rotated Secret is picked up. It holds the
+// operator's push credential; Argo CD's repo-creds Secret, also the
+// administrator's, should hold a distinct pull-only credential.
 type Static struct {
 	Secrets    SecretReader
 	SecretName string
@@ -98,27 +100,35 @@ type Login struct {
 	Password string
 }
 
-// InClusterUsername is the username of the generated in-cluster registry
-// login, the one the chart writes into the repo-creds Secret.
-const InClusterUsername = "aicr"
+// Suggested usernames of the in-cluster registry's two logins. The operator
+// reads whatever username its push Secret holds; these only name the roles.
+const (
+	// InClusterPushUsername is the operator's read-write login (its push Secret).
+	InClusterPushUsername = "aicr-push"
+	// InClusterPullUsername is Argo CD's read-only login (the repo-creds Secret).
+	InClusterPullUsername = "aicr-pull"
+)
 
 // InCluster is the in-cluster registry provider: plain HTTP (Options.PlainHTTP)
-// with a login generated at install time and kept in a Secret with the keys
-// username and password (the chart's repo-creds Secret has both).
+// with the operator's own push login, kept in an administrator-provided
+// Secret of the operator namespace (keys username and password) read by name
+// on every call, so a rotated login is picked up. Argo CD pulls with a
+// distinct read-only login in its repo-creds Secret, which the operator never
+// reads.
 type InCluster struct {
 	Secrets    SecretReader
 	SecretName string
 }
 
-// Credential returns the generated login for any host.
+// Credential returns the push login for any host.
 func (p InCluster) Credential(ctx context.Context, _ string) (auth.Credential, error) {
 	data, err := p.Secrets.ReadSecret(ctx, p.SecretName)
 	if err != nil {
-		return auth.EmptyCredential, fmt.Errorf("read in-cluster registry login %s: %w", p.SecretName, err)
+		return auth.EmptyCredential, fmt.Errorf("read in-cluster registry push login %s: %w", p.SecretName, err)
 	}
 	user, pass := string(data["username"]), string(data["password"])
 	if user == "" || pass == "" {
-		return auth.EmptyCredential, fmt.Errorf("read in-cluster registry login %s: %w", p.SecretName, ports.ErrCredentialsUnavailable)
+		return auth.EmptyCredential, fmt.Errorf("read in-cluster registry push login %s: no username or password: %w", p.SecretName, ports.ErrCredentialsUnavailable)
 	}
 	return auth.Credential{Username: user, Password: pass}, nil
 }

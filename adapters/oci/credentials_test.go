@@ -84,26 +84,46 @@ func TestStatic_DockerConfigSecretByName(t *testing.T) {
 	}
 }
 
-func TestInCluster_PlainHTTPWithGeneratedLogin(t *testing.T) {
+func TestInCluster_PushesWithItsOwnLoginFromItsSecret(t *testing.T) {
 	t.Parallel()
-	login, err := oci.GenerateLogin(bytes.NewReader(bytes.Repeat([]byte{7}, 32)))
+	push, err := oci.GenerateLogin(oci.InClusterPushUsername, bytes.NewReader(bytes.Repeat([]byte{7}, 32)))
 	require.NoError(t, err)
-	assert.Equal(t, oci.InClusterUsername, login.Username)
-	assert.Len(t, login.Password, 64)
+	assert.Equal(t, "aicr-push", push.Username)
+	assert.Len(t, push.Password, 64)
 
-	host := serveRegistry(t, basicAuth(login.Username, login.Password))
+	host := serveRegistry(t, basicAuth(push.Username, push.Password))
 	reg, err := oci.New(oci.Options{
 		Registry: host + "/aicr", PlainHTTP: true, Retry: fastRetry,
-		Credentials: oci.InCluster{Secrets: secrets{"aicr-registry-login": login.SecretData()}, SecretName: "aicr-registry-login"},
+		Credentials: oci.InCluster{Secrets: secrets{"aicr-registry-push": push.SecretData()}, SecretName: "aicr-registry-push"},
 	})
 	require.NoError(t, err)
 	d, err := reg.PushEvidence(context.Background(), evidenceFixture())
 	require.NoError(t, err)
 	_, err = reg.PullEvidence(context.Background(), d)
 	require.NoError(t, err)
+}
 
-	_, err = oci.InCluster{Secrets: secrets{}, SecretName: "aicr-registry-login"}.Credential(context.Background(), host)
-	require.ErrorIs(t, err, ports.ErrCredentialsUnavailable)
+func TestInCluster_PushSecretFailuresMapToSentinels(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		secrets secrets
+		want    error
+	}{
+		{"RegistryCredentialsUnavailable without the push Secret", secrets{}, ports.ErrCredentialsUnavailable},
+		{"RegistryCredentialsUnavailable without a password", secrets{"aicr-registry-push": {"username": []byte("aicr-push")}},
+			ports.ErrCredentialsUnavailable},
+		{"RegistryCredentialsUnavailable when only Argo CD's repo-creds Secret exists", secrets{
+			"aicr-registry": oci.RepoCredsData("oci://registry.aicr:5000/aicr", "oci", oci.Login{Username: oci.InClusterPullUsername, Password: "p"}),
+		}, ports.ErrCredentialsUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := oci.InCluster{Secrets: tt.secrets, SecretName: "aicr-registry-push"}.Credential(context.Background(), "registry.aicr:5000")
+			require.ErrorIs(t, err, tt.want)
+		})
+	}
 }
 
 // flaky fails the first n requests with 503, as a registry under maintenance does.

@@ -27,12 +27,46 @@
 // hosts (blob storage), every blob being verified against its digest. Every
 // client has an overall timeout.
 //
-// Credentials come from a CredentialProvider: Static (a docker config Secret
-// read by name), InCluster (plain HTTP with a generated login) or ECR (tokens
-// from ECRAPI, signed with EKS Pod Identity or IRSA credentials, refreshed
-// every 6 hours on the Clock port and written into Argo CD's repo-creds
-// Secret by ArgoRepoCreds). Credential failures wrap the ports sentinels
-// ErrCredentialsUnavailable, ErrCredentialsStale and ErrUnauthorized; the
-// domain maps them to stall reasons (RES-6). Transient outages are retried
-// with a bounded, context-aware backoff.
+// Credentials come from a CredentialProvider. Argo CD only ever pulls, so it
+// never receives the operator's push credential: every provider keeps a
+// read-write login for the operator and a distinct read-only one for Argo CD's
+// repo-creds Secret.
+//
+//   - Static reads the operator's credential from an admin-provided docker
+//     config Secret by name. The repo-creds Secret is the administrator's too
+//     and should hold a pull-only credential.
+//   - InCluster (plain HTTP) reads the operator's push login from a Secret of
+//     the operator namespace by name (keys username and password; e.g.
+//     InClusterPushUsername). Argo CD's repo-creds Secret holds the pull login
+//     (e.g. InClusterPullUsername, plus insecureOCIForceHttp: "true"), which
+//     the operator never reads. The administrator creates both Secrets,
+//     because whoever configures the registry's users is the only one who
+//     knows them: the registry must hold both logins and enforce per-user
+//     access (the pull user may only read; a registry that lets every
+//     authenticated user push, such as distribution with htpasswd alone,
+//     defeats the separation; zot's accessControl or Harbor robot accounts
+//     work). The chart therefore neither generates a login nor needs
+//     lookup, so Argo CD can render it. Generating both in the operator was
+//     rejected: it would still not configure the registry, and it would need
+//     create on Secrets in Argo CD's namespace, which RBAC cannot restrict by
+//     name (the operator could then create Argo CD cluster and repository
+//     Secrets).
+//   - ECR keeps two tokens. Its own, for its pushes, comes from ECRAPI signed
+//     with its EKS Pod Identity or IRSA credentials and is never written
+//     anywhere. Argo CD's comes from ECRAPI signed with the credentials of a
+//     pull-only role the operator assumes (AssumedRole, STS AssumeRole from
+//     its own credentials, session PullRoleSessionName): an ECR token carries
+//     the permissions of the identity that requested it. ArgoRepoCreds writes
+//     that one into Argo CD's repo-creds Secret. Both are refreshed at start
+//     and every 6 hours on the Clock port. The pull role needs
+//     ecr:GetAuthorizationToken and the read actions on the repository only,
+//     and a trust policy naming the operator's role (sts:AssumeRole); the
+//     operator's role needs sts:AssumeRole on it. The operator refuses to
+//     start without one (--registry-aws-pull-role-arn).
+//
+// Credential failures wrap the ports sentinels ErrCredentialsUnavailable,
+// ErrCredentialsStale and ErrUnauthorized; the domain maps them to stall
+// reasons (RES-6). With ECR, Argo CD's token failing while it has none valid
+// fails the operator's calls too: an AssumeRole denial stalls Unauthorized.
+// Transient outages are retried with a bounded, context-aware backoff.
 package oci

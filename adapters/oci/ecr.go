@@ -16,8 +16,8 @@ import (
 
 // ECR refresh cadence (REG-1) and retry bounds after a failed refresh.
 const (
-	// ECRRefreshInterval is how often a fresh token is written, well inside
-	// the 12 hours an ECR token lives.
+	// ECRRefreshInterval is how often a fresh token is fetched (and Argo CD's
+	// written), well inside the 12 hours an ECR token lives.
 	ECRRefreshInterval = 6 * time.Hour
 	// ECRRetryMin is the first wait after a failed refresh; it doubles per failure.
 	ECRRetryMin = 30 * time.Second
@@ -32,7 +32,8 @@ type ECRToken struct {
 }
 
 // TokenSource obtains ECR authorization tokens (ecr:GetAuthorizationToken
-// with the operator's EKS Pod Identity or IRSA identity). Errors wrap
+// with an AWS identity: the operator's EKS Pod Identity or IRSA identity for
+// its own pushes, the pull role it assumes for Argo CD's token). Errors wrap
 // ports.ErrUnauthorized when AWS denies the identity and
 // ports.ErrCredentialsUnavailable when no identity is configured; anything
 // else is a transient outage.
@@ -47,86 +48,74 @@ type RepoCredsWriter interface {
 	WriteRepoCreds(ctx context.Context, login Login) error
 }
 
-// ECR is the aws provider: it writes a fresh ECR token into Argo CD's
-// repo-creds Secret at start and every ECRRefreshInterval, timed by the Clock
-// port, and serves the same token to the operator's own registry client.
+// ECR is the aws provider. It keeps two tokens apart: the pull token,
+// requested as the pull-only role (pull TokenSource), is written into Argo
+// CD's repo-creds Secret and never used by the operator; the push token,
+// requested as the operator's own identity (push TokenSource), is served to
+// the operator's registry client and never written anywhere. Each is fetched
+// at start and every ECRRefreshInterval (sooner when ECR returns a token
+// living less than twice that), timed by the Clock port.
 type ECR struct {
-	tokens TokenSource
-	writer RepoCredsWriter
-	clock  ports.Clock
+	clock ports.Clock
 
-	mu          sync.Mutex
-	token       *ECRToken
-	refreshed   time.Time
-	failures    int
-	nextAttempt time.Time
-	lastErr     error
+	mu   sync.Mutex
+	push ecrLane
+	pull ecrLane
 }
 
 var _ CredentialProvider = (*ECR)(nil)
 
-// NewECR returns the aws provider.
-func NewECR(tokens TokenSource, writer RepoCredsWriter, clock ports.Clock) *ECR {
-	return &ECR{tokens: tokens, writer: writer, clock: clock}
+// NewECR returns the aws provider: push requests the operator's own token,
+// pull requests Argo CD's token, which writer stores in the repo-creds Secret.
+func NewECR(push, pull TokenSource, writer RepoCredsWriter, clock ports.Clock) *ECR {
+	return &ECR{
+		clock: clock,
+		push:  ecrLane{what: "the operator's ECR push token", tokens: push},
+		pull:  ecrLane{what: "Argo CD's ECR pull token", tokens: pull, write: writer.WriteRepoCreds},
+	}
 }
 
-// Refresh fetches and writes a token when one is due (none yet, the last is
-// ECRRefreshInterval old, or a failed attempt's backoff passed) and returns
-// how long until the next one is due. A failure is classified: the AWS
-// identity denied wraps ports.ErrUnauthorized; with no token yet
-// ports.ErrCredentialsUnavailable; with an expired token
-// ports.ErrCredentialsStale; otherwise (a valid token is still in place) the
-// error is transient and the refresh is retried with a doubling backoff.
+// Refresh fetches (and, for Argo CD's token, writes) each token that is due
+// (none yet, the last one's refresh interval passed, or a failed attempt's
+// backoff passed) and returns how long until the next one is due. A failure
+// is classified per token: the AWS identity denied wraps
+// ports.ErrUnauthorized; with no token yet ports.ErrCredentialsUnavailable;
+// with an expired token ports.ErrCredentialsStale; otherwise (a valid token
+// is still in place) the error is transient and the refresh is retried with a
+// doubling backoff. The errors of both tokens are joined.
 func (e *ECR) Refresh(ctx context.Context) (time.Duration, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.clock.Now()
-	if e.failures > 0 && now.Before(e.nextAttempt) {
-		return e.nextAttempt.Sub(now), e.lastErr
-	}
-	if e.failures == 0 && e.token != nil && now.Before(e.refreshed.Add(ECRRefreshInterval)) {
-		return e.refreshed.Add(ECRRefreshInterval).Sub(now), nil
-	}
-	tok, err := e.tokens.Token(ctx)
-	if err == nil {
-		err = e.writer.WriteRepoCreds(ctx, tok.Login)
-	}
-	if err != nil {
-		e.failures++
-		wait := min(ECRRetryMin<<min(e.failures-1, 10), ECRRetryMax)
-		e.nextAttempt, e.lastErr = now.Add(wait), e.classify(now, err)
-		return wait, e.lastErr
-	}
-	e.token, e.refreshed, e.failures, e.lastErr = &tok, now, 0, nil
-	return ECRRefreshInterval, nil
+	pullWait, pullErr := e.pull.refresh(ctx, now)
+	pushWait, pushErr := e.push.refresh(ctx, now)
+	return min(pullWait, pushWait), errors.Join(pullErr, pushErr)
 }
 
-func (e *ECR) classify(now time.Time, err error) error {
-	switch {
-	case errors.Is(err, ports.ErrUnauthorized), errors.Is(err, ports.ErrCredentialsUnavailable):
-		return fmt.Errorf("refresh ECR token: %w", err)
-	case e.token == nil:
-		return fmt.Errorf("refresh ECR token: %w: %w", ports.ErrCredentialsUnavailable, err)
-	case !now.Before(e.token.ExpiresAt):
-		return fmt.Errorf("refresh ECR token: %w: %w", ports.ErrCredentialsStale, err)
-	}
-	return fmt.Errorf("refresh ECR token, retrying after a transient failure: %w", err)
-}
-
-// Credential returns the current token, refreshing it first when due. A
-// refresh failure while the token is still valid does not fail the call.
+// Credential returns the operator's own push token, refreshing due tokens
+// first. A refresh failure while a token is still valid does not fail the
+// call. While Argo CD holds no valid pull token (never obtained, or expired
+// and not refreshed) the pull token's failure is returned even though the
+// push token works: Argo CD could not pull what the operator pushes, and the
+// stall names the cause (an AssumeRole denial is ports.ErrUnauthorized).
 func (e *ECR) Credential(ctx context.Context, _ string) (auth.Credential, error) {
 	_, err := e.Refresh(ctx)
 	e.mu.Lock()
-	tok, now := e.token, e.clock.Now()
+	tok, pull, pullErr, now := e.push.token, e.pull.token, e.pull.lastErr, e.clock.Now()
 	e.mu.Unlock()
+	if pullErr != nil && (pull == nil || !now.Before(pull.ExpiresAt)) {
+		if !isCredentialSentinel(pullErr) {
+			pullErr = fmt.Errorf("%w: %w", ports.ErrCredentialsStale, pullErr)
+		}
+		return auth.EmptyCredential, pullErr
+	}
 	if tok != nil && now.Before(tok.ExpiresAt) {
 		return auth.Credential{Username: tok.Login.Username, Password: tok.Login.Password}, nil
 	}
 	if err != nil {
 		return auth.EmptyCredential, err
 	}
-	return auth.EmptyCredential, fmt.Errorf("use ECR token: %w", ports.ErrCredentialsStale)
+	return auth.EmptyCredential, fmt.Errorf("use %s: %w", e.push.what, ports.ErrCredentialsStale)
 }
 
 // Run refreshes until ctx ends, waiting between refreshes with after
@@ -140,6 +129,67 @@ func (e *ECR) Run(ctx context.Context, after func(time.Duration) <-chan time.Tim
 		case <-after(wait):
 		}
 	}
+}
+
+// ecrLane is one token of the aws provider with its refresh state; ECR's
+// mutex guards it.
+type ecrLane struct {
+	what   string
+	tokens TokenSource
+	write  func(context.Context, Login) error // nil: the token is only served
+
+	token       *ECRToken
+	refreshed   time.Time
+	failures    int
+	nextAttempt time.Time
+	lastErr     error
+}
+
+// interval is how long the current token is used before a new one is
+// fetched: ECRRefreshInterval, or half the token's lifetime when shorter (but
+// not under ECRRetryMin).
+func (l *ecrLane) interval() time.Duration {
+	return min(ECRRefreshInterval, max(l.token.ExpiresAt.Sub(l.refreshed)/2, ECRRetryMin))
+}
+
+func (l *ecrLane) refresh(ctx context.Context, now time.Time) (time.Duration, error) {
+	if l.failures > 0 && now.Before(l.nextAttempt) {
+		return l.nextAttempt.Sub(now), l.lastErr
+	}
+	if l.failures == 0 && l.token != nil && now.Before(l.refreshed.Add(l.interval())) {
+		return l.refreshed.Add(l.interval()).Sub(now), nil
+	}
+	tok, err := l.tokens.Token(ctx)
+	if err == nil && l.write != nil {
+		err = l.write(ctx, tok.Login)
+	}
+	if err != nil {
+		l.failures++
+		wait := min(ECRRetryMin<<min(l.failures-1, 10), ECRRetryMax)
+		l.nextAttempt, l.lastErr = now.Add(wait), l.classify(now, err)
+		return wait, l.lastErr
+	}
+	l.token, l.refreshed, l.failures, l.lastErr = &tok, now, 0, nil
+	return l.interval(), nil
+}
+
+func (l *ecrLane) classify(now time.Time, err error) error {
+	switch {
+	case errors.Is(err, ports.ErrUnauthorized), errors.Is(err, ports.ErrCredentialsUnavailable):
+		return fmt.Errorf("refresh %s: %w", l.what, err)
+	case l.token == nil:
+		return fmt.Errorf("refresh %s: %w: %w", l.what, ports.ErrCredentialsUnavailable, err)
+	case !now.Before(l.token.ExpiresAt):
+		return fmt.Errorf("refresh %s: %w: %w", l.what, ports.ErrCredentialsStale, err)
+	}
+	return fmt.Errorf("refresh %s, retrying after a transient failure: %w", l.what, err)
+}
+
+// isCredentialSentinel reports whether err wraps one of the credential
+// sentinels the domain turns into a stall.
+func isCredentialSentinel(err error) bool {
+	return errors.Is(err, ports.ErrUnauthorized) || errors.Is(err, ports.ErrCredentialsUnavailable) ||
+		errors.Is(err, ports.ErrCredentialsStale)
 }
 
 // DecodeECRAuthorizationToken decodes the authorizationToken of ECR's

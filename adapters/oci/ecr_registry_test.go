@@ -64,7 +64,7 @@ func TestECR_StaleTokenSurfacesThroughTheRegistry(t *testing.T) {
 	host := serveRegistry(t, ea.wrap)
 	src := &fakeECR{clock: clock}
 	rec := &recorder{}
-	e := oci.NewECR(issuingECR{fakeECR: src, auth: ea}, rec, clock)
+	e := oci.NewECR(issuingECR{fakeECR: src, auth: ea}, &fakeECR{clock: clock, prefix: "pull-"}, rec, clock)
 	reg, err := oci.New(oci.Options{Registry: host + "/aicr", PlainHTTP: true, Retry: fastRetry, Credentials: e})
 	require.NoError(t, err)
 

@@ -17,13 +17,16 @@ import (
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-// fakeECR plays ecr:GetAuthorizationToken: each call issues token-<n>, valid
-// 12 hours from the clock's now; fail, when set, is returned instead.
+// fakeECR plays ecr:GetAuthorizationToken for one identity: each call issues
+// <prefix>token-<n>, valid 12 hours (or life) from the clock's now; fail,
+// when set, is returned instead.
 type fakeECR struct {
-	clock *fakeClock
-	calls counter
-	mu    sync.Mutex
-	fail  error
+	clock  *fakeClock
+	prefix string
+	life   time.Duration
+	calls  counter
+	mu     sync.Mutex
+	fail   error
 }
 
 func (f *fakeECR) Token(context.Context) (oci.ECRToken, error) {
@@ -33,9 +36,13 @@ func (f *fakeECR) Token(context.Context) (oci.ECRToken, error) {
 	if f.fail != nil {
 		return oci.ECRToken{}, f.fail
 	}
+	life := f.life
+	if life == 0 {
+		life = 12 * time.Hour
+	}
 	return oci.ECRToken{
-		Login:     oci.Login{Username: "AWS", Password: fmt.Sprintf("token-%d", n)},
-		ExpiresAt: f.clock.Now().Add(12 * time.Hour),
+		Login:     oci.Login{Username: "AWS", Password: fmt.Sprintf("%stoken-%d", f.prefix, n)},
+		ExpiresAt: f.clock.Now().Add(life),
 	}, nil
 }
 
@@ -64,10 +71,17 @@ func (r *recorder) count() int {
 	return len(r.writes)
 }
 
+// newECR returns the aws provider over two fake identities: the operator's
+// own (push-token-<n>) and the pull role (token-<n>, written to rec).
 func newECR() (*oci.ECR, *fakeECR, *recorder, *fakeClock) {
-	clock := &fakeClock{now: t0}
-	src, rec := &fakeECR{clock: clock}, &recorder{}
-	return oci.NewECR(src, rec, clock), src, rec, clock
+	e, _, pull, rec, clock := newECRWithPush()
+	return e, pull, rec, clock
+}
+
+func newECRWithPush() (e *oci.ECR, push, pull *fakeECR, rec *recorder, clock *fakeClock) {
+	clock = &fakeClock{now: t0}
+	push, pull, rec = &fakeECR{clock: clock, prefix: "push-"}, &fakeECR{clock: clock}, &recorder{}
+	return oci.NewECR(push, pull, rec, clock), push, pull, rec, clock
 }
 
 func TestECR_TokenWrittenAtStartAndEverySixHoursNeverInBetween(t *testing.T) {
@@ -115,7 +129,7 @@ func TestECR_FailingRefreshSurfacesTheReason(t *testing.T) {
 		credValid bool
 	}{
 		{name: "RegistryCredentialsUnavailable when no token was ever obtained", fail: errOutage, want: ports.ErrCredentialsUnavailable},
-		{name: "Unauthorized when AWS denies the operator identity", fail: fmt.Errorf("get token: %w", ports.ErrUnauthorized), want: ports.ErrUnauthorized},
+		{name: "Unauthorized when AWS denies the pull role", fail: fmt.Errorf("assume role: %w", ports.ErrUnauthorized), want: ports.ErrUnauthorized},
 		{
 			name: "RegistryCredentialsStale when the last token expired",
 			before: func(ctx context.Context, e *oci.ECR, clock *fakeClock) {
@@ -147,7 +161,7 @@ func TestECR_FailingRefreshSurfacesTheReason(t *testing.T) {
 			cred, cerr := e.Credential(ctx, "ecr")
 			if tt.credValid {
 				require.NoError(t, cerr, "a valid token keeps serving")
-				assert.Equal(t, "token-1", cred.Password)
+				assert.Contains(t, cred.Password, "push-token-", "the operator's own token")
 				for _, s := range []error{ports.ErrCredentialsStale, ports.ErrCredentialsUnavailable, ports.ErrUnauthorized} {
 					assert.False(t, errors.Is(err, s))
 				}
@@ -187,7 +201,8 @@ func TestECR_FailedRefreshBacksOffOnTheClock(t *testing.T) {
 	clock.Add(wait)
 	wait, err = e.Refresh(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, oci.ECRRefreshInterval, wait)
+	assert.Equal(t, oci.ECRRefreshInterval-clock.Now().Sub(t0), wait,
+		"next due: the operator's own token, fetched at start; Argo CD's is due in 6 h")
 	assert.Equal(t, 1, rec.count())
 }
 
@@ -218,4 +233,90 @@ func TestDecodeECRAuthorizationToken(t *testing.T) {
 	assert.Equal(t, oci.Login{Username: "AWS", Password: "secret"}, l)
 	_, err = oci.DecodeECRAuthorizationToken("bm9jb2xvbg==")
 	require.ErrorIs(t, err, ports.ErrCredentialsUnavailable)
+}
+
+func TestECR_ArgoCDGetsThePullTokenTheOperatorKeepsItsOwn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, push, pull, rec, clock := newECRWithPush()
+
+	for range 3 {
+		_, err := e.Refresh(ctx)
+		require.NoError(t, err)
+		cred, err := e.Credential(ctx, "ecr")
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprintf("push-token-%d", push.calls.n.Load()), cred.Password, "the operator pushes with its own token")
+		clock.Add(oci.ECRRefreshInterval)
+	}
+	require.Len(t, rec.writes, 3)
+	for i, w := range rec.writes {
+		assert.Equal(t, oci.Login{Username: "AWS", Password: fmt.Sprintf("token-%d", i+1)}, w,
+			"Argo CD receives only tokens of the pull role")
+	}
+	assert.Equal(t, int64(3), pull.calls.n.Load())
+}
+
+func TestECR_PullTokenFailureStallsOnlyWhileArgoCDHasNoValidToken(t *testing.T) {
+	t.Parallel()
+	errOutage := errors.New("sts endpoint unreachable")
+	denied := fmt.Errorf("assume role: %w", ports.ErrUnauthorized)
+	tests := []struct {
+		name     string
+		before   time.Duration // refresh successfully, then move the clock by before (0: no refresh)
+		pullFail error
+		pushFail error
+		want     error // nil: the operator's own token is served
+	}{
+		{name: "Unauthorized when the pull role is denied at start", pullFail: denied, want: ports.ErrUnauthorized},
+		{name: "RegistryCredentialsUnavailable when no pull token was ever obtained", pullFail: errOutage, want: ports.ErrCredentialsUnavailable},
+		{name: "RegistryCredentialsStale when Argo CD's token expired", before: 12 * time.Hour, pullFail: errOutage, want: ports.ErrCredentialsStale},
+		{name: "Unauthorized when the pull role is denied after Argo CD's token expired", before: 12 * time.Hour, pullFail: denied, want: ports.ErrUnauthorized},
+		{name: "served while Argo CD's token is valid despite a denial", before: 6 * time.Hour, pullFail: denied},
+		{name: "served while Argo CD's token is valid despite an outage", before: 6 * time.Hour, pullFail: errOutage},
+		{name: "Unauthorized when the operator's own identity is denied", pushFail: fmt.Errorf("get token: %w", ports.ErrUnauthorized), want: ports.ErrUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			e, push, pull, rec, clock := newECRWithPush()
+			if tt.before > 0 {
+				_, err := e.Refresh(ctx)
+				require.NoError(t, err)
+				clock.Add(tt.before)
+			}
+			writes := rec.count()
+			pull.failWith(tt.pullFail)
+			push.failWith(tt.pushFail)
+			cred, err := e.Credential(ctx, "ecr")
+			if tt.pullFail != nil {
+				assert.Equal(t, writes, rec.count(), "a failed refresh writes nothing")
+			}
+			if tt.want == nil {
+				require.NoError(t, err)
+				assert.Contains(t, cred.Password, "push-token-")
+				return
+			}
+			require.ErrorIs(t, err, tt.want)
+		})
+	}
+}
+
+func TestECR_ShortLivedTokenIsRefreshedAtHalfItsLife(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, _, pull, rec, clock := newECRWithPush()
+	pull.life = 2 * time.Hour
+
+	wait, err := e.Refresh(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, time.Hour, wait, "a token living 2 h is refreshed after 1 h, not 6 h")
+	clock.Add(time.Hour - time.Second)
+	_, err = e.Refresh(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, rec.count())
+	clock.Add(time.Second)
+	_, err = e.Refresh(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, rec.count())
 }

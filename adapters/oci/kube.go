@@ -46,9 +46,10 @@ const (
 )
 
 // ArgoRepoCreds writes registry logins into Argo CD's repository-credentials
-// Secret (label argocd.argoproj.io/secret-type: repo-creds). The chart creates
-// the Secret (type oci, url, in-cluster extras); the operator may only get
-// and update it by name, so a missing Secret is ports.ErrCredentialsUnavailable
+// Secret (label argocd.argoproj.io/secret-type: repo-creds); only the aws
+// provider uses it, to store Argo CD's pull-only ECR token. The chart creates
+// the Secret (type oci, url, username AWS); the operator may only get and
+// update it by name, so a missing Secret is ports.ErrCredentialsUnavailable
 // and is never created here. Every write sets username and password and keeps
 // the other keys; URL and Type, when set, also set url and type (type helm
 // adds enableOCI: "true").

@@ -6,14 +6,16 @@ import (
 	"io"
 )
 
-// GenerateLogin returns a fresh in-cluster registry login: InClusterUsername
-// and 32 random bytes from rnd (crypto/rand.Reader in production) as hex.
-func GenerateLogin(rnd io.Reader) (Login, error) {
+// GenerateLogin returns a fresh registry login for username with 32 random
+// bytes from rnd (crypto/rand.Reader) as hex, e.g. for an administrator's
+// tooling creating the in-cluster registry's InClusterPushUsername and
+// InClusterPullUsername logins.
+func GenerateLogin(username string, rnd io.Reader) (Login, error) {
 	b := make([]byte, 32)
 	if _, err := io.ReadFull(rnd, b); err != nil {
 		return Login{}, fmt.Errorf("generate registry password: %w", err)
 	}
-	return Login{Username: InClusterUsername, Password: hex.EncodeToString(b)}, nil
+	return Login{Username: username, Password: hex.EncodeToString(b)}, nil
 }
 
 // SecretData returns the login as the data of its Secret (keys username and password).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/nvidia/aicr-operator/adapters/oci"
@@ -16,31 +17,40 @@ import (
 )
 
 // provideRegistry builds the OCI registry with the credential provider of the configuration
-// (REG-1): static reads the admin's docker config Secret by name, inCluster reads the
-// generated login from the repo-creds Secret and talks plain HTTP, aws refreshes an ECR token
-// into Argo CD's repo-creds Secret at start and every 6 hours (a manager runnable, so only
-// the leader writes it).
+// (REG-1). The operator's push credential never reaches Argo CD: static reads the admin's
+// docker config Secret by name; inCluster reads the operator's push login from its Secret in
+// the operator namespace by name and talks plain HTTP (Argo CD's repo-creds Secret holds a
+// distinct pull login the operator never reads); aws keeps the operator's own ECR token for its
+// pushes and refreshes a token requested as the pull-only role into Argo CD's repo-creds Secret
+// at start and every 6 hours (a manager runnable, so only the leader writes it).
 func provideRegistry(cfg app.Config, mgr ctrl.Manager, clk ports.Clock) (*oci.Registry, error) {
+	opts, err := registryOptions(cfg, mgr.GetAPIReader(), func() (*oci.ECR, error) { return newECR(cfg, mgr, clk) })
+	if err != nil {
+		return nil, err
+	}
+	return oci.New(opts)
+}
+
+// registryOptions selects the operator's own credential provider; apiReader reads Secrets of
+// the operator namespace by name, newECR builds the aws provider.
+func registryOptions(cfg app.Config, apiReader client.Reader, newECR func() (*oci.ECR, error)) (oci.Options, error) {
 	opts := oci.Options{Registry: cfg.RegistryRepository}
-	engineSecrets := oci.KubeSecrets{Reader: mgr.GetAPIReader(), Namespace: cfg.EngineNamespace}
+	operatorSecrets := oci.KubeSecrets{Reader: apiReader, Namespace: cfg.OperatorNamespace}
 	switch cfg.RegistryAuthProvider {
 	case app.RegistryAuthStatic:
-		opts.Credentials = oci.Static{
-			Secrets:    oci.KubeSecrets{Reader: mgr.GetAPIReader(), Namespace: cfg.OperatorNamespace},
-			SecretName: cfg.RegistryStaticSecret,
-		}
+		opts.Credentials = oci.Static{Secrets: operatorSecrets, SecretName: cfg.RegistryStaticSecret}
 	case app.RegistryAuthInCluster:
-		opts.Credentials, opts.PlainHTTP = oci.InCluster{Secrets: engineSecrets, SecretName: cfg.RegistryRepoCredsSecret}, true
+		opts.Credentials, opts.PlainHTTP = oci.InCluster{Secrets: operatorSecrets, SecretName: cfg.RegistryPushSecret}, true
 	case app.RegistryAuthAWS:
-		ecr, err := newECR(cfg, mgr, clk)
+		ecr, err := newECR()
 		if err != nil {
-			return nil, err
+			return oci.Options{}, err
 		}
 		opts.Credentials = ecr
 	default:
-		return nil, fmt.Errorf("registry auth provider %q: %w", cfg.RegistryAuthProvider, app.ErrInvalidConfig)
+		return oci.Options{}, fmt.Errorf("registry auth provider %q: %w", cfg.RegistryAuthProvider, app.ErrInvalidConfig)
 	}
-	return oci.New(opts)
+	return opts, nil
 }
 
 func newECR(cfg app.Config, mgr ctrl.Manager, clk ports.Clock) (*oci.ECR, error) {
@@ -48,9 +58,11 @@ func newECR(cfg app.Config, mgr ctrl.Manager, clk ports.Clock) (*oci.ECR, error)
 	if err != nil {
 		return nil, err
 	}
-	source := awsIdentity(region)
-	ecr := oci.NewECR(
-		oci.ECRAPI{HTTP: http.DefaultClient, Region: region, Credentials: source, Clock: clk},
+	push, pull, err := ecrTokenSources(cfg, region, awsIdentity(region), clk, http.DefaultClient, awsEndpoints{})
+	if err != nil {
+		return nil, err
+	}
+	ecr := oci.NewECR(push, pull,
 		oci.ArgoRepoCreds{Client: mgr.GetClient(), Namespace: cfg.EngineNamespace, Name: cfg.RegistryRepoCredsSecret},
 		clk,
 	)
@@ -61,6 +73,32 @@ func newECR(cfg app.Config, mgr ctrl.Manager, clk ports.Clock) (*oci.ECR, error)
 		return nil, fmt.Errorf("add the ECR token refresher: %w", err)
 	}
 	return ecr, nil
+}
+
+// awsEndpoints are the AWS API endpoints (empty: the region's); tests point them at doubles.
+type awsEndpoints struct {
+	ECR, STS string
+}
+
+// ecrTokenSources returns the aws provider's two token sources: push requests the operator's
+// own token with identity; pull requests Argo CD's token with the credentials of the pull role
+// identity assumes. A pull role that is the operator's own IRSA role is refused: Argo CD would
+// get a push token again.
+func ecrTokenSources(cfg app.Config, region string, identity oci.AWSCredentialSource, clk ports.Clock,
+	hc *http.Client, ep awsEndpoints) (push, pull oci.TokenSource, err error) {
+	if cfg.RegistryAWSPullRoleARN == "" {
+		return nil, nil, fmt.Errorf("registry auth provider aws needs --registry-aws-pull-role-arn: %w", app.ErrInvalidConfig)
+	}
+	if irsa, ok := identity.(oci.IRSA); ok && irsa.RoleARN == cfg.RegistryAWSPullRoleARN {
+		return nil, nil, fmt.Errorf("--registry-aws-pull-role-arn %s is the operator's own role; Argo CD needs a pull-only role: %w",
+			cfg.RegistryAWSPullRoleARN, app.ErrInvalidConfig)
+	}
+	push = oci.ECRAPI{HTTP: hc, Region: region, Endpoint: ep.ECR, Credentials: identity, Clock: clk}
+	pull = oci.ECRAPI{HTTP: hc, Region: region, Endpoint: ep.ECR, Clock: clk, Credentials: oci.AssumedRole{
+		HTTP: hc, Region: region, Endpoint: ep.STS, RoleARN: cfg.RegistryAWSPullRoleARN,
+		SessionName: oci.PullRoleSessionName, Duration: oci.PullRoleSessionDuration, Source: identity, Clock: clk,
+	}}
+	return push, pull, nil
 }
 
 // awsIdentity prefers EKS Pod Identity and falls back to IRSA, as the AWS SDKs do.

@@ -21,6 +21,7 @@ func TestDeploymentArgsParseAsOperatorConfig(t *testing.T) {
 		"CH-2 static registry, validation off": {},
 		"CH-2 aws registry, validation on": {
 			"registry.auth.provider": "aws", "operator.awsPodIdentity": true, "validation.enabled": true,
+			"registry.auth.awsPullRoleArn": pullRoleARN,
 		},
 		"CH-2 in-cluster registry": {"registry.auth.provider": "inCluster"},
 	} {

@@ -42,6 +42,7 @@ const (
 	engineNS      = "argocd"
 	jobsNS        = "aicr-jobs"
 	roleARN       = "arn:aws:iam::123456789012:role/aicr-operator"
+	pullRoleARN   = "arn:aws:iam::123456789012:role/aicr-argocd-pull"
 )
 
 // Suite state, set once by TestMain and read by the tests.
@@ -87,6 +88,7 @@ func TestMain(m *testing.M) {
 	defer func() { os.Exit(code) }()
 	suiteValues = withValues(map[string]any{
 		"registry.auth.provider":             "aws",
+		"registry.auth.awsPullRoleArn":       pullRoleARN,
 		"operator.serviceAccountAnnotations": map[string]any{"eks.amazonaws.com/role-arn": roleARN},
 		"approvers.users":                    []any{approverUser},
 		"approvers.groups":                   []any{approverGroup},

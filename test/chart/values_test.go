@@ -128,8 +128,15 @@ func TestRenderRejectsInvalidValues(t *testing.T) {
 		{"OPS-2 two replicas without leader election", withValues(map[string]any{
 			"operator.replicas": 2, "operator.leaderElection.enabled": false}),
 			[]string{"operator.replicas above 1 needs operator.leaderElection.enabled"}},
-		{"CH-2 aws provider without the operator's AWS identity", withValues(map[string]any{"registry.auth.provider": "aws"}),
+		{"CH-2 aws provider without the operator's AWS identity", withValues(map[string]any{"registry.auth.provider": "aws",
+			"registry.auth.awsPullRoleArn": pullRoleARN}),
 			[]string{"registry.auth.provider aws needs the operator's AWS identity"}},
+		{"REG-1 aws provider without a pull-only role for Argo CD", withValues(map[string]any{"registry.auth.provider": "aws",
+			"operator.awsPodIdentity": true}),
+			[]string{"registry.auth.provider aws needs registry.auth.awsPullRoleArn"}},
+		{"REG-1 aws pull role that is not an IAM role ARN", withValues(map[string]any{"registry.auth.provider": "aws",
+			"operator.awsPodIdentity": true, "registry.auth.awsPullRoleArn": "aicr-argocd-pull"}),
+			[]string{"at '/registry/auth/awsPullRoleArn'"}},
 		{"CH-2 registry.auth.provider unknown", withValues(map[string]any{"registry.auth.provider": "gcp"}),
 			[]string{"at '/registry/auth/provider'"}},
 		{"CH-2 operator image not pinned by digest", withValues(map[string]any{"operator.image.digest": "latest"}),
@@ -170,9 +177,11 @@ func TestRenderAWSIdentity(t *testing.T) {
 	for name, sets := range map[string]map[string]any{
 		"CH-2 IRSA role annotation": {
 			"registry.auth.provider":             "aws",
+			"registry.auth.awsPullRoleArn":       pullRoleARN,
 			"operator.serviceAccountAnnotations": map[string]any{"eks.amazonaws.com/role-arn": roleARN},
 		},
-		"CH-2 EKS Pod Identity flag": {"registry.auth.provider": "aws", "operator.awsPodIdentity": true},
+		"CH-2 EKS Pod Identity flag": {"registry.auth.provider": "aws", "operator.awsPodIdentity": true,
+			"registry.auth.awsPullRoleArn": pullRoleARN},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -189,15 +198,25 @@ func TestRenderAWSIdentity(t *testing.T) {
 	}
 }
 
+// TestRenderInClusterRegistry: with an in-cluster registry the operator pushes with its own
+// login, read by name from the push Secret, and the chart renders no repo-creds Secret: the
+// administrator gives Argo CD a separate pull-only login (issue "trust chain", item 7).
 func TestRenderInClusterRegistry(t *testing.T) {
 	t.Parallel()
 	objs, err := render(withValues(map[string]any{"registry.auth.provider": "inCluster"}))
 	require.NoError(t, err)
-	s := find(objs, "Secret", "argocd", "aicr-registry")
-	require.NotNil(t, s)
-	data, _, _ := unstructured.NestedStringMap(s.Object, "stringData")
-	assert.Equal(t, "true", data["insecureOCIForceHttp"])
-	assert.Len(t, data["password"], 32)
+	assert.Nil(t, find(objs, "Secret", "argocd", "aicr-registry"), "Argo CD's pull login is the administrator's")
+	role := find(objs, "Role", releaseNamespace, "aicr-operator")
+	require.NotNil(t, role)
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	assert.Contains(t, rules, map[string]any{"apiGroups": []any{""}, "resources": []any{"secrets"},
+		"resourceNames": []any{"aicr-registry-push"}, "verbs": []any{"get"}})
+	engine := find(objs, "Role", "argocd", "aicr-operator-engine")
+	require.NotNil(t, engine)
+	engineRules, _, _ := unstructured.NestedSlice(engine.Object, "rules")
+	for _, r := range engineRules {
+		assert.NotContains(t, r.(map[string]any)["resources"], "secrets", "the operator never touches Argo CD's login")
+	}
 }
 
 func TestRenderDeployment(t *testing.T) {

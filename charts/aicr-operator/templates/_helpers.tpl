@@ -113,6 +113,9 @@ Checks the schema cannot express. Each failure names the value to fix.
 {{- if and (gt (int .Values.operator.replicas) 1) (not .Values.operator.leaderElection.enabled) -}}
 {{- fail "operator.replicas above 1 needs operator.leaderElection.enabled: two operators without a leader would both write" -}}
 {{- end -}}
+{{- if and (eq .Values.registry.auth.provider "aws") (not .Values.registry.auth.awsPullRoleArn) -}}
+{{- fail "registry.auth.provider aws needs registry.auth.awsPullRoleArn, the pull-only role whose ECR token Argo CD gets" -}}
+{{- end -}}
 {{- if and (eq .Values.registry.auth.provider "static") (not .Values.registry.auth.staticSecret) -}}
 {{- fail "registry.auth.provider static needs registry.auth.staticSecret, the Secret the operator reads" -}}
 {{- end -}}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/nvidia/aicr-operator/app"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+const (
+	testPullRole     = "arn:aws:iam::123456789012:role/aicr-argocd-pull"
+	testOperatorRole = "arn:aws:iam::123456789012:role/aicr-operator"
+)
+
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }
+
+// operatorIdentity is the operator's own AWS identity (what Pod Identity or IRSA returns).
+type operatorIdentity struct{}
+
+func (operatorIdentity) AWSCredentials(context.Context) (oci.AWSCredentials, error) {
+	return oci.AWSCredentials{AccessKeyID: "AKIDOPERATOR", SecretAccessKey: "secret"}, nil
+}
+
+var accessKey = regexp.MustCompile(`Credential=([^/]+)/\d{8}/eu-west-1/([a-z]+)/`)
+
+// awsDouble plays STS (the operator may assume testPullRole only, getting ASIAPULL) and ECR
+// (each identity gets a token named after it).
+func awsDouble(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := accessKey.FindStringSubmatch(r.Header.Get("Authorization"))
+		if m == nil {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		switch m[2] {
+		case "sts":
+			if m[1] != "AKIDOPERATOR" || r.FormValue("RoleArn") != testPullRole ||
+				r.FormValue("RoleSessionName") != "aicr-operator-argocd-pull" {
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = w.Write([]byte(`<ErrorResponse><Error><Code>AccessDenied</Code></Error></ErrorResponse>`))
+				return
+			}
+			_, _ = w.Write([]byte(`<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>ASIAPULL</AccessKeyId>` +
+				`<SecretAccessKey>s</SecretAccessKey><SessionToken>t</SessionToken></Credentials></AssumeRoleResult></AssumeRoleResponse>`))
+		case "ecr":
+			tok := base64.StdEncoding.EncodeToString([]byte("AWS:token-of-" + m[1]))
+			_, _ = fmt.Fprintf(w, `{"authorizationData":[{"authorizationToken":%q,"expiresAt":4102444800}]}`, tok)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestECRTokenSources_ArgoCDTokenIsRequestedAsThePullRole(t *testing.T) {
+	t.Parallel()
+	url := awsDouble(t)
+	clk := fixedClock(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	cfg := app.Config{RegistryAWSPullRoleARN: testPullRole}
+	push, pull, err := ecrTokenSources(cfg, "eu-west-1", operatorIdentity{}, clk, nil, awsEndpoints{ECR: url, STS: url})
+	require.NoError(t, err)
+
+	tok, err := push.Token(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "token-of-AKIDOPERATOR", tok.Login.Password, "the operator's pushes use its own identity")
+	tok, err = pull.Token(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "token-of-ASIAPULL", tok.Login.Password, "Argo CD's token is requested with the assumed pull role")
+
+	cfg.RegistryAWSPullRoleARN = "arn:aws:iam::123456789012:role/other"
+	_, pull, err = ecrTokenSources(cfg, "eu-west-1", operatorIdentity{}, clk, nil, awsEndpoints{ECR: url, STS: url})
+	require.NoError(t, err)
+	_, err = pull.Token(context.Background())
+	require.ErrorIs(t, err, ports.ErrUnauthorized, "an AssumeRole denial")
+}
+
+func TestECRTokenSources_RefusesAMissingOrSharedPullRole(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		pullRole string
+		identity oci.AWSCredentialSource
+		wantMsg  string
+	}{
+		{"no pull role", "", operatorIdentity{}, "needs --registry-aws-pull-role-arn"},
+		{"the operator's own IRSA role", testOperatorRole, oci.IRSA{RoleARN: testOperatorRole}, "is the operator's own role"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, _, err := ecrTokenSources(app.Config{RegistryAWSPullRoleARN: tt.pullRole}, "eu-west-1", tt.identity,
+				fixedClock{}, nil, awsEndpoints{})
+			require.ErrorIs(t, err, app.ErrInvalidConfig)
+			assert.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
+}
+
+func TestRegistryOptions_OperatorReadsItsOwnSecretByName(t *testing.T) {
+	t.Parallel()
+	secret := func(ns, name string, data map[string][]byte) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: data}
+	}
+	pull := oci.Login{Username: oci.InClusterPullUsername, Password: "pull"}
+	reader := fake.NewClientBuilder().WithObjects(
+		secret("aicr-system", "aicr-registry-push", oci.Login{Username: oci.InClusterPushUsername, Password: "push"}.SecretData()),
+		secret("argocd", "aicr-registry", oci.RepoCredsData("oci://registry.aicr:5000/aicr", "oci", pull)),
+		secret("aicr-system", "aicr-registry-auth", map[string][]byte{oci.DockerConfigKey: []byte(
+			`{"auths":{"registry.aicr:5000":{"username":"admin","password":"s3cret"}}}`)}),
+	).Build()
+	base := app.Config{
+		OperatorNamespace: "aicr-system", EngineNamespace: "argocd", RegistryRepoCredsSecret: "aicr-registry",
+		RegistryRepository: "oci://registry.aicr:5000/aicr", RegistryPushSecret: "aicr-registry-push",
+	}
+	noECR := func() (*oci.ECR, error) { return nil, errors.New("not aws") }
+
+	tests := []struct {
+		name      string
+		cfg       func(app.Config) app.Config
+		wantUser  string
+		wantErr   error
+		plainHTTP bool
+	}{
+		{name: "inCluster pushes with the push Secret of the operator namespace", plainHTTP: true, wantUser: "aicr-push",
+			cfg: func(c app.Config) app.Config { c.RegistryAuthProvider = app.RegistryAuthInCluster; return c }},
+		{name: "inCluster never falls back to Argo CD's repo-creds login", plainHTTP: true, wantErr: ports.ErrCredentialsUnavailable,
+			cfg: func(c app.Config) app.Config {
+				c.RegistryAuthProvider, c.RegistryPushSecret = app.RegistryAuthInCluster, "missing"
+				return c
+			}},
+		{name: "static pushes with the docker config Secret of the operator namespace", wantUser: "admin",
+			cfg: func(c app.Config) app.Config {
+				c.RegistryAuthProvider, c.RegistryStaticSecret = app.RegistryAuthStatic, "aicr-registry-auth"
+				return c
+			}},
+		{name: "an unknown provider is refused", wantErr: app.ErrInvalidConfig,
+			cfg: func(c app.Config) app.Config { c.RegistryAuthProvider = "gcp"; return c }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts, err := registryOptions(tt.cfg(base), reader, noECR)
+			if errors.Is(tt.wantErr, app.ErrInvalidConfig) {
+				require.ErrorIs(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.plainHTTP, opts.PlainHTTP)
+			cred, err := opts.Credentials.Credential(context.Background(), "registry.aicr:5000")
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantUser, cred.Username)
+		})
+	}
+}
