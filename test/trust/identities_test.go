@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
@@ -89,6 +90,10 @@ func attackerGrants() []client.Object {
 		rule("operator.aicr.run", "clusterruntimes/status", "get", "update", "patch"),
 		rule("operator.aicr.run", "runtimerollouts/status", "get", "update", "patch"))...)
 	objs = append(objs, clusterGrant(policyUser, rule("admissionregistration.k8s.io", "validatingadmissionpolicybindings", all...))...)
+	// Argo CD's application controller holds every right, as Argo CD's own install grants it.
+	objs = append(objs, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-argocd-application-controller"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "argocd-application-controller", Namespace: "argocd"}}})
 	objs = append(objs,
 		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "test-cm-editor", Namespace: operatorNS},
 			Rules: []rbacv1.PolicyRule{rule("", "configmaps", all...)}},
@@ -123,6 +128,10 @@ func waitEnforced(ctx context.Context) error {
 		},
 		"RES-8: Jobs": func() error {
 			return as(jobsAdminUser).Create(ctx, job("probe", aicrImage, "aicr-jobs"), dry)
+		},
+		"trust chain: Argo CD": func() error {
+			return argoCD().Delete(ctx, &apiextensionsv1.CustomResourceDefinition{
+				ObjectMeta: metav1.ObjectMeta{Name: "runtimerollouts.operator.aicr.run"}}, client.DryRunAll)
 		},
 	}
 	for id, probe := range probes {
