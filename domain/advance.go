@@ -36,7 +36,7 @@ func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcom
 	r.normalizeClaims()
 	for _, check := range preChecks {
 		if s := check(r, env); s != nil {
-			return r.stalled(s), nil
+			return r.blocked(s, env), nil
 		}
 	}
 	now := p.Clock.Now()

@@ -296,3 +296,40 @@ func resolverStallCases() []stallCase {
 			}},
 	}
 }
+
+// TestAdvance_BlockedRolloutSupersededWhenTheTargetMoves: a rollout a pre-check stops runs no
+// step, so a moved target ends it Superseded instead of holding the runtime until someone
+// deletes it (RO-1: no new rollout while one is in progress).
+func TestAdvance_BlockedRolloutSupersededWhenTheTargetMoves(t *testing.T) {
+	t.Parallel()
+	moved := func(e *domain.Environment) { e.TargetPlanDigest = "sha256:newer" }
+	for _, tt := range []struct {
+		name   string
+		spec   domain.RolloutSpec
+		status domain.RolloutStatus
+		mutate func(*domain.Environment)
+	}{
+		{"TransitionBlocked", spec(t, func(s *domain.RolloutSpec) { s.Steps[1].Assessment = ports.VerdictBlocked }), domain.RolloutStatus{}, moved},
+		{"StepUnknown", spec(t, func(s *domain.RolloutSpec) { s.Steps[0].Operation = "Rollback" }), progressing(0), moved},
+		{"PlanWithoutRecipe", spec(t), domain.RolloutStatus{}, func(e *domain.Environment) {
+			moved(e)
+			e.ValidationRecipe, e.ValidationRequired = nil, true
+		}},
+		{"ValidationUnavailable", spec(t), domain.RolloutStatus{}, func(e *domain.Environment) {
+			moved(e)
+			e.ValidationRequired, e.ValidationEnabled = true, false
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			r.clock.Now().Return(t0.Add(time.Hour)).AnyTimes()
+			e := env(t)
+			tt.mutate(&e)
+			out := advance(t, p, rollout(t, tt.spec, tt.status), e)
+			assert.Equal(t, domain.PhaseSuperseded, out.Phase(), "no engine call expected (strict mocks)")
+			assert.True(t, out.Ended)
+			assert.Contains(t, out.Status.Message, "the runtime's target is now plan sha256:newer")
+		})
+	}
+}
