@@ -18,7 +18,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/cli"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -196,11 +196,11 @@ func TestDocs_NameEveryChartAdmissionPolicy(t *testing.T) {
 	missing := sectionBody(t, "troubleshooting.md", string(domain.StallAdmissionPolicyMissing))
 	policy := regexp.MustCompile(`aicr-operator-[a-z-]+`)
 	for name, body := range map[string]string{"operations.md trust model": trust, "troubleshooting.md AdmissionPolicyMissing": missing} {
-		for _, p := range controller.ChartAdmissionPolicies {
+		for _, p := range shared.ChartAdmissionPolicies {
 			assert.Contains(t, body, "`"+p+"`", "%s names %s", name, p)
 		}
 		for _, p := range policy.FindAllString(body, -1) {
-			assert.Contains(t, controller.ChartAdmissionPolicies, p, "%s names %s, which the operator does not check", name, p)
+			assert.Contains(t, shared.ChartAdmissionPolicies, p, "%s names %s, which the operator does not check", name, p)
 		}
 	}
 }

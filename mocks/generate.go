@@ -6,3 +6,4 @@ package mocks
 //go:generate go tool mockgen -typed -destination=job_runner_mock.go -package=mocks github.com/nvidia/aicr-operator/ports JobRunner
 //go:generate go tool mockgen -typed -destination=registry_mock.go -package=mocks github.com/nvidia/aicr-operator/ports Registry
 //go:generate go tool mockgen -typed -destination=clock_mock.go -package=mocks github.com/nvidia/aicr-operator/ports Clock
+//go:generate go tool mockgen -typed -destination=bundle_reader_mock.go -package=mocks github.com/nvidia/aicr-operator/ports BundleReader

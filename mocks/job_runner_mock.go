@@ -42,6 +42,121 @@ func (m *MockJobRunner) EXPECT() *MockJobRunnerMockRecorder {
 	return m.recorder
 }
 
+// Delete mocks base method.
+func (m *MockJobRunner) Delete(ctx context.Context, ref ports.JobRef) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Delete", ctx, ref)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Delete indicates an expected call of Delete.
+func (mr *MockJobRunnerMockRecorder) Delete(ctx, ref any) *MockJobRunnerDeleteCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Delete", reflect.TypeOf((*MockJobRunner)(nil).Delete), ctx, ref)
+	return &MockJobRunnerDeleteCall{Call: call}
+}
+
+// MockJobRunnerDeleteCall wrap *gomock.Call
+type MockJobRunnerDeleteCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockJobRunnerDeleteCall) Return(arg0 error) *MockJobRunnerDeleteCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockJobRunnerDeleteCall) Do(f func(context.Context, ports.JobRef) error) *MockJobRunnerDeleteCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockJobRunnerDeleteCall) DoAndReturn(f func(context.Context, ports.JobRef) error) *MockJobRunnerDeleteCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// Keep mocks base method.
+func (m *MockJobRunner) Keep(ctx context.Context, ref ports.JobRef, r ports.KeptResult) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Keep", ctx, ref, r)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Keep indicates an expected call of Keep.
+func (mr *MockJobRunnerMockRecorder) Keep(ctx, ref, r any) *MockJobRunnerKeepCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Keep", reflect.TypeOf((*MockJobRunner)(nil).Keep), ctx, ref, r)
+	return &MockJobRunnerKeepCall{Call: call}
+}
+
+// MockJobRunnerKeepCall wrap *gomock.Call
+type MockJobRunnerKeepCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockJobRunnerKeepCall) Return(arg0 error) *MockJobRunnerKeepCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockJobRunnerKeepCall) Do(f func(context.Context, ports.JobRef, ports.KeptResult) error) *MockJobRunnerKeepCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockJobRunnerKeepCall) DoAndReturn(f func(context.Context, ports.JobRef, ports.KeptResult) error) *MockJobRunnerKeepCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// Kept mocks base method.
+func (m *MockJobRunner) Kept(ctx context.Context, r ports.KeptResult) (fs.FS, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Kept", ctx, r)
+	ret0, _ := ret[0].(fs.FS)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Kept indicates an expected call of Kept.
+func (mr *MockJobRunnerMockRecorder) Kept(ctx, r any) *MockJobRunnerKeptCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Kept", reflect.TypeOf((*MockJobRunner)(nil).Kept), ctx, r)
+	return &MockJobRunnerKeptCall{Call: call}
+}
+
+// MockJobRunnerKeptCall wrap *gomock.Call
+type MockJobRunnerKeptCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockJobRunnerKeptCall) Return(arg0 fs.FS, arg1 error) *MockJobRunnerKeptCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockJobRunnerKeptCall) Do(f func(context.Context, ports.KeptResult) (fs.FS, error)) *MockJobRunnerKeptCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockJobRunnerKeptCall) DoAndReturn(f func(context.Context, ports.KeptResult) (fs.FS, error)) *MockJobRunnerKeptCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // Output mocks base method.
 func (m *MockJobRunner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 	m.ctrl.T.Helper()
@@ -115,6 +230,44 @@ func (c *MockJobRunnerOutputRefCall) Do(f func(string) string) *MockJobRunnerOut
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
 func (c *MockJobRunnerOutputRefCall) DoAndReturn(f func(string) string) *MockJobRunnerOutputRefCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// Retain mocks base method.
+func (m *MockJobRunner) Retain(ctx context.Context, ref ports.JobRef) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Retain", ctx, ref)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Retain indicates an expected call of Retain.
+func (mr *MockJobRunnerMockRecorder) Retain(ctx, ref any) *MockJobRunnerRetainCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Retain", reflect.TypeOf((*MockJobRunner)(nil).Retain), ctx, ref)
+	return &MockJobRunnerRetainCall{Call: call}
+}
+
+// MockJobRunnerRetainCall wrap *gomock.Call
+type MockJobRunnerRetainCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockJobRunnerRetainCall) Return(arg0 error) *MockJobRunnerRetainCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockJobRunnerRetainCall) Do(f func(context.Context, ports.JobRef) error) *MockJobRunnerRetainCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockJobRunnerRetainCall) DoAndReturn(f func(context.Context, ports.JobRef) error) *MockJobRunnerRetainCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

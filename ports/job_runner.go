@@ -88,7 +88,16 @@ type JobStatus struct {
 // what it finds at the job's output was not written for that job by the job itself (then
 // JobStatus.AICRVersion is empty too). A job reads its inputs under
 // JobInputsDir and writes its output to OutputRef(name), which AICR takes as
-// its -o argument; OutputRef is pure. Any other error is transient.
+// its -o argument; OutputRef is pure.
+//
+// Lifecycle (RES-7): Delete removes a job with everything it owns; Retain keeps a
+// failed job for inspection; both treat a missing job as done. Keep copies a
+// succeeded job's output into a kept result that outlives the job, sealed so that
+// Kept returns it only as it was kept: Kept returns nil when there is no kept
+// result, and an error wrapping ErrUntrustedOutput when what is there was not kept
+// by the runner or changed since (the caller runs the job again). Keep returns an
+// error wrapping ErrForeignObject when something it did not write is in the way;
+// it never takes it over. Any other error is transient.
 type JobRunner interface {
 	// Start creates the job if it does not exist.
 	Start(ctx context.Context, spec JobSpec) (JobRef, error)
@@ -98,4 +107,23 @@ type JobRunner interface {
 	Output(ctx context.Context, ref JobRef) (fs.FS, error)
 	// OutputRef returns the destination the job named job writes its output to (AICR's -o).
 	OutputRef(job string) string
+	// Delete deletes the job and everything it owns.
+	Delete(ctx context.Context, ref JobRef) error
+	// Retain keeps the failed job for inspection (RES-7: seven days).
+	Retain(ctx context.Context, ref JobRef) error
+	// Keep copies the succeeded job's output into the kept result r.
+	Keep(ctx context.Context, ref JobRef, r KeptResult) error
+	// Kept returns the files of the kept result r (nil: none kept).
+	Kept(ctx context.Context, r KeptResult) (fs.FS, error)
+}
+
+// KeptResult names a job's result kept after the job is gone (RES-7): a snapshot or a
+// recipe the next resolution reuses.
+type KeptResult struct {
+	// Name identifies the kept result (the name of the job that produced it).
+	Name string
+	// Role says what it holds (snapshot, recipe).
+	Role string
+	// RuntimeUID is the runtime it was produced for.
+	RuntimeUID string
 }

@@ -30,6 +30,14 @@ var (
 	dnsLabel    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 )
 
+// Reader is the ports.BundleReader of AICR v1.x helm bundles.
+type Reader struct{}
+
+var _ ports.BundleReader = Reader{}
+
+// ReadBundle reads the bundle rooted at fsys (the package function ReadBundle).
+func (Reader) ReadBundle(fsys fs.FS) (ports.Bundle, error) { return ReadBundle(fsys) }
+
 // ReadDir reads the bundle in directory dir on disk.
 func ReadDir(dir string) (ports.Bundle, error) {
 	return ReadBundle(os.DirFS(dir))

@@ -44,3 +44,6 @@ var (
 	// ErrRecipeDigest refuses a recipe whose content does not match its recorded digest.
 	ErrRecipeDigest = errors.New("content does not match its recorded digest")
 )
+
+// errNoBundleReader reports Options without a bundle reader (cmd/kubectl-aicr always sets one).
+var errNoBundleReader = errors.New("kubectl aicr plan: no bundle reader configured")

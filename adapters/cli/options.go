@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // DefaultTimeout is the deadline every command's API calls share (CLI-1).
@@ -22,6 +24,9 @@ type Options struct {
 	Now func() time.Time
 	// Clients, when set, replaces the clients built from ConfigFlags (tests pass fakes).
 	Clients func() (Clients, error)
+	// Bundles reads a bundle directory for kubectl aicr plan; cmd/kubectl-aicr passes AICR's
+	// bundle reader.
+	Bundles ports.BundleReader
 	// flags holds the command flags every command accepts.
 	flags commandFlags
 }

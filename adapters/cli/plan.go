@@ -3,10 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -59,14 +59,14 @@ func (po *planOptions) validate() error {
 }
 
 func (po *planOptions) run() error {
-	target, err := readPlan(po.flags.bundle)
+	target, err := po.readPlan(po.flags.bundle)
 	if err != nil {
 		return err
 	}
 	var tr *domain.Transition
 	var active *domain.Plan
 	if po.flags.from != "" {
-		if active, err = readPlan(po.flags.from); err != nil {
+		if active, err = po.readPlan(po.flags.from); err != nil {
 			return err
 		}
 		t, terr := domain.PlanTransition(domain.TransitionInput{Active: active, Target: target})
@@ -85,9 +85,12 @@ func (po *planOptions) run() error {
 	return view.writeText(po.Out)
 }
 
-// readPlan reads a bundle directory and builds its plan.
-func readPlan(dir string) (*domain.Plan, error) {
-	b, err := aicr.ReadDir(dir)
+// readPlan reads a bundle directory with the options' bundle reader and builds its plan.
+func (po *planOptions) readPlan(dir string) (*domain.Plan, error) {
+	if po.Bundles == nil {
+		return nil, errNoBundleReader
+	}
+	b, err := po.Bundles.ReadBundle(os.DirFS(dir))
 	if err != nil {
 		return nil, fmt.Errorf("read bundle %s: %w", dir, err)
 	}

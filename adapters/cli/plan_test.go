@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/nvidia/aicr-operator/adapters/aicr"
 	"github.com/nvidia/aicr-operator/adapters/cli"
 	"github.com/nvidia/aicr-operator/domain"
 )
@@ -24,7 +25,9 @@ var (
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
-	cmd := cli.NewRootCommand(cli.NewOptions(streams))
+	o := cli.NewOptions(streams)
+	o.Bundles = aicr.Reader{}
+	cmd := cli.NewRootCommand(o)
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	return out.String(), err

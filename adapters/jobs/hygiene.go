@@ -3,6 +3,8 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"testing/fstest"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -52,7 +54,8 @@ func (r *Runner) Retain(ctx context.Context, ref ports.JobRef) error {
 // copy whose content no longer matches its digest is replaced, and anything else in the way
 // is reported as ports.ErrForeignObject: the operator never takes over a ConfigMap it cannot
 // prove it wrote.
-func (r *Runner) Keep(ctx context.Context, ref ports.JobRef, name, role, runtimeUID string) error {
+func (r *Runner) Keep(ctx context.Context, ref ports.JobRef, result ports.KeptResult) error {
+	name, role, runtimeUID := result.Name, result.Role, result.RuntimeUID
 	job, err := r.getJob(ctx, ref)
 	if err != nil {
 		return err
@@ -111,6 +114,29 @@ func (r *Runner) keepOver(ctx context.Context, cp *corev1.ConfigMap, role, runti
 		return fmt.Errorf("keep output as %s: %w", cp.Name, err)
 	}
 	return nil
+}
+
+// Kept returns the files of the kept result: the data keys of its ConfigMap in the operator
+// namespace as files. Nil when there is none; an error wrapping ports.ErrUntrustedOutput when
+// the ConfigMap is not the runner's sealed copy for the role and runtime, unchanged
+// (configdoc.VerifySealed), so the caller runs the job again instead of using it.
+func (r *Runner) Kept(ctx context.Context, result ports.KeptResult) (fs.FS, error) {
+	cm := &corev1.ConfigMap{}
+	err := r.reader.Get(ctx, client.ObjectKey{Namespace: r.cfg.OperatorNamespace, Name: result.Name}, cm)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get kept result %s: %w", result.Name, err)
+	}
+	if err = configdoc.VerifySealed(cm, result.Role, result.RuntimeUID); err != nil {
+		return nil, fmt.Errorf("kept %s result %s: %w: %w", result.Role, result.Name, ports.ErrUntrustedOutput, err)
+	}
+	files := fstest.MapFS{}
+	for k, v := range cm.Data {
+		files[k] = &fstest.MapFile{Data: []byte(v), Mode: 0o444}
+	}
+	return files, nil
 }
 
 func ignoreJobNotFound(err error) error {

@@ -6,10 +6,14 @@ import (
 	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/nvidia/aicr-operator/adapters/aicr"
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/oci"
 	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
 	"github.com/nvidia/aicr-operator/app"
@@ -42,16 +46,17 @@ func provideValidationJobs(cfg app.Config, mgr ctrl.Manager) (validationJobs, er
 
 // provideResolver builds the resolver over the Jobs and the registry, which mirrors and pins
 // every chart of a plan by digest (PLAN-3).
-func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, reg *oci.Registry, clk ports.Clock) (*controller.Resolver, error) {
-	return controller.NewResolver(mgr.GetClient(), mgr.GetAPIReader(), runner, reg, clk,
-		mgr.GetEventRecorderFor(controller.ResolverFieldManager), controller.ResolverConfig{
-			OperatorNamespace: cfg.OperatorNamespace,
-			JobNamespace:      cfg.JobsNamespace,
-			Image:             cfg.AICRImage,
-			AICRVersion:       cfg.AICRVersion,
-			AllowedNamespaces: cfg.ComponentNamespaces,
-			BundleRepository:  chartref.Base(cfg.RegistryRepository) + "/" + oci.BundlesRepository,
-			AdmissionPolicies: controller.ChartAdmissionPolicies,
+func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, reg *oci.Registry, clk ports.Clock) (*resolver.Reconciler, error) {
+	return resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, aicr.Reader{}, reg, clk,
+		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
+			OperatorNamespace:   cfg.OperatorNamespace,
+			JobNamespace:        cfg.JobsNamespace,
+			Image:               cfg.AICRImage,
+			AICRVersion:         cfg.AICRVersion,
+			AllowedNamespaces:   cfg.ComponentNamespaces,
+			BundleRepository:    chartref.Base(cfg.RegistryRepository) + "/" + oci.BundlesRepository,
+			AgentServiceAccount: cfg.JobsServiceAccount,
+			AdmissionPolicies:   shared.ChartAdmissionPolicies,
 		})
 }
 
@@ -59,15 +64,15 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, reg 
 // the selected engine, the validation Jobs, the registry (evidence) and the clock. The engine
 // watch starts once Argo CD's Application kind is served (ENG-4).
 func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validation validationJobs, reg *oci.Registry,
-	clk ports.Clock, dc discovery.DiscoveryInterface) controller.Setup {
-	return controller.Setup{
+	clk ports.Clock, dc discovery.DiscoveryInterface) rollout.Setup {
+	return rollout.Setup{
 		Ports: domain.Ports{Engine: engine, Jobs: validation, Registry: reg, Clock: clk},
-		Options: controller.Options{
+		Options: shared.Options{
 			OperatorNamespace:   cfg.OperatorNamespace,
 			ValidationEnabled:   cfg.ValidationEnabled,
 			ValidationImage:     cfg.ValidatorImage,
 			ValidationNamespace: cfg.ValidationNamespace,
-			AdmissionPolicies:   controller.ChartAdmissionPolicies,
+			AdmissionPolicies:   shared.ChartAdmissionPolicies,
 		},
 		EngineObject: argocd.NewApplicationObject(),
 		EngineServed: func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },
@@ -77,7 +82,7 @@ func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validati
 // provideRetention deletes what RET-1..3 no longer keep: superseded plans with the recipe,
 // values and kept results only they referenced, and old terminal rollouts. It lists the
 // operator namespace uncached (mgr.GetAPIReader()) so a plan just written is never missed.
-func provideRetention(cfg app.Config, mgr ctrl.Manager) (*controller.RetentionReconciler, error) {
-	return controller.NewRetentionReconciler(mgr.GetClient(), mgr.GetAPIReader(),
-		mgr.GetEventRecorderFor(controller.RetentionRecorderName), cfg.OperatorNamespace, controller.DefaultRetentionInterval)
+func provideRetention(cfg app.Config, mgr ctrl.Manager) (*retention.Reconciler, error) {
+	return retention.New(mgr.GetClient(), mgr.GetAPIReader(),
+		mgr.GetEventRecorderFor(retention.RecorderName), cfg.OperatorNamespace, retention.DefaultInterval)
 }

@@ -13,7 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/ports"
@@ -83,9 +85,9 @@ func provideArgoCDConfig(cfg app.Config) argocd.Config {
 type runner struct {
 	Manager   ctrl.Manager
 	Engine    ports.DeploymentEngine
-	Resolver  *controller.Resolver
-	Rollouts  controller.Setup
-	Retention *controller.RetentionReconciler
+	Resolver  *resolver.Reconciler
+	Rollouts  rollout.Setup
+	Retention *retention.Reconciler
 }
 
 // run registers the controllers and runs the manager until ctx ends. An operator started
@@ -99,7 +101,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.Resolver.SetupWithManager(r.Manager); err != nil {
 		return fmt.Errorf("set up the resolver: %w", err)
 	}
-	if err := controller.SetupRolloutControllers(r.Manager, r.Rollouts); err != nil {
+	if err := rollout.SetupControllers(r.Manager, r.Rollouts); err != nil {
 		return fmt.Errorf("set up the rollout controllers: %w", err)
 	}
 	if err := r.Retention.SetupWithManager(r.Manager); err != nil {

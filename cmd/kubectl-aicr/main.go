@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/nvidia/aicr-operator/adapters/aicr"
 	"github.com/nvidia/aicr-operator/adapters/cli"
 )
 
@@ -18,5 +19,6 @@ var now = time.Now //nolint:forbidigo // the plugin's real clock
 func main() {
 	o := cli.NewOptions(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	o.Now = now
+	o.Bundles = aicr.Reader{}
 	os.Exit(cli.Run(context.Background(), o, os.Args[1:]))
 }

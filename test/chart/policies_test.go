@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 )
 
 // TestOperatorChecksEveryPolicyTheChartRenders: the operator stalls AdmissionPolicyMissing when
@@ -30,7 +30,7 @@ func TestOperatorChecksEveryPolicyTheChartRenders(t *testing.T) {
 			assert.Equal(t, o.GetName(), name, "binding %s binds its own policy", o.GetName())
 		}
 	}
-	want := append([]string(nil), controller.ChartAdmissionPolicies...)
+	want := append([]string(nil), shared.ChartAdmissionPolicies...)
 	sort.Strings(want)
 	sort.Strings(policies)
 	sort.Strings(bindings)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/nvidia/aicr-operator/adapters/aicr"
 	"github.com/nvidia/aicr-operator/adapters/cli"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 )
@@ -60,6 +61,7 @@ func runAt(at time.Time, timeout time.Duration, args ...string) result {
 func runWith(configure func(o *cli.Options), args ...string) result {
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	o := cli.NewOptions(streams)
+	o.Bundles = aicr.Reader{}
 	configure(o)
 	code := cli.Run(context.Background(), o, args)
 	return result{stdout: out.String(), stderr: errOut.String(), code: code}

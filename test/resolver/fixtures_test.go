@@ -17,7 +17,8 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
@@ -38,7 +39,7 @@ func TestResolve_V1FixturesMatchOfflinePlan(t *testing.T) {
 			cr := createRuntime(t, runtimeSpec())
 			want := wantDigest(t, tc.dir)
 
-			cond, live := resolved(t, controller.ReasonResolved)
+			cond, live := resolved(t, resolver.ReasonResolved)
 			assert.Equal(t, metav1.ConditionTrue, cond.Status)
 			assert.Equal(t, "candidate plan "+want, cond.Message)
 			assert.True(t, h.clock.Now().Equal(cond.LastTransitionTime.Time), "transition time from the fake clock")
@@ -69,7 +70,7 @@ func TestResolve_OverrideAliasAccepted(t *testing.T) {
 	spec := runtimeSpec()
 	spec.Overrides = []aicrv1alpha1.Override{{Component: "gpuoperator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.95.05"`)}}}
 	createRuntime(t, spec)
-	cond, _ := resolved(t, controller.ReasonResolved)
+	cond, _ := resolved(t, resolver.ReasonResolved)
 	assert.Equal(t, metav1.ConditionTrue, cond.Status)
 	mu.Lock()
 	defer mu.Unlock()
@@ -90,7 +91,7 @@ func assertPlan(t *testing.T, cm *corev1.ConfigMap, digest, uid string) {
 	assert.Equal(t, uid, stored.RuntimeUID)
 	assert.Equal(t, domain.SourceResolved, stored.Source)
 	assert.Equal(t, image, stored.AICRImage)
-	assert.Nil(t, domain.CheckPlanReadable(controller.ReadStoredPlan(cm), uid))
+	assert.Nil(t, domain.CheckPlanReadable(shared.ReadStoredPlan(cm), uid))
 	assert.NotNil(t, stored.RenderFlags)
 	for _, ref := range []*configdoc.ConfigMapRef{stored.ConfigMapRef, stored.ValidationConfigMapRef} {
 		require.NotNil(t, ref)

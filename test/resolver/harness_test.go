@@ -25,7 +25,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
@@ -63,8 +63,8 @@ func start(t testing.TB, o options) *harness {
 	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(t, err)
 	h := &harness{clock: clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))}
-	r, err := controller.NewResolver(mgr.GetClient(), mgr.GetAPIReader(), runner, o.registry, h.clock,
-		mgr.GetEventRecorderFor("aicr-resolver"), controller.ResolverConfig{
+	r, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, aicr.Reader{}, o.registry, h.clock,
+		mgr.GetEventRecorderFor("aicr-resolver"), resolver.Config{
 			OperatorNamespace: operatorNS, JobNamespace: jobNS, Image: image,
 			AICRVersion: o.version, AllowedNamespaces: o.allowed, BundleRepository: "registry.example.com/bundles/cluster",
 		})

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -38,24 +38,24 @@ func TestResolved_DisjointFieldManagers(t *testing.T) {
 	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: holding(f, ports.JobSnapshot)})
 	cr := createRuntime(t, runtimeSpec())
-	resolvedWith(t, controller.ReasonResolving, "aicr-snapshot-")
+	resolvedWith(t, resolver.ReasonResolving, "aicr-snapshot-")
 
 	applyReady(t, cr.Generation, "NoActivePlan")
-	_, live := resolvedWith(t, controller.ReasonResolving, "aicr-snapshot-")
+	_, live := resolvedWith(t, resolver.ReasonResolving, "aicr-snapshot-")
 	require.NotNil(t, meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionReady))
 
 	h.exec.SetBehavior(f.Behavior())
-	_, live = resolved(t, controller.ReasonResolved)
+	_, live = resolved(t, resolver.ReasonResolved)
 	ready := meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionReady)
 	require.NotNil(t, ready, "the resolver's apply kept Ready")
 	assert.Equal(t, "NoActivePlan", ready.Reason)
 	for _, mf := range live.ManagedFields {
-		if mf.Manager == controller.ResolverFieldManager {
+		if mf.Manager == resolver.FieldManager {
 			assert.NotContains(t, string(mf.FieldsV1.Raw), `"k:{\"type\":\"Ready\"}"`)
 		}
 	}
 	applyReady(t, cr.Generation, "RollingOut")
-	_, live = resolved(t, controller.ReasonResolved)
+	_, live = resolved(t, resolver.ReasonResolved)
 	assert.NotEmpty(t, live.Status.CandidatePlanDigest, "candidatePlanDigest kept")
 }
 
@@ -66,7 +66,7 @@ func TestResolve_ConfigurationReusesSnapshotRequestTakesNew(t *testing.T) {
 	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
 	createRuntime(t, runtimeSpec())
-	resolved(t, controller.ReasonResolved)
+	resolved(t, resolver.ReasonResolved)
 	assertJobsGone(t)
 	require.Equal(t, 1, countJobs(h, "snapshot"))
 
@@ -79,7 +79,7 @@ func TestResolve_ConfigurationReusesSnapshotRequestTakesNew(t *testing.T) {
 	// The bundle Job goes before the resolver applies Resolved of the new generation (and
 	// Resolved of the previous one is still there): wait for that apply, so the Update below
 	// does not race it.
-	resolvedFor(t, controller.ReasonResolved, live.Generation)
+	resolvedFor(t, resolver.ReasonResolved, live.Generation)
 	assertJobsGone(t)
 	assert.Equal(t, 1, countJobs(h, "snapshot"), "no new snapshot for an override change")
 	assert.Equal(t, 1, countJobs(h, "recipe"), "no new recipe for an override change")
@@ -91,7 +91,7 @@ func TestResolve_ConfigurationReusesSnapshotRequestTakesNew(t *testing.T) {
 		return k8s.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, live) == nil &&
 			live.Status.HandledRequests.ResolveRequestedAt == "2026-11-29T13:00:00Z"
 	}, wait, tick)
-	resolved(t, controller.ReasonResolved)
+	resolved(t, resolver.ReasonResolved)
 	assertJobsGone(t)
 	assert.Equal(t, 2, countJobs(h, "snapshot"), "one new snapshot per request")
 }

@@ -16,7 +16,8 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -65,7 +66,7 @@ func TestPlanRules_Conflicts(t *testing.T) {
 		{"MismatchingDigestIsConflict", storedPlan{other, "1", other, "uid-x", domain.SourceResolved}, string(domain.StallConflict)},
 		{"EditedSchemaLabelIsUnreadable", storedPlan{want, "2", want, "uid-x", domain.SourceResolved}, string(domain.StallPlanUnreadable)},
 		{"EditedPayloadDigestIsUnreadable", storedPlan{want, "1", other, "uid-x", domain.SourceResolved}, string(domain.StallPlanUnreadable)},
-		{"AnotherRuntimeIsReplaced", storedPlan{want, "1", want, "uid-of-an-earlier-runtime", domain.SourceResolved}, controller.ReasonResolved},
+		{"AnotherRuntimeIsReplaced", storedPlan{want, "1", want, "uid-of-an-earlier-runtime", domain.SourceResolved}, resolver.ReasonResolved},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
@@ -74,13 +75,13 @@ func TestPlanRules_Conflicts(t *testing.T) {
 			cr := createRuntime(t, runtimeSpec())
 			cond, _ := resolved(t, tc.reason)
 			live := planConfigMap(t, want)
-			if tc.reason != controller.ReasonResolved {
+			if tc.reason != resolver.ReasonResolved {
 				assert.Equal(t, metav1.ConditionFalse, cond.Status)
 				assert.Equal(t, old.UID, live.UID, "the plan in the way is left alone")
 				return
 			}
 			assert.NotEqual(t, old.UID, live.UID, "replaced")
-			assert.Equal(t, string(cr.UID), controller.ReadStoredPlan(live).RuntimeUID)
+			assert.Equal(t, string(cr.UID), shared.ReadStoredPlan(live).RuntimeUID)
 		})
 	}
 }
@@ -98,13 +99,13 @@ func TestPlanRules_SameRuntime(t *testing.T) {
 			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 			h := start(t, options{version: "1.1.0", allowed: allowed, behavior: holding(f, ports.JobBundle)})
 			cr := createRuntime(t, runtimeSpec())
-			resolvedWith(t, controller.ReasonResolving, "aicr-bundle-")
+			resolvedWith(t, resolver.ReasonResolving, "aicr-bundle-")
 			old := createStoredPlan(t, want, storedPlan{want, "1", want, string(cr.UID), tc.source})
 			h.exec.SetBehavior(f.Behavior())
-			resolved(t, controller.ReasonResolved)
+			resolved(t, resolver.ReasonResolved)
 			live := planConfigMap(t, want)
 			assert.Equal(t, tc.replace, old.UID != live.UID)
-			assert.Equal(t, domain.SourceResolved, controller.ReadStoredPlan(live).Source)
+			assert.Equal(t, domain.SourceResolved, shared.ReadStoredPlan(live).Source)
 		})
 	}
 }
@@ -144,7 +145,7 @@ func TestPlanRules_PLAN3_PLAN5_ValuesCreatedOnce(t *testing.T) {
 		data   map[string]string
 		reason string
 	}{
-		{"SameValuesAreShared", values.Data, controller.ReasonResolved},
+		{"SameValuesAreShared", values.Data, resolver.ReasonResolved},
 		{"OtherValuesAreAConflict", altered, string(domain.StallConflict)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -162,9 +163,9 @@ func TestPlanRules_PLAN3_PLAN5_ValuesCreatedOnce(t *testing.T) {
 			require.NoError(t, err)
 			plan := &corev1.ConfigMap{}
 			err = k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNS, Name: name}, plan)
-			if tc.reason == controller.ReasonResolved {
+			if tc.reason == resolver.ReasonResolved {
 				require.NoError(t, err)
-				assert.Nil(t, domain.CheckPlanReadable(controller.ReadStoredPlan(plan), string(cr.UID)))
+				assert.Nil(t, domain.CheckPlanReadable(shared.ReadStoredPlan(plan), string(cr.UID)))
 				stored, decodeErr := configdoc.DecodePlan([]byte(plan.Data[configdoc.PlanKey]))
 				require.NoError(t, decodeErr)
 				require.NotEmpty(t, stored.ValuesRefs)
@@ -185,7 +186,7 @@ func TestPlanRules_LostPlanResolvedAgain(t *testing.T) {
 	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
 	createRuntime(t, runtimeSpec())
 	want := wantDigest(t, v1Synthetic)
-	resolved(t, controller.ReasonResolved)
+	resolved(t, resolver.ReasonResolved)
 	assertJobsGone(t)
 	lost := planConfigMap(t, want)
 	require.NoError(t, k8s.Delete(context.Background(), lost))

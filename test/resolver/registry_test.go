@@ -13,7 +13,7 @@ import (
 	"oras.land/oras-go/v2/registry"
 
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/mocks"
 	"github.com/nvidia/aicr-operator/ports"
@@ -39,7 +39,7 @@ func TestResolved_RegistryReasons(t *testing.T) {
 		{"RegistryCredentialsUnavailable", string(domain.StallRegistryCredentialsUnavailable), "publish chart ", ports.ErrCredentialsUnavailable},
 		{"RegistryCredentialsStale", string(domain.StallRegistryCredentialsStale), "publish chart ", ports.ErrCredentialsStale},
 		{"Unauthorized", string(domain.StallUnauthorized), "publish chart ", ports.ErrUnauthorized},
-		{"TransientOutage", controller.ReasonResolving, "retrying after a transient failure", errors.New("connection reset by peer")},
+		{"TransientOutage", resolver.ReasonResolving, "retrying after a transient failure", errors.New("connection reset by peer")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := mocks.NewMockRegistry(gomock.NewController(t))
@@ -65,7 +65,7 @@ func TestResolved_RegistryReasons(t *testing.T) {
 		f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 		start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: reg})
 		createRuntime(t, runtimeSpec())
-		_, live := resolved(t, controller.ReasonResolved)
+		_, live := resolved(t, resolver.ReasonResolved)
 		require.NotEqual(t, wantDigest(t, v1Synthetic), live.Status.CandidatePlanDigest, "pinning is part of the digest")
 		stored, err := configdoc.DecodePlan([]byte(planConfigMap(t, live.Status.CandidatePlanDigest).Data[configdoc.PlanKey]))
 		require.NoError(t, err)

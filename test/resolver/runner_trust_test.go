@@ -54,32 +54,42 @@ func TestRunner_KeepNeverTakesOverAName(t *testing.T) {
 	runner, ref := succeededJob(t, "aicr-recipe-keep-trust")
 	name := "aicr-recipe-keep-trust"
 	key := client.ObjectKey{Namespace: operatorNS, Name: name}
+	kept := ports.KeptResult{Name: name, Role: aicrv1alpha1.RoleRecipe, RuntimeUID: "uid-keep"}
 	t.Cleanup(func() {
 		_ = k8s.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS}})
 	})
 
-	require.NoError(t, runner.Keep(ctx, ref, name, aicrv1alpha1.RoleRecipe, "uid-keep"))
-	kept := &corev1.ConfigMap{}
-	require.NoError(t, k8s.Get(ctx, key, kept))
-	require.NoError(t, configdoc.VerifySealed(kept, aicrv1alpha1.RoleRecipe, "uid-keep"))
-	require.NoError(t, runner.Keep(ctx, ref, name, aicrv1alpha1.RoleRecipe, "uid-keep"), "the same sealed copy is success")
+	require.NoError(t, runner.Keep(ctx, ref, kept))
+	copied := &corev1.ConfigMap{}
+	require.NoError(t, k8s.Get(ctx, key, copied))
+	require.NoError(t, configdoc.VerifySealed(copied, aicrv1alpha1.RoleRecipe, "uid-keep"))
+	files, err := runner.Kept(ctx, kept)
+	require.NoError(t, err)
+	data, err := fs.ReadFile(files, jobs.OutputKey)
+	require.NoError(t, err)
+	assert.Equal(t, "kind: RecipeResult\n", string(data), "Kept returns what Keep sealed")
+	require.NoError(t, runner.Keep(ctx, ref, kept), "the same sealed copy is success")
 
 	// An operator copy whose recorded digest no longer matches is written again.
-	patch := client.MergeFrom(kept.DeepCopy())
-	kept.Annotations[aicrv1alpha1.AnnotationContentDigest] = "sha256:" + zeros
-	require.NoError(t, k8s.Patch(ctx, kept, patch))
-	require.NoError(t, runner.Keep(ctx, ref, name, aicrv1alpha1.RoleRecipe, "uid-keep"))
-	require.NoError(t, k8s.Get(ctx, key, kept))
-	require.NoError(t, configdoc.VerifySealed(kept, aicrv1alpha1.RoleRecipe, "uid-keep"), "replaced by a sealed copy")
+	patch := client.MergeFrom(copied.DeepCopy())
+	copied.Annotations[aicrv1alpha1.AnnotationContentDigest] = "sha256:" + zeros
+	require.NoError(t, k8s.Patch(ctx, copied, patch))
+	_, err = runner.Kept(ctx, kept)
+	require.ErrorIs(t, err, ports.ErrUntrustedOutput, "a copy whose content does not match its digest is not returned")
+	require.NoError(t, runner.Keep(ctx, ref, kept))
+	require.NoError(t, k8s.Get(ctx, key, copied))
+	require.NoError(t, configdoc.VerifySealed(copied, aicrv1alpha1.RoleRecipe, "uid-keep"), "replaced by a sealed copy")
 
 	// Something unlabelled in the way is foreign: never deleted, never used.
-	require.NoError(t, k8s.Delete(ctx, kept))
+	require.NoError(t, k8s.Delete(ctx, copied))
 	planted := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS},
 		Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\ncomponentRefs: [{name: backdoor}]\n"}}
 	require.NoError(t, k8s.Create(ctx, planted))
-	require.ErrorIs(t, runner.Keep(ctx, ref, name, aicrv1alpha1.RoleRecipe, "uid-keep"), ports.ErrForeignObject)
-	require.NoError(t, k8s.Get(ctx, key, kept))
-	assert.Equal(t, planted.UID, kept.UID, "left alone")
+	require.ErrorIs(t, runner.Keep(ctx, ref, kept), ports.ErrForeignObject)
+	_, err = runner.Kept(ctx, kept)
+	require.ErrorIs(t, err, ports.ErrUntrustedOutput, "never used")
+	require.NoError(t, k8s.Get(ctx, key, copied))
+	assert.Equal(t, planted.UID, copied.UID, "left alone")
 }
 
 const zeros = "0000000000000000000000000000000000000000000000000000000000000000"

@@ -18,7 +18,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -194,16 +194,16 @@ func rollouts(t *testing.T) []string {
 }
 
 // newReconciler returns a retention reconciler deleting through c and listing uncached.
-func newReconciler(t *testing.T, c client.Client) (*controller.RetentionReconciler, *record.FakeRecorder) {
+func newReconciler(t *testing.T, c client.Client) (*retention.Reconciler, *record.FakeRecorder) {
 	t.Helper()
 	rec := record.NewFakeRecorder(100)
-	r, err := controller.NewRetentionReconciler(c, k8s, rec, operatorNamespace, time.Hour)
+	r, err := retention.New(c, k8s, rec, operatorNamespace, time.Hour)
 	require.NoError(t, err)
 	return r, rec
 }
 
 // pass runs one retention pass.
-func pass(t *testing.T, r *controller.RetentionReconciler) ctrl.Result {
+func pass(t *testing.T, r *retention.Reconciler) ctrl.Result {
 	t.Helper()
 	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}})
 	require.NoError(t, err)

@@ -17,7 +17,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
 )
 
 const (
@@ -34,8 +34,8 @@ func startManager(t *testing.T) {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	require.NoError(t, err)
-	r, err := controller.NewRetentionReconciler(mgr.GetClient(), mgr.GetAPIReader(),
-		mgr.GetEventRecorderFor(controller.RetentionRecorderName), operatorNamespace, time.Hour)
+	r, err := retention.New(mgr.GetClient(), mgr.GetAPIReader(),
+		mgr.GetEventRecorderFor(retention.RecorderName), operatorNamespace, time.Hour)
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"sync"
 	"testing/fstest"
@@ -65,6 +66,28 @@ func (j *fakeJobs) Output(_ context.Context, ref ports.JobRef) (fs.FS, error) {
 func (j *fakeJobs) OutputRef(job string) string {
 	return "cm://" + validationNamespace + "/" + job + "-output"
 }
+
+// Delete forgets the Job and what it wrote.
+func (j *fakeJobs) Delete(_ context.Context, ref ports.JobRef) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	delete(j.jobs, ref.Name)
+	delete(j.specs, ref.Name)
+	delete(j.reports, ref.Name)
+	return nil
+}
+
+// Retain keeps a Job, which the fake never forgets by itself anyway.
+func (j *fakeJobs) Retain(context.Context, ports.JobRef) error { return nil }
+
+// errNotKept: validation Jobs keep no result (only the resolver's snapshot and recipe do).
+var errNotKept = errors.New("the validation runner keeps no result")
+
+// Keep refuses: validation keeps nothing.
+func (j *fakeJobs) Keep(context.Context, ports.JobRef, ports.KeptResult) error { return errNotKept }
+
+// Kept refuses: validation keeps nothing.
+func (j *fakeJobs) Kept(context.Context, ports.KeptResult) (fs.FS, error) { return nil, errNotKept }
 
 // spec returns the spec the Job started with.
 func (j *fakeJobs) spec(name string) (ports.JobSpec, bool) {

@@ -20,7 +20,9 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/runtime"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/memengine"
@@ -42,8 +44,8 @@ type harness struct {
 	engine      *memengine.Engine
 	jobs        *fakeJobs
 	registry    *fakeRegistry
-	opts        controller.Options
-	assessments controller.AssessmentSource
+	opts        shared.Options
+	assessments runtime.AssessmentSource
 	writes      atomic.Int64
 	seen        map[string]bool
 	failCreate  atomic.Bool
@@ -62,7 +64,7 @@ func newHarness(t testing.TB, instant bool) *harness {
 	cleanCluster(t)
 	c := clock.NewFake(epoch)
 	h := &harness{t: t, clock: c, engine: memengine.New(c, instant), jobs: newFakeJobs(), registry: newFakeRegistry(),
-		seen: map[string]bool{}, opts: controller.Options{OperatorNamespace: operatorNamespace, RequeueCap: 30 * time.Millisecond,
+		seen: map[string]bool{}, opts: shared.Options{OperatorNamespace: operatorNamespace, RequeueCap: 30 * time.Millisecond,
 			RolloutWindow: time.Hour, ValidationEnabled: true, ValidationImage: "validator@sha256:" + zeros,
 			ValidationNamespace: validationNamespace}}
 	t.Cleanup(h.stop)
@@ -103,7 +105,7 @@ func (h *harness) start() {
 		}
 		return nil
 	}}
-	setup := controller.Setup{
+	setup := rollout.Setup{
 		Ports:  domain.Ports{Engine: h.engine, Jobs: h.jobs, Registry: h.registry, Clock: h.clock},
 		Client: c, Assessments: h.assessments, Options: h.opts,
 	}
@@ -113,7 +115,7 @@ func (h *harness) start() {
 		setup.EngineServed = func(context.Context) (bool, error) { return argocd.ApplicationServed(h.argo.dc) }
 		setup.EngineWatchInterval = 50 * time.Millisecond
 	}
-	require.NoError(h.t, controller.SetupRolloutControllers(mgr, setup))
+	require.NoError(h.t, rollout.SetupControllers(mgr, setup))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	h.mu.Lock()

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/runtime"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -50,8 +50,8 @@ func TestRolloutLostCreate(t *testing.T) {
 		})
 		return err
 	}}
-	creators := []*controller.RolloutCreator{
-		controller.NewRolloutCreator(k8s, dropping), controller.NewRolloutCreator(k8s, conflicting),
+	creators := []*runtime.RolloutCreator{
+		runtime.NewRolloutCreator(k8s, dropping), runtime.NewRolloutCreator(k8s, conflicting),
 	}
 	names := make([]string, len(creators))
 	var wg sync.WaitGroup

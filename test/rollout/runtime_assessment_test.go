@@ -11,7 +11,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/runtime"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -36,7 +36,7 @@ func TestRuntimeAssessmentReader(t *testing.T) {
 	require.NoError(t, k8s.Create(context.Background(), cm))
 	t.Cleanup(func() { _ = k8s.Delete(context.Background(), cm) })
 
-	read := controller.NewAssessmentReader(k8s, operatorNamespace)
+	read := runtime.NewAssessmentReader(k8s, operatorNamespace)
 	rows, digest, err := read(context.Background(), "", from, to)
 	require.NoError(t, err)
 	assert.Equal(t, configdoc.ContentDigest([]byte(raw)), digest)

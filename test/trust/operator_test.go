@@ -16,10 +16,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/nvidia/aicr-operator/adapters/aicr"
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controller"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -48,9 +51,9 @@ type world struct {
 }
 
 var (
-	once     sync.Once
-	shared   *world
-	startErr error
+	once        sync.Once
+	sharedWorld *world
+	startErr    error
 	// stopOperator stops the operator and the simulated AICR (TestMain calls it last).
 	stopOperator = func() {}
 )
@@ -60,9 +63,9 @@ var (
 // which AICR rates safe, and the rollout toward the new plan waits for an approver.
 func baseline(t *testing.T) *world {
 	t.Helper()
-	once.Do(func() { shared, startErr = start() })
+	once.Do(func() { sharedWorld, startErr = start() })
 	require.NoError(t, startErr, "operator and baseline")
-	return shared
+	return sharedWorld
 }
 
 // start runs the operator as its ServiceAccount with every admission policy checked, the
@@ -124,22 +127,22 @@ func runOperator(w *world) error {
 	if err != nil {
 		return err
 	}
-	resolver, err := controller.NewResolver(mgr.GetClient(), mgr.GetAPIReader(), runner, nil, clk,
-		mgr.GetEventRecorderFor(controller.ResolverFieldManager), controller.ResolverConfig{
+	res, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, aicr.Reader{}, nil, clk,
+		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
 			OperatorNamespace: operatorNS, JobNamespace: jobsNS, Image: aicrImage, AICRVersion: aicrVersion,
-			AllowedNamespaces: components, AdmissionPolicies: controller.ChartAdmissionPolicies,
+			AllowedNamespaces: components, AdmissionPolicies: shared.ChartAdmissionPolicies,
 		})
 	if err != nil {
 		return err
 	}
-	if err = resolver.SetupWithManager(mgr); err != nil {
+	if err = res.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	w.engine = memengine.New(clk, true)
-	if err = controller.SetupRolloutControllers(mgr, controller.Setup{
+	if err = rollout.SetupControllers(mgr, rollout.Setup{
 		Ports: domain.Ports{Engine: w.engine, Jobs: runner, Clock: clk},
-		Options: controller.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: time.Second,
-			AdmissionPolicies: controller.ChartAdmissionPolicies},
+		Options: shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: time.Second,
+			AdmissionPolicies: shared.ChartAdmissionPolicies},
 	}); err != nil {
 		return err
 	}

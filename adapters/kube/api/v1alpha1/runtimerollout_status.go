@@ -38,6 +38,22 @@ const (
 // +kubebuilder:validation:MaxLength=8
 type ReleaseState string
 
+// Release states recorded in status.releases.
+const (
+	// ReleasePending is a release whose step has not started.
+	ReleasePending ReleaseState = "Pending"
+	// ReleaseInFlight is a release whose step made its mutation and is not ready yet.
+	ReleaseInFlight ReleaseState = "InFlight"
+	// ReleaseReady is a release whose step finished: synced to the plan and healthy.
+	ReleaseReady ReleaseState = "Ready"
+	// ReleaseFailed is a release whose step failed.
+	ReleaseFailed ReleaseState = "Failed"
+	// ReleaseRemoved is a release a Remove step removed.
+	ReleaseRemoved ReleaseState = "Removed"
+	// ReleaseUnknown is a release of a restored rollout: which steps it made is lost (RO-13).
+	ReleaseUnknown ReleaseState = "Unknown"
+)
+
 // RuntimeRolloutStatus holds observations rebuilt from the outcome label and engine objects.
 type RuntimeRolloutStatus struct {
 	// ObservedGeneration is the spec generation the status describes.

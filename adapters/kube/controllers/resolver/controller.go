@@ -1,0 +1,170 @@
+package resolver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// FieldManager is the server-side-apply field manager of the
+// resolver: it owns the Resolved condition, status.candidatePlanDigest and
+// status.handledRequests.resolveRequestedAt and nothing else (CR-7).
+const FieldManager = "aicr-resolver"
+
+// resolverPoll is the safety-net requeue while a Job runs; Job events normally come first.
+const resolverPoll = 30 * time.Second
+
+// Config is the installation configuration the resolver needs.
+type Config struct {
+	// OperatorNamespace holds plans, recipes, values and kept results.
+	OperatorNamespace string
+	// JobNamespace is where AICR Jobs run (the Job watch is limited to it).
+	JobNamespace string
+	// Image is the pinned AICR image (by digest).
+	Image string
+	// AICRVersion is the pinned AICR version every Job must report (RES-5).
+	AICRVersion string
+	// AllowedNamespaces are the chart's namespaces.components (RES-3).
+	AllowedNamespaces []string
+	// BundleRepository is the runtime registry's bundle repository
+	// (<registry>/bundles/cluster, no scheme) the plan's bundle reference
+	// names; used only when the resolver has a Registry.
+	BundleRepository string
+	// AgentServiceAccount is the pre-provisioned ServiceAccount of AICR's snapshot agent
+	// (snapshot --service-account-name); empty leaves AICR's default.
+	AgentServiceAccount string
+	// AdmissionPolicies are the chart's policies (shared.ChartAdmissionPolicies) whose absence stalls
+	// the resolution with AdmissionPolicyMissing: kept results and plans are trusted only under
+	// them. Empty checks none.
+	AdmissionPolicies []string
+}
+
+// Reconciler resolves the ClusterRuntime into a candidate plan: discovery,
+// snapshot, recipe, upgrade-check and bundle Jobs, then the plan ConfigMaps
+// (RES-1..8, PLAN-1..7). It writes only the Resolved condition and the status
+// fields it owns, with its own field manager.
+type Reconciler struct {
+	Client client.Client
+	Reader client.Reader
+	Jobs   ports.JobRunner
+	// Bundles reads a bundle Job's output (AICR's helm bundle).
+	Bundles ports.BundleReader
+	// Registry, when set, serves every chart of a new plan from the runtime
+	// registry pinned by manifest digest and stores the rendered bundle
+	// (PLAN-3, domain.PublishCharts); nil leaves charts unpinned, so the plan
+	// digest is the offline one.
+	Registry ports.Registry
+	Clock    ports.Clock
+	Recorder record.EventRecorder
+	Config   Config
+	// admission stalls the resolution while a policy it relies on is not in force.
+	admission *shared.AdmissionGuard
+}
+
+// New returns a Reconciler. c is the manager's client (cached reads of
+// the ClusterRuntime and Nodes), reader the uncached API reader (ConfigMaps),
+// reg the runtime registry or nil (no chart pinning).
+func New(c client.Client, reader client.Reader, jobs ports.JobRunner, bundles ports.BundleReader, reg ports.Registry,
+	clock ports.Clock, recorder record.EventRecorder, cfg Config) (*Reconciler, error) {
+	if c == nil || reader == nil || jobs == nil || bundles == nil || clock == nil || recorder == nil {
+		return nil, fmt.Errorf("resolver: every dependency is required")
+	}
+	if cfg.OperatorNamespace == "" || cfg.JobNamespace == "" || cfg.AICRVersion == "" {
+		return nil, fmt.Errorf("resolver: operator namespace, job namespace and AICR version are required")
+	}
+	return &Reconciler{Client: c, Reader: reader, Jobs: jobs, Bundles: bundles, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg,
+		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies)}, nil
+}
+
+// +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes/status,verbs=get;patch
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;delete;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;delete
+// +kubebuilder:rbac:groups="",resources=nodes;pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// Reconcile resolves the runtime and applies the Resolved condition. A stall
+// returns without error (a spec, annotation, Node or Job change retriggers);
+// a transient failure returns its error for backoff; a running Job waits for
+// its Job event.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cr := &aicrv1alpha1.ClusterRuntime{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cr.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	out, err := r.guardedResolve(ctx, cr)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.applyResolved(ctx, cr, out); err != nil {
+		return ctrl.Result{}, err
+	}
+	switch {
+	case out.transient != nil:
+		return ctrl.Result{}, out.transient
+	case out.reason == ReasonResolving:
+		return ctrl.Result{RequeueAfter: resolverPoll}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// guardedResolve resolves the runtime, or, while an admission policy the resolver relies on is
+// not in force, reports the AdmissionPolicyMissing stall without reading anything back.
+func (r *Reconciler) guardedResolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (*resOutcome, error) {
+	stall, err := r.admission.Check(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if stall != nil {
+		return resStalled(stall), nil
+	}
+	return r.resolve(ctx, cr), nil
+}
+
+// SetupWithManager watches the ClusterRuntime (spec and annotation changes),
+// the operator's Jobs in the Job namespace, Node label changes and deleted
+// plan ConfigMaps (metadata only).
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	toRuntime := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
+	})
+	ownJobs := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return o.GetNamespace() == r.Config.JobNamespace && o.GetLabels()[aicrv1alpha1.LabelManagedBy] == aicrv1alpha1.ManagedByValue
+	})
+	// A deleted plan ConfigMap is resolved again (PLAN-7).
+	lostPlans := predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		UpdateFunc:  func(event.UpdateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		DeleteFunc: func(e event.DeleteEvent) bool {
+			return e.Object.GetNamespace() == r.Config.OperatorNamespace &&
+				e.Object.GetLabels()[aicrv1alpha1.LabelRole] == aicrv1alpha1.RolePlan
+		},
+	}
+	b := ctrl.NewControllerManagedBy(mgr).Named("resolver").
+		For(&aicrv1alpha1.ClusterRuntime{}, builder.WithPredicates(
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(&batchv1.Job{}, toRuntime, builder.WithPredicates(ownJobs)).
+		Watches(&corev1.Node{}, toRuntime, builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		Watches(&corev1.ConfigMap{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(lostPlans))
+	return shared.WatchAdmission(b, r.admission, toRuntime).Complete(r)
+}

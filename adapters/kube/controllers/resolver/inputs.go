@@ -1,0 +1,71 @@
+package resolver
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// Input file names inside the inputs ConfigMap of a Job (read under ports.JobInputsDir).
+const (
+	resInputConfig   = "config.yaml"
+	resInputSnapshot = "snapshot.yaml"
+	resInputRecipe   = "recipe.yaml"
+	resInputFrom     = "from.yaml"
+	resInputsDir     = ports.JobInputsDir + "/"
+)
+
+func resPlacement(pl aicrv1alpha1.Placement) domain.Placement {
+	conv := func(m map[string]aicrv1alpha1.LabelValue) domain.NodeSelector {
+		out := domain.NodeSelector{}
+		for k, v := range m {
+			out[k] = string(v)
+		}
+		return out
+	}
+	return domain.Placement{System: conv(pl.System.NodeSelector), Accelerated: conv(pl.Accelerated.NodeSelector)}
+}
+
+func resTolerations(pl aicrv1alpha1.Placement) map[string][]domain.Toleration {
+	conv := func(ts []aicrv1alpha1.Toleration) []domain.Toleration {
+		out := make([]domain.Toleration, 0, len(ts))
+		for _, t := range ts {
+			out = append(out, domain.Toleration{Key: t.Key, Operator: string(t.Operator), Value: t.Value, Effect: string(t.Effect)})
+		}
+		return out
+	}
+	return map[string][]domain.Toleration{"system": conv(pl.System.Tolerations), "accelerated": conv(pl.Accelerated.Tolerations)}
+}
+
+func resOverrides(os []aicrv1alpha1.Override) ([]domain.Override, error) {
+	out := make([]domain.Override, 0, len(os))
+	for _, o := range os {
+		var v any
+		if err := yaml.Unmarshal(o.Value.Raw, &v); err != nil {
+			return nil, fmt.Errorf("override %s %q: %w", o.Component, o.Path, err)
+		}
+		out = append(out, domain.Override{Component: o.Component, Path: o.Path, Value: v})
+	}
+	return out, nil
+}
+
+func resCriteria(cr *aicrv1alpha1.ClusterRuntime) map[string]string {
+	out := map[string]string{}
+	for k, v := range cr.Spec.Criteria {
+		out[k] = string(v)
+	}
+	return out
+}
+
+func resTruncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}

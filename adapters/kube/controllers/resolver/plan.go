@@ -1,0 +1,32 @@
+package resolver
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// recordedPlan returns the digest of this runtime's plan recorded for the
+// bundle Job name, or "" when there is none yet.
+func (r *Reconciler) recordedPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, bundleJob string) (string, error) {
+	list := &corev1.ConfigMapList{}
+	err := r.Reader.List(ctx, list, client.InNamespace(r.Config.OperatorNamespace), client.MatchingLabels{
+		aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelRuntimeUID: string(cr.UID), aicrv1alpha1.LabelResolvedBy: bundleJob,
+	})
+	if err != nil {
+		return "", fmt.Errorf("list plans: %w", err)
+	}
+	for i := range list.Items {
+		stored := shared.ReadStoredPlan(&list.Items[i])
+		if domain.CheckPlanReadable(stored, string(cr.UID)) == nil && stored.Source == domain.SourceResolved {
+			return stored.DigestAnnotation, nil
+		}
+	}
+	return "", nil
+}

@@ -1,0 +1,267 @@
+package resolver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// resolve runs the resolution pipeline as far as it can get in one reconcile:
+// discovery and placement checks, snapshot (criteria check), recipe (override
+// checks), upgrade-check against the active plan, bundle, plan.
+func (r *Reconciler) resolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) *resOutcome {
+	if out := r.discover(ctx, cr); out != nil {
+		return out
+	}
+	snapName := shared.SnapshotJob(cr)
+	snapshot, out := r.snapshotStage(ctx, cr, snapName)
+	if out != nil {
+		return out
+	}
+	handled := cr.Annotations[aicrv1alpha1.AnnotationResolveRequestedAt]
+	out = r.afterSnapshot(ctx, cr, snapName, snapshot)
+	out.handled = handled
+	return out
+}
+
+func (r *Reconciler) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, snapName string, snapshot []byte) *resOutcome {
+	config, err := shared.AICRConfig(cr)
+	if err != nil {
+		return resStalled(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: err.Error()})
+	}
+	recipeName := shared.RecipeJob(cr, snapName, config)
+	recipe, out := r.fileStage(ctx, cr, resStage{
+		kind: ports.JobRecipe, name: recipeName, keepRole: aicrv1alpha1.RoleRecipe,
+		args:   []string{"--log-json", "recipe", "--config", resInputsDir + resInputConfig, "--snapshot", resInputsDir + resInputSnapshot, "-o", r.Jobs.OutputRef(recipeName)},
+		inputs: map[string][]byte{resInputConfig: config, resInputSnapshot: snapshot},
+	})
+	if out != nil {
+		return out
+	}
+	components, stall, err := resRecipeComponents(recipe)
+	if err != nil {
+		return resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+	}
+	if stall != nil {
+		return resStalled(stall)
+	}
+	overrides, err := resOverrides(cr.Spec.Overrides)
+	if err != nil {
+		return resStalled(&domain.Stall{Reason: domain.StallInvalidOverride, Message: err.Error()})
+	}
+	if s := domain.CheckOverrides(overrides); s != nil {
+		return resStalled(s)
+	}
+	return r.render(ctx, cr, recipeName, recipe, domain.UnlistedComponents(overrides, components))
+}
+
+// discover checks placement and node groups (RES-2, RES-3).
+func (r *Reconciler) discover(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) *resOutcome {
+	if s := domain.CheckTolerations(resTolerations(cr.Spec.Placement)); s != nil {
+		return resStalled(s)
+	}
+	list := &corev1.NodeList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return resTransient(fmt.Errorf("list nodes: %w", err))
+	}
+	nodes := make([]domain.Node, 0, len(list.Items))
+	for _, n := range list.Items {
+		nodes = append(nodes, domain.Node{Name: n.Name, Labels: n.Labels})
+	}
+	if s := domain.CheckPlacement(nodes, resPlacement(cr.Spec.Placement)); s != nil {
+		return resStalled(s)
+	}
+	return nil
+}
+
+// snapshotStage takes (or reuses) the snapshot and checks the declared criteria against it.
+func (r *Reconciler) snapshotStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string) ([]byte, *resOutcome) {
+	snapshot, out := r.fileStage(ctx, cr, resStage{
+		kind: ports.JobSnapshot, name: name, keepRole: aicrv1alpha1.RoleSnapshot,
+		args: append(append([]string{"--log-json", "snapshot"}, resSnapshotArgs(cr, r.Config.AgentServiceAccount)...), "-o", r.Jobs.OutputRef(name)),
+	})
+	if out != nil {
+		return nil, out
+	}
+	facts, stall, err := resSnapshotFacts(snapshot)
+	if err != nil {
+		return nil, resStalled(&domain.Stall{Reason: domain.StallSnapshotIncomplete, Message: err.Error()})
+	}
+	if stall != nil {
+		return nil, resStalled(stall)
+	}
+	if s := domain.CheckSnapshot(resCriteria(cr), facts); s != nil {
+		return nil, resStalled(s)
+	}
+	return snapshot, nil
+}
+
+// fileStage runs a stage whose output is one artifact file (ports.JobArtifactFile).
+func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st resStage) ([]byte, *resOutcome) {
+	files, out := r.runStage(ctx, cr, st)
+	if out != nil {
+		return nil, out
+	}
+	data, err := fs.ReadFile(files, ports.JobArtifactFile)
+	if err != nil {
+		return nil, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported,
+			Message: fmt.Sprintf("aicr %s job %s wrote no %s", st.kind, st.name, ports.JobArtifactFile)})
+	}
+	return data, nil
+}
+
+// render finishes the resolution: a plan already recorded for the bundle
+// Job (the resolved-by label) is success without a new Job; otherwise the
+// upgrade-check (when there is an active plan) and bundle Jobs run, the plan
+// is built and written, and both Jobs are deleted once it is recorded. A
+// bundle Job AICR rejects for an override component the recipe does not list
+// stalls with OverridePathUnknown.
+func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte, unlisted []string) *resOutcome {
+	args := shared.BundleArgs(cr)
+	name := shared.BundleJob(string(cr.UID), recipeName, args)
+	if digest, err := r.recordedPlan(ctx, cr, name); err != nil || digest != "" {
+		if err != nil {
+			return resTransient(err)
+		}
+		return resSuccess(digest)
+	}
+	check, out := r.upgradeCheck(ctx, cr, recipe)
+	if out != nil {
+		return out
+	}
+	files, out := r.runStage(ctx, cr, resStage{
+		kind: ports.JobBundle, name: name, inputs: map[string][]byte{resInputRecipe: recipe},
+		args: append(append([]string{"--log-json", "bundle", "--deployer", "helm", "-r", resInputsDir + resInputRecipe}, args...),
+			"-o", r.Jobs.OutputRef(name)),
+	})
+	if out != nil {
+		return resRejectedOverride(out, unlisted)
+	}
+	built, out := r.buildPlan(cr, files)
+	if out != nil {
+		return out
+	}
+	plan := built.plan
+	bundleRef, out := r.publish(ctx, plan, files, built.chartDirs)
+	if out != nil {
+		return out
+	}
+	w := shared.PlanWrite{Plan: plan, Recipe: recipe, ValidationRecipe: built.validationRecipe, BundleJob: name, RenderFlags: args,
+		BundleRef: bundleRef, Report: check.report, FromPlan: cr.Status.ActivePlanDigest}
+	writer := &shared.PlanWriter{Client: r.Client, Reader: r.Reader, Recorder: r.Recorder,
+		Namespace: r.Config.OperatorNamespace, Image: r.Config.Image}
+	if stall, err := writer.Write(ctx, cr, w); stall != nil || err != nil {
+		if err != nil {
+			return resTransient(err)
+		}
+		return resStalled(stall)
+	}
+	for _, job := range []string{name, check.job} {
+		if job == "" {
+			continue
+		}
+		if err := r.Jobs.Delete(ctx, ports.JobRef{Name: job}); err != nil {
+			return resTransient(err)
+		}
+	}
+	return resSuccess(plan.Digest)
+}
+
+// publish serves every chart of the plan from the runtime registry, pinned
+// by manifest digest (mirrored upstream charts, wrapper charts for bundle-local
+// ones), and stores the rendered bundle next to them (PLAN-2, PLAN-3, REG-1).
+// It returns the bundle's reference for the plan document. Credential
+// problems stall with RegistryCredentialsUnavailable, RegistryCredentialsStale
+// or Unauthorized, a chart that cannot be served with ChartSourceUnsupported;
+// any other registry error retries with backoff (RES-6). Without a registry
+// the plan stays unpinned (its digest is the offline one) and has no bundle
+// reference.
+func (r *Reconciler) publish(ctx context.Context, plan *domain.Plan, files fs.FS, chartDirs map[string]string) (string, *resOutcome) {
+	if r.Registry == nil {
+		return "", nil
+	}
+	stall, err := domain.PublishCharts(ctx, r.Registry, plan, func(id string) (fs.FS, error) {
+		return fs.Sub(files, chartDirs[id])
+	})
+	if err != nil {
+		return "", resTransient(err)
+	}
+	if stall != nil {
+		return "", resStalled(stall)
+	}
+	d, err := r.Registry.PushBundle(ctx, plan.Digest, files)
+	if err != nil {
+		if s := domain.RegistryStall("push the rendered bundle", err); s != nil {
+			return "", resStalled(s)
+		}
+		return "", resTransient(fmt.Errorf("push the rendered bundle: %w", err))
+	}
+	return r.Config.BundleRepository + "@" + string(d), nil
+}
+
+func resSuccess(digest string) *resOutcome {
+	return &resOutcome{status: metav1.ConditionTrue, reason: ReasonResolved, message: "candidate plan " + digest, candidate: digest}
+}
+
+// resBuilt is a plan built from a rendered bundle.
+type resBuilt struct {
+	plan *domain.Plan
+	// validationRecipe is the recipe as the bundle records it.
+	validationRecipe []byte
+	// chartDirs maps a release ID to its bundle folder (local charts).
+	chartDirs map[string]string
+}
+
+// buildPlan reads the bundle (RES-5: its AICR version must be the pinned
+// one) and builds the plan, checking release namespaces (RES-3).
+func (r *Reconciler) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (resBuilt, *resOutcome) {
+	bundle, err := r.Bundles.ReadBundle(files)
+	if err != nil {
+		return resBuilt{}, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+	}
+	if s := domain.CheckAICRVersion(r.Config.AICRVersion, bundle.AICRVersion); s != nil && bundle.Layout == ports.LayoutV1 {
+		return resBuilt{}, resStalled(s)
+	}
+	plan, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: string(cr.UID), Source: domain.SourceResolved, Bundle: bundle})
+	var se *domain.StallError
+	if errors.As(err, &se) {
+		return resBuilt{}, resStalled(&se.Stall)
+	}
+	if err != nil {
+		return resBuilt{}, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+	}
+	if s := domain.CheckNamespaces(plan, r.Config.AllowedNamespaces); s != nil {
+		return resBuilt{}, resStalled(s)
+	}
+	built := resBuilt{plan: plan, chartDirs: map[string]string{}}
+	for _, br := range bundle.Releases {
+		built.chartDirs[br.Name] = br.Path
+	}
+	built.validationRecipe, _ = fs.ReadFile(files, "recipe.yaml")
+	return built, nil
+}
+
+// resSnapshotArgs pins the snapshot agent to the accelerated group (AICR-CLI.md section 5).
+func resSnapshotArgs(cr *aicrv1alpha1.ClusterRuntime, sa string) []string {
+	var args []string
+	sel := cr.Spec.Placement.Accelerated
+	for _, k := range shared.SortedKeys(sel.NodeSelector) {
+		args = append(args, "--node-selector", k+"="+string(sel.NodeSelector[k]))
+	}
+	for _, t := range sel.Tolerations {
+		args = append(args, "--toleration", shared.Toleration(t))
+	}
+	if sa != "" {
+		args = append(args, "--service-account-name", sa)
+	}
+	return args
+}

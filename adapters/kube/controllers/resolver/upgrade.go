@@ -1,0 +1,94 @@
+package resolver
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// resCheck is the result of the upgrade-check stage.
+type resCheck struct {
+	// job is the upgrade-check Job to delete once the plan is recorded ("" = none ran).
+	job string
+	// report is AICR's JSON report (nil = none).
+	report []byte
+}
+
+// upgradeCheck runs AICR upgrade-check from the active plan's recipe to the
+// new recipe (RES-1). Its report is written with the plan as an assessment
+// ConfigMap (configdoc layout, annotated with both plan digests). There is
+// nothing to check without an active plan or when the active plan has no
+// recipe (a rebuilt plan): with no report every Upgrade needs approval. The
+// "from" recipe is read only through the verified plan (shared.PlanReader: the plan's
+// digest recomputed, the recipe's content digest checked); an active plan or
+// recipe that does not verify stalls, so upgrade-check never compares against
+// a recipe the operator did not record. Verdicts do not stop the resolution
+// (--fail-on-error=false): the rollout judges them.
+func (r *Reconciler) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipe []byte) (resCheck, *resOutcome) {
+	active := cr.Status.ActivePlanDigest
+	if active == "" {
+		return resCheck{}, nil
+	}
+	from, out := r.activeRecipe(ctx, cr, active)
+	if out != nil || from == nil {
+		return resCheck{}, out
+	}
+	name := shared.JobName("upgrade-check", string(cr.UID), active, string(recipe))
+	report, out := r.fileStage(ctx, cr, resStage{
+		kind: ports.JobUpgradeCheck, name: name,
+		inputs: map[string][]byte{resInputFrom: from, resInputRecipe: recipe},
+		args: []string{"--log-json", "upgrade-check", "--from", resInputsDir + resInputFrom, "--to", resInputsDir + resInputRecipe,
+			"--deployer", "argocd-helm", "--format", "json", "--fail-on-error=false", "-o", r.Jobs.OutputRef(name)},
+	})
+	if out != nil {
+		return resCheck{}, out
+	}
+	return resCheck{job: name, report: report}, nil
+}
+
+// activeRecipe returns the resolved recipe of the active plan, verified against the digest
+// the plan records, or nil when there is nothing to compare: the plan's ConfigMap is gone
+// (it is rebuilt from the engine objects, without a recipe), it records no recipe, or its
+// recipe ConfigMap is gone. A recipe whose content is not the recorded one stalls.
+func (r *Reconciler) activeRecipe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, active string) ([]byte, *resOutcome) {
+	plans := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace)
+	doc, stall, err := plans.Document(ctx, active, string(cr.UID))
+	switch {
+	case err != nil:
+		return nil, resTransient(err)
+	case stall != nil && stall.Reason == domain.StallPlanUnreadable && r.planMissing(ctx, active):
+		return nil, nil
+	case stall != nil:
+		return nil, resStalled(&domain.Stall{Reason: stall.Reason, Message: "active plan for upgrade-check: " + stall.Message})
+	case doc.ConfigMapRef == nil:
+		return nil, nil
+	}
+	raw, stall, err := plans.Recipe(ctx, doc, doc.ConfigMapRef)
+	switch {
+	case err != nil:
+		return nil, resTransient(err)
+	case stall != nil && stall.Reason == domain.StallPlanWithoutRecipe:
+		return nil, nil // a lost recipe leaves nothing to compare: every Upgrade then needs approval
+	case stall != nil:
+		return nil, resStalled(&domain.Stall{Reason: domain.StallPlanUnreadable, Message: "active plan for upgrade-check: " + stall.Message})
+	}
+	return raw, nil
+}
+
+// planMissing reports whether the plan ConfigMap of digest does not exist.
+func (r *Reconciler) planMissing(ctx context.Context, digest string) bool {
+	name, err := configdoc.PlanConfigMapName(digest)
+	if err != nil {
+		return false
+	}
+	err = r.Reader.Get(ctx, client.ObjectKey{Namespace: r.Config.OperatorNamespace, Name: name}, &corev1.ConfigMap{})
+	return apierrors.IsNotFound(err)
+}

@@ -1,0 +1,151 @@
+package retention
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+)
+
+// DefaultInterval is how often the retention pass runs besides its triggers.
+const DefaultInterval = time.Hour
+
+// RecorderName names the retention controller as the source of its Events.
+const RecorderName = "aicr-retention"
+
+// retentionConflictRetry is the delay before a pass that found an object changed since it
+// was listed runs again.
+const retentionConflictRetry = time.Second
+
+// planStore serializes, within the operator process, the resolver writing a plan with its
+// recipe and values ConfigMaps and the retention pass deleting unreferenced ones: both are
+// content-addressed and shared between plans, so a pass must never see a reused recipe or
+// values ConfigMap without the new plan about to reference it.
+var planStore sync.Mutex
+
+// Reconciler applies RET-1..3 to the operator's own objects: plan ConfigMaps with
+// their recipe, values and assessment ConfigMaps, kept AICR results and terminal
+// RuntimeRollouts. The domain decides (domain.PlansToDelete, RolloutsToDelete,
+// JobResultsToDelete); the reconciler lists, deletes by name with UID and resourceVersion
+// preconditions, logs each deletion, counts it and records one Event per pass on the
+// ClusterRuntime. It runs when the active, candidate, target or pinned plan moves, when a
+// rollout gets its outcome and every interval.
+type Reconciler struct {
+	client    client.Client
+	reader    client.Reader
+	recorder  record.EventRecorder
+	metrics   *shared.Metrics
+	namespace string
+	interval  time.Duration
+}
+
+// New returns the retention reconciler. c reads the ClusterRuntime and the
+// rollouts (cached) and deletes; reader lists the labelled ConfigMaps of namespace uncached,
+// so a plan the resolver has just written is never missed; interval is the periodic pass
+// (DefaultInterval when zero).
+func New(c client.Client, reader client.Reader, recorder record.EventRecorder, namespace string,
+	interval time.Duration) (*Reconciler, error) {
+	if c == nil || reader == nil || recorder == nil || namespace == "" {
+		return nil, fmt.Errorf("retention: client, reader, recorder and namespace are required")
+	}
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	return &Reconciler{client: c, reader: reader, recorder: recorder, metrics: shared.NewMetrics(), namespace: namespace, interval: interval}, nil
+}
+
+// +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=operator.aicr.run,resources=runtimerollouts,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// Reconcile runs one retention pass: the doomed rollouts and plans, then, once all of them
+// are gone, the recipes, values and kept results only they referenced. Nothing is deleted
+// while the ClusterRuntime is missing or being deleted (CR-12 cleans up then).
+func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
+	cr := &aicrv1alpha1.ClusterRuntime{}
+	if err := r.client.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, cr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cr.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	var rollouts aicrv1alpha1.RuntimeRolloutList
+	if err := r.client.List(ctx, &rollouts); err != nil {
+		return ctrl.Result{}, fmt.Errorf("list rollouts: %w", err)
+	}
+	planStore.Lock()
+	defer planStore.Unlock()
+	stored, err := r.listStored(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	decision := decideRetention(cr, rollouts.Items, stored)
+	deleted := map[string]int{}
+	conflicted, err := r.deleteAll(ctx, decision.owners, deleted)
+	if err == nil && !conflicted {
+		conflicted, err = r.deleteAll(ctx, decision.dependents, deleted)
+	}
+	if len(deleted) > 0 {
+		r.recorder.Eventf(cr, corev1.EventTypeNormal, string(shared.EventRetentionApplied), "retention (RET-1..3) deleted %s", retSummary(deleted))
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if conflicted {
+		return ctrl.Result{RequeueAfter: retentionConflictRetry}, nil
+	}
+	return ctrl.Result{RequeueAfter: r.interval}, nil
+}
+
+// SetupWithManager registers the retention controller: the ClusterRuntime when a plan it
+// names moves, and rollouts whose outcome label changes, all mapped to the one runtime.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	toRuntime := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
+	})
+	return ctrl.NewControllerManagedBy(mgr).Named("retention").
+		For(&aicrv1alpha1.ClusterRuntime{}, builder.WithPredicates(retentionPlansMoved)).
+		Watches(&aicrv1alpha1.RuntimeRollout{}, toRuntime, builder.WithPredicates(retentionOutcomeSet)).
+		Complete(r)
+}
+
+// retentionPlansMoved passes a new ClusterRuntime and a change of the plans it names.
+var retentionPlansMoved = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, okOld := e.ObjectOld.(*aicrv1alpha1.ClusterRuntime)
+		n, okNew := e.ObjectNew.(*aicrv1alpha1.ClusterRuntime)
+		return !okOld || !okNew || retentionPlanDigests(o) != retentionPlanDigests(n)
+	},
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// retentionOutcomeSet passes a rollout created with an outcome (a restore) and a change of
+// the outcome label.
+var retentionOutcomeSet = predicate.Funcs{
+	CreateFunc: func(e event.CreateEvent) bool { return e.Object.GetLabels()[aicrv1alpha1.LabelOutcome] != "" },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return e.ObjectOld.GetLabels()[aicrv1alpha1.LabelOutcome] != e.ObjectNew.GetLabels()[aicrv1alpha1.LabelOutcome]
+	},
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+func retentionPlanDigests(cr *aicrv1alpha1.ClusterRuntime) [5]string {
+	return [5]string{cr.Status.ActivePlanDigest, cr.Status.CandidatePlanDigest, cr.Status.TargetPlanDigest,
+		cr.Spec.Selection.PinnedPlanDigest, string(cr.Spec.Selection.Policy)}
+}

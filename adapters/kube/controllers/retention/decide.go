@@ -1,0 +1,172 @@
+package retention
+
+import (
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// Kinds of the objects retention deletes: a RuntimeRollout, or a ConfigMap by its role.
+const retKindRollout = "rollout"
+
+// retDoomed is one object retention deletes, the metadata its preconditions come from and
+// the rule that lets it go.
+type retDoomed struct {
+	kind string
+	meta metav1.ObjectMeta
+	rule string
+}
+
+// retDecision is what RET-1..3 no longer keep: the rollouts and plans, and what only they
+// referenced (recipes, values, kept results), deleted only once they are gone.
+type retDecision struct {
+	owners, dependents []retDoomed
+}
+
+func decideRetention(cr *aicrv1alpha1.ClusterRuntime, rollouts []aicrv1alpha1.RuntimeRollout, stored retStored) retDecision {
+	active := retActiveRollouts(rollouts)
+	owners, kept := retRollouts(rollouts, active)
+	res := retCurrentResolution(cr)
+	plans, retained := retPlans(stored.plans, retKeepPlans(cr, rollouts, active), res.bundle)
+	return retDecision{owners: append(owners, plans...), dependents: retDependents(res, retained, kept, stored.others)}
+}
+
+// retActiveRollouts returns, per runtime UID, the rollout the runtime derives its active plan
+// from: the newest Succeeded one in the runtime controller's order (shared.OlderRollout, RO-13).
+func retActiveRollouts(rollouts []aicrv1alpha1.RuntimeRollout) map[string]*aicrv1alpha1.RuntimeRollout {
+	byUID := map[string][]*aicrv1alpha1.RuntimeRollout{}
+	for i := range rollouts {
+		byUID[rollouts[i].Spec.RuntimeUID] = append(byUID[rollouts[i].Spec.RuntimeUID], &rollouts[i])
+	}
+	out := map[string]*aicrv1alpha1.RuntimeRollout{}
+	for uid, rs := range byUID {
+		sort.SliceStable(rs, func(i, j int) bool { return shared.OlderRollout(rs[i], rs[j]) })
+		for _, ro := range rs {
+			if ro.Labels[aicrv1alpha1.LabelOutcome] == string(aicrv1alpha1.PhaseSucceeded) {
+				out[uid] = ro
+			}
+		}
+	}
+	return out
+}
+
+// retRollouts applies RET-2 and returns the doomed rollouts and the kept ones.
+func retRollouts(rollouts []aicrv1alpha1.RuntimeRollout, active map[string]*aicrv1alpha1.RuntimeRollout) ([]retDoomed, []*aicrv1alpha1.RuntimeRollout) {
+	records := make([]domain.RolloutRecord, 0, len(rollouts))
+	for i := range rollouts {
+		ro := &rollouts[i]
+		records = append(records, domain.RolloutRecord{
+			Name: ro.Name, RuntimeUID: ro.Spec.RuntimeUID, Sequence: shared.RolloutSequence(ro), CreatedAt: ro.CreationTimestamp.Time,
+			Outcome: domain.Phase(ro.Labels[aicrv1alpha1.LabelOutcome]), Active: active[ro.Spec.RuntimeUID] == ro,
+		})
+	}
+	gone := retSet(domain.RolloutsToDelete(records))
+	var doomed []retDoomed
+	var kept []*aicrv1alpha1.RuntimeRollout
+	for i := range rollouts {
+		if gone[rollouts[i].Name] {
+			doomed = append(doomed, retDoomed{kind: retKindRollout, meta: rollouts[i].ObjectMeta, rule: "RET-2"})
+		} else {
+			kept = append(kept, &rollouts[i])
+		}
+	}
+	return doomed, kept
+}
+
+// retKeep holds the names of the plan ConfigMaps RET-1 keeps whatever their age.
+type retKeep struct {
+	active, candidate, pinned, inUse map[string]bool
+}
+
+// retKeepPlans names the active plan (in status and as derived from the runtime's newest
+// Succeeded rollout), the candidate, the pinned plan, and the plans in use: the target and
+// both plans of every rollout without an outcome.
+func retKeepPlans(cr *aicrv1alpha1.ClusterRuntime, rollouts []aicrv1alpha1.RuntimeRollout,
+	active map[string]*aicrv1alpha1.RuntimeRollout) retKeep {
+	k := retKeep{
+		active:    retPlanNames(cr.Status.ActivePlanDigest),
+		candidate: retPlanNames(cr.Status.CandidatePlanDigest),
+		pinned:    retPlanNames(cr.Spec.Selection.PinnedPlanDigest),
+		inUse:     retPlanNames(cr.Status.TargetPlanDigest, shared.TargetPlanDigest(cr)),
+	}
+	if ro := active[string(cr.UID)]; ro != nil {
+		retAddPlans(k.active, ro.Spec.ToPlanDigest)
+	}
+	for i := range rollouts {
+		if rollouts[i].Labels[aicrv1alpha1.LabelOutcome] == "" {
+			retAddPlans(k.inUse, rollouts[i].Spec.FromPlanDigest, rollouts[i].Spec.ToPlanDigest)
+		}
+	}
+	return k
+}
+
+// retPlans applies RET-1 and returns the doomed plans and the retained ones. The plan the
+// resolver recorded for the bundle Job of the current resolution is in use: its next
+// reconcile reads it.
+func retPlans(plans []retPlan, keep retKeep, bundleJob string) ([]retDoomed, []retPlan) {
+	records := make([]domain.PlanRecord, 0, len(plans))
+	for _, p := range plans {
+		n := p.meta.Name
+		records = append(records, domain.PlanRecord{
+			Name: n, Digest: p.meta.Annotations[aicrv1alpha1.AnnotationPlanDigest], CreatedAt: p.meta.CreationTimestamp.Time,
+			Active: keep.active[n], Candidate: keep.candidate[n], Pinned: keep.pinned[n],
+			InUse: keep.inUse[n] || (bundleJob != "" && p.meta.Labels[aicrv1alpha1.LabelResolvedBy] == bundleJob),
+		})
+	}
+	gone := retSet(domain.PlansToDelete(records))
+	var doomed []retDoomed
+	var retained []retPlan
+	for _, p := range plans {
+		if gone[p.meta.Name] {
+			doomed = append(doomed, retDoomed{kind: aicrv1alpha1.RolePlan, meta: p.meta, rule: "RET-1"})
+		} else {
+			retained = append(retained, p)
+		}
+	}
+	return doomed, retained
+}
+
+// retResolution names the Jobs of the runtime's current resolution as the resolver derives
+// them: its next reconcile reads their kept results and the plan recorded for the bundle Job.
+type retResolution struct {
+	snapshot, recipe, bundle string
+}
+
+func retCurrentResolution(cr *aicrv1alpha1.ClusterRuntime) retResolution {
+	res := retResolution{snapshot: shared.SnapshotJob(cr)}
+	config, err := shared.AICRConfig(cr)
+	if err != nil {
+		return res
+	}
+	res.recipe = shared.RecipeJob(cr, res.snapshot, config)
+	res.bundle = shared.BundleJob(string(cr.UID), res.recipe, shared.BundleArgs(cr))
+	return res
+}
+
+func retPlanNames(digests ...string) map[string]bool {
+	out := map[string]bool{}
+	retAddPlans(out, digests...)
+	return out
+}
+
+// retAddPlans adds the plan ConfigMap names of digests; an empty or malformed digest names none.
+func retAddPlans(names map[string]bool, digests ...string) {
+	for _, d := range digests {
+		if name, err := configdoc.PlanConfigMapName(d); err == nil {
+			names[name] = true
+		}
+	}
+}
+
+func retSet(names []string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
+}

@@ -1,0 +1,136 @@
+package retention
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+const retTestUID = "0b7e4a51-3f9a-4c0d-8b2e-1a2b3c4d5e6f"
+
+var retT0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// retDigest is a plan digest made of one repeated hex digit per i.
+func retDigest(i int) string { return "sha256:" + strings.Repeat(fmt.Sprintf("%x", i%16), 64) }
+
+func retPlanName(i int) string {
+	name, _ := configdoc.PlanConfigMapName(retDigest(i))
+	return name
+}
+
+// retTestPlan is plan i, created i hours after retT0, referencing recipe-<i> and values-<i>.
+func retTestPlan(i int) retPlan {
+	return retPlan{
+		meta: metav1.ObjectMeta{Name: retPlanName(i), CreationTimestamp: metav1.NewTime(retT0.Add(time.Duration(i) * time.Hour)),
+			Labels: map[string]string{}, Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: retDigest(i)}},
+		doc: &configdoc.Plan{
+			Plan:         domain.Plan{Digest: retDigest(i), RuntimeUID: retTestUID},
+			ConfigMapRef: &configdoc.ConfigMapRef{Name: fmt.Sprintf("recipe-%d", i)}, RenderFlags: []string{},
+			ValuesRefs: []configdoc.ValuesRef{{Name: fmt.Sprintf("values-%d", i)}},
+		},
+	}
+}
+
+func retTestObject(name, role, planDigest string) metav1.PartialObjectMetadata {
+	o := metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(retT0),
+		Labels: map[string]string{aicrv1alpha1.LabelRole: role}, Annotations: map[string]string{}}}
+	if planDigest != "" {
+		o.Annotations[aicrv1alpha1.AnnotationPlanDigest] = planDigest
+	}
+	return o
+}
+
+func retTestRuntime() *aicrv1alpha1.ClusterRuntime {
+	return &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName, UID: retTestUID}}
+}
+
+func retNames(d retDecision) []string {
+	out := make([]string, 0, len(d.owners)+len(d.dependents))
+	for _, d := range append(d.owners, d.dependents...) {
+		out = append(out, d.kind+"/"+d.meta.Name)
+	}
+	return out
+}
+
+// seven superseded plans 0..6: plans 0 and 1 are beyond the five most recent.
+func retSevenPlans() []retPlan {
+	plans := make([]retPlan, 7)
+	for i := range plans {
+		plans[i] = retTestPlan(i)
+	}
+	return plans
+}
+
+func TestRetentionKeepsTheActivePlanDerivedFromRolloutsRET1RO13(t *testing.T) {
+	t.Parallel()
+	// A restored runtime has no status: its active plan is the target of its newest Succeeded rollout.
+	ro := aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-a-1",
+		Labels: map[string]string{aicrv1alpha1.LabelOutcome: string(aicrv1alpha1.PhaseSucceeded)}},
+		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: retTestUID, ToPlanDigest: retDigest(0)}}
+	got := decideRetention(retTestRuntime(), []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
+	assert.Equal(t, []string{"plan/" + retPlanName(1)}, retNames(got))
+}
+
+func TestRetentionKeepsThePlansOfARolloutInProgressRET1(t *testing.T) {
+	t.Parallel()
+	ro := aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-a-1"},
+		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: retTestUID, FromPlanDigest: retDigest(0), ToPlanDigest: retDigest(1)}}
+	got := decideRetention(retTestRuntime(), []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
+	assert.Empty(t, got)
+}
+
+func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
+	t.Parallel()
+	cr := retTestRuntime()
+	res := retCurrentResolution(cr)
+	plans := retSevenPlans()
+	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = res.bundle // the plan the resolver recorded for the current inputs
+	others := []metav1.PartialObjectMetadata{
+		retTestObject(res.snapshot, aicrv1alpha1.RoleSnapshot, ""),
+		retTestObject("aicr-snapshot-newer", aicrv1alpha1.RoleSnapshot, ""),
+		retTestObject("aicr-snapshot-older", aicrv1alpha1.RoleSnapshot, ""),
+		retTestObject(res.recipe, aicrv1alpha1.RoleRecipe, ""),
+	}
+	others[1].CreationTimestamp = metav1.NewTime(retT0.Add(time.Hour))
+	got := decideRetention(cr, nil, retStored{plans: plans, others: others})
+	assert.ElementsMatch(t, []string{"plan/" + retPlanName(1), "snapshot/aicr-snapshot-older"}, retNames(got))
+}
+
+func TestRetentionKeepsTheRecipeResultARetainedPlanWasRenderedFromRET3(t *testing.T) {
+	t.Parallel()
+	plans := retSevenPlans()
+	plans[6].meta.Labels[aicrv1alpha1.LabelResolvedBy] = shared.BundleJob(retTestUID, "aicr-recipe-kept", nil)
+	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = shared.BundleJob(retTestUID, "aicr-recipe-gone", nil)
+	others := []metav1.PartialObjectMetadata{
+		retTestObject("aicr-recipe-kept", aicrv1alpha1.RoleRecipe, ""),
+		retTestObject("aicr-recipe-gone", aicrv1alpha1.RoleRecipe, ""),
+	}
+	got := decideRetention(retTestRuntime(), nil, retStored{plans: plans, others: others})
+	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1), "recipe/aicr-recipe-gone"}, retNames(got))
+}
+
+func TestRetentionKeepsEveryRecipeAndValuesWhileARetainedPlanIsUnreadableRET1(t *testing.T) {
+	t.Parallel()
+	plans := retSevenPlans()
+	plans[6].doc = nil
+	others := []metav1.PartialObjectMetadata{
+		retTestObject("recipe-0", aicrv1alpha1.RoleRecipe, retDigest(0)),
+		retTestObject("values-0", aicrv1alpha1.RoleValues, retDigest(0)),
+		retTestObject("aicr-recipe-result", aicrv1alpha1.RoleRecipe, ""),
+	}
+	got := decideRetention(retTestRuntime(), nil, retStored{plans: plans, others: others})
+	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1)}, retNames(got))
+	plans[6] = retTestPlan(6)
+	got = decideRetention(retTestRuntime(), nil, retStored{plans: plans, others: others})
+	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1),
+		"recipe/recipe-0", "values/values-0", "recipe/aicr-recipe-result"}, retNames(got))
+}

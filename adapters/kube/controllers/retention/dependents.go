@@ -1,0 +1,121 @@
+package retention
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// retDependents returns the recipe and values ConfigMaps no retained plan references (RET-1:
+// they are content-addressed and shared, so only the references count, never the plan-digest
+// annotation, which names the first plan only) and the kept AICR results RET-3 lets go. A
+// retained plan whose document cannot be read may reference any recipe or values
+// ConfigMap, so then none of them is deleted.
+func retDependents(res retResolution, retained []retPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
+	others []metav1.PartialObjectMetadata) []retDoomed {
+	refs, known := retPlanRefs(retained)
+	var doomed []retDoomed
+	var results []domain.JobResult
+	for i := range others {
+		o := &others[i]
+		role := o.Labels[aicrv1alpha1.LabelRole]
+		if retPlanDependent(o) {
+			if known && !refs[o.Name] {
+				doomed = append(doomed, retDoomed{kind: role, meta: o.ObjectMeta, rule: "RET-1"})
+			}
+			continue
+		}
+		results = append(results, domain.JobResult{
+			Name: o.Name, Snapshot: role == aicrv1alpha1.RoleSnapshot, Succeeded: true, CreatedAt: o.CreationTimestamp.Time,
+		})
+	}
+	gone := retSet(domain.JobResultsToDelete(results, retResultRefs(res, retained, rollouts, others, known)))
+	for i := range others {
+		if o := &others[i]; gone[o.Name] && !retPlanDependent(o) {
+			doomed = append(doomed, retDoomed{kind: o.Labels[aicrv1alpha1.LabelRole], meta: o.ObjectMeta, rule: "RET-3"})
+		}
+	}
+	return doomed
+}
+
+// retPlanDependent reports a values ConfigMap or a plan's recipe ConfigMap (the resolver
+// annotates it with a plan digest; a kept result of a recipe Job has no such annotation).
+func retPlanDependent(o *metav1.PartialObjectMetadata) bool {
+	switch o.Labels[aicrv1alpha1.LabelRole] {
+	case aicrv1alpha1.RoleValues:
+		return true
+	case aicrv1alpha1.RoleRecipe:
+		return o.Annotations[aicrv1alpha1.AnnotationPlanDigest] != ""
+	}
+	return false
+}
+
+// retPlanRefs returns the recipe and values ConfigMaps the retained plans reference, and
+// whether every retained plan could be read.
+func retPlanRefs(retained []retPlan) (map[string]bool, bool) {
+	refs := map[string]bool{}
+	known := true
+	for _, p := range retained {
+		if p.doc == nil {
+			known = false
+			continue
+		}
+		for _, ref := range []*configdoc.ConfigMapRef{p.doc.ConfigMapRef, p.doc.ValidationConfigMapRef} {
+			if ref != nil {
+				refs[ref.Name] = true
+			}
+		}
+		for _, ref := range p.doc.ValuesRefs {
+			refs[ref.Name] = true
+		}
+	}
+	return refs, known
+}
+
+// retResultRefs returns the kept results a retained plan or rollout references (RET-3): the
+// assessment of a retained plan (its plan-digest annotation) or of a retained rollout (its
+// assessmentDigest), the recipe result a retained plan was rendered from, and the snapshot
+// and recipe results of the current resolution. With an shared.Unreadable retained plan every
+// recipe result counts as referenced.
+func retResultRefs(res retResolution, retained []retPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
+	others []metav1.PartialObjectMetadata, known bool) map[string]bool {
+	refs := map[string]bool{res.snapshot: true, res.recipe: true}
+	plans := map[string]bool{}
+	for _, p := range retained {
+		plans[p.meta.Name] = true
+	}
+	for _, ro := range rollouts {
+		if name, err := configdoc.AssessmentConfigMapName(ro.Spec.FromPlanDigest, ro.Spec.ToPlanDigest, ro.Spec.AssessmentDigest); err == nil {
+			refs[name] = true
+		}
+	}
+	for i := range others {
+		o := &others[i]
+		switch o.Labels[aicrv1alpha1.LabelRole] {
+		case aicrv1alpha1.RoleAssessment:
+			if name, err := configdoc.PlanConfigMapName(o.Annotations[aicrv1alpha1.AnnotationPlanDigest]); err == nil && plans[name] {
+				refs[o.Name] = true
+			}
+		case aicrv1alpha1.RoleRecipe:
+			if !known || retRenderedFrom(o.Name, retained) {
+				refs[o.Name] = true
+			}
+		}
+	}
+	return refs
+}
+
+// retRenderedFrom reports whether a retained plan was rendered from the kept result of the
+// recipe Job recipeJob: its resolved-by label names the bundle Job of that recipe with the
+// render flags the plan records.
+func retRenderedFrom(recipeJob string, plans []retPlan) bool {
+	for _, p := range plans {
+		if p.doc != nil && p.meta.Labels[aicrv1alpha1.LabelResolvedBy] == shared.BundleJob(p.doc.RuntimeUID, recipeJob, p.doc.RenderFlags) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,97 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// environment observes what the domain needs besides the rollout: the runtime (absent:
+// Orphaned), its current target, the rollout's plans, the target plan's validation recipe and
+// bundle digest while validation is Required or running (RO-10), and the installation's
+// settings. A plan or recipe that cannot be read is returned as a stall.
+func (r *Reconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) (
+	domain.Environment, *domain.Stall, error) {
+	env := domain.Environment{
+		ValidationEnabled: r.opts.ValidationEnabled, ValidationImage: r.opts.ValidationImage,
+		ValidationNamespace: r.opts.ValidationNamespace, ActionTimeout: r.opts.ActionTimeout,
+	}
+	cr := &aicrv1alpha1.ClusterRuntime{}
+	if err := r.client.Get(ctx, types.NamespacedName{Name: aicrv1alpha1.ClusterRuntimeName}, cr); err != nil {
+		if apierrors.IsNotFound(err) {
+			return env, nil, nil
+		}
+		return env, nil, fmt.Errorf("get ClusterRuntime: %w", err)
+	}
+	env.RuntimeUID = string(cr.UID)
+	env.TargetPlanDigest = shared.TargetPlanDigest(cr)
+	env.ValidationRequired = cr.Spec.Validation.Deployment != aicrv1alpha1.ValidationDisabled
+	env.SuspendEngine, env.Paused = cr.Spec.SuspendEngine, cr.Spec.Paused
+	if cr.Spec.Adoption != nil {
+		env.AdoptionRuntimeUID = cr.Spec.Adoption.RuntimeUID
+	}
+	if env.RuntimeUID != ro.Spec.RuntimeUID {
+		return env, nil, nil
+	}
+	target, stall, err := r.plans.Document(ctx, ro.Spec.ToPlanDigest, ro.Spec.RuntimeUID)
+	if err != nil || stall != nil {
+		return env, stall, err
+	}
+	env.Target = &target.Plan
+	if env.ValidationRequired || ro.Status.Phase == aicrv1alpha1.PhaseValidating {
+		if stall, err = r.plans.ReadValidation(ctx, target, &env); err != nil || stall != nil {
+			return env, stall, err
+		}
+	}
+	if ro.Spec.FromPlanDigest != "" {
+		env.Active, stall, err = r.plans.Read(ctx, ro.Spec.FromPlanDigest, ro.Spec.RuntimeUID)
+	}
+	return env, stall, err
+}
+
+// decision is one domain decision with the status it started from.
+type decision struct {
+	from domain.RolloutStatus
+	out  domain.Outcome
+}
+
+// advance takes domain decisions until one waits, stalls, ends or mutates (a mutation asks
+// for a requeue), at most maxDecisions. Leaving Pending is persisted before the first step's
+// mutation, so a restart never re-checks the starting inventory after a step wrote to the
+// engine (RO-12). While the runtime is paused the domain starts no step (env.Paused).
+func (r *Reconciler) advance(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, env domain.Environment,
+	planStall *domain.Stall) (domain.Outcome, []decision, error) {
+	st := toDomainStatus(ro)
+	if planStall != nil {
+		return domain.Outcome{Status: st, Stall: planStall}, nil, nil
+	}
+	rollout, err := domain.RolloutFromStatus(toDomainSpec(ro, env.Target, env.Active), st)
+	if err != nil {
+		stall := &domain.Stall{Reason: domain.StallStepUnknown, Message: err.Error()}
+		return domain.Outcome{Status: st, Stall: stall}, nil, nil
+	}
+	out := domain.Outcome{Status: st}
+	var decisions []decision
+	for range maxDecisions {
+		from := rollout.Status()
+		next, err := rollout.Advance(ctx, r.ports, env)
+		if err != nil {
+			return out, decisions, err
+		}
+		out = next
+		if next.Event != "" || next.Stall != nil {
+			decisions = append(decisions, decision{from: from, out: next})
+		}
+		if next.RequeueAfter > 0 || next.Stall != nil || next.Phase().Terminal() || next.Event == "" || next.Status == from ||
+			from.Phase == domain.PhasePending {
+			break
+		}
+	}
+	return out, decisions, nil
+}

@@ -1,0 +1,103 @@
+package rollout
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/mocks"
+)
+
+// staleReader serves the rollouts of its client with their status replaced, as a cache that
+// has not seen the last status write does.
+type staleReader struct {
+	client.Client
+	status aicrv1alpha1.RuntimeRolloutStatus
+}
+
+// Get reads obj and gives it the stale status.
+func (s staleReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := s.Client.Get(ctx, key, obj, opts...); err != nil {
+		return err
+	}
+	if ro, ok := obj.(*aicrv1alpha1.RuntimeRollout); ok {
+		ro.Status = s.status
+	}
+	return nil
+}
+
+// TestReconcile_SettlingAnEndedRollout: a rollout whose outcome label is newer than its status
+// in the cache is read live before its status is settled: when the live status already
+// records the outcome nothing is written; a settle that loses to a newer write is a quick
+// requeue, not a reconcile error (RO-6).
+func TestReconcile_SettlingAnEndedRollout(t *testing.T) {
+	progressing := aicrv1alpha1.RuntimeRolloutStatus{Phase: aicrv1alpha1.PhaseProgressing, CurrentStep: 1}
+	settled := aicrv1alpha1.RuntimeRolloutStatus{Phase: aicrv1alpha1.PhaseSucceeded, Message: "every step finished"}
+	tests := []struct {
+		name        string
+		live        aicrv1alpha1.RuntimeRolloutStatus
+		conflict    bool
+		wantWrites  int
+		wantRequeue time.Duration
+		wantPhase   aicrv1alpha1.Phase
+	}{
+		{name: "only the cache is behind: nothing is written", live: settled, wantPhase: aicrv1alpha1.PhaseSucceeded},
+		{name: "the status lags (a crash after the label): it is settled", live: progressing, wantWrites: 1,
+			wantPhase: aicrv1alpha1.PhaseSucceeded},
+		{name: "the settle loses to a newer write: a quick requeue", live: progressing, conflict: true, wantWrites: 1,
+			wantRequeue: conflictRetry, wantPhase: aicrv1alpha1.PhaseProgressing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scheme := runtime.NewScheme()
+			require.NoError(t, aicrv1alpha1.AddToScheme(scheme))
+			ro := &aicrv1alpha1.RuntimeRollout{
+				ObjectMeta: metav1.ObjectMeta{Name: "rollout-0123456789abcdef-1",
+					Labels: map[string]string{aicrv1alpha1.LabelOutcome: string(aicrv1alpha1.PhaseSucceeded)}},
+				Spec:   aicrv1alpha1.RuntimeRolloutSpec{Steps: []aicrv1alpha1.Step{{Release: "gpu-operator", Operation: aicrv1alpha1.OperationInstall}}},
+				Status: tt.live,
+			}
+			base := fake.NewClientBuilder().WithScheme(scheme).WithObjects(ro).WithStatusSubresource(ro).Build()
+			writes := 0
+			c := interceptor.NewClient(base, interceptor.Funcs{
+				SubResourceUpdate: func(ctx context.Context, cl client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+					writes++
+					if tt.conflict {
+						return apierrors.NewConflict(schema.GroupResource{Group: aicrv1alpha1.GroupVersion.Group, Resource: "runtimerollouts"},
+							obj.GetName(), nil)
+					}
+					return cl.SubResource(sub).Update(ctx, obj, opts...)
+				},
+			})
+			clock := mocks.NewMockClock(gomock.NewController(t))
+			clock.EXPECT().Now().Return(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)).AnyTimes()
+			cached := staleReader{Client: c, status: progressing}
+			r := NewReconciler(cached, base, domain.Ports{Clock: clock}, nil, record.NewFakeRecorder(8), shared.Options{})
+
+			res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ro)})
+
+			require.NoError(t, err, "a conflict is a cache behind a newer write, not an error to log")
+			assert.Equal(t, tt.wantRequeue, res.RequeueAfter)
+			assert.Equal(t, tt.wantWrites, writes)
+			got := &aicrv1alpha1.RuntimeRollout{}
+			require.NoError(t, base.Get(context.Background(), client.ObjectKeyFromObject(ro), got))
+			assert.Equal(t, tt.wantPhase, got.Status.Phase)
+		})
+	}
+}

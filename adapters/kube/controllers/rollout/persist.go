@@ -1,0 +1,143 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// persist writes what the decisions changed: first, when the domain decided the rollout's end
+// in this reconcile (Outcome.Ended, never a terminal phase it was merely handed), the outcome
+// label with the message saying why (and the evidence annotation of a validated success) with
+// a patch whose precondition is the resourceVersion, so they are set once (RO-6); then the
+// status, only when it changed; then the Events of the decisions.
+func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, out domain.Outcome,
+	decisions []decision) error {
+	prevStall := meta.FindStatusCondition(ro.Status.Conditions, shared.CondStalled)
+	if out.Ended && ro.Labels[aicrv1alpha1.LabelOutcome] == "" {
+		patch := client.MergeFromWithOptions(ro.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		if ro.Labels == nil {
+			ro.Labels = map[string]string{}
+		}
+		ro.Labels[aicrv1alpha1.LabelOutcome] = string(out.Phase())
+		if ro.Annotations == nil {
+			ro.Annotations = map[string]string{}
+		}
+		if out.Status.Message != "" {
+			ro.Annotations[aicrv1alpha1.AnnotationOutcomeMessage] = shared.Truncate(out.Status.Message)
+		}
+		if out.EvidenceDigest != "" {
+			ro.Annotations[aicrv1alpha1.AnnotationEvidence] = string(out.EvidenceDigest)
+		}
+		if err := r.client.Patch(ctx, ro, patch); err != nil {
+			return fmt.Errorf("set outcome label of %s: %w", ro.Name, err)
+		}
+	}
+	now := r.ports.Clock.Now()
+	status := toStatus(ro, out.Status, out.Stall, now)
+	if !equality.Semantic.DeepEqual(ro.Status, status) {
+		ro.Status = status
+		if err := r.client.Status().Update(ctx, ro); err != nil {
+			return fmt.Errorf("write status of %s: %w", ro.Name, err)
+		}
+	}
+	r.record(ro, decisions, prevStall)
+	return nil
+}
+
+// record emits one Event per decision (OPS-1, STYLE R24) and one per new stall, and updates
+// the step and stall metrics.
+func (r *Reconciler) record(ro *aicrv1alpha1.RuntimeRollout, decisions []decision, prevStall *metav1.Condition) {
+	now := r.ports.Clock.Now()
+	for _, d := range decisions {
+		if d.out.Event != "" {
+			reason, kind := eventReason(d.from, d.out.Status)
+			r.recorder.Event(ro, kind, string(reason), shared.Truncate(d.out.Event))
+			if reason == shared.EventStepSucceeded && !d.from.StepStartedAt.IsZero() && d.from.Step < len(ro.Spec.Steps) {
+				op := string(ro.Spec.Steps[d.from.Step].Operation)
+				r.metrics.StepDuration.WithLabelValues(op).Observe(now.Sub(d.from.StepStartedAt).Seconds())
+			}
+		}
+		s := d.out.Stall
+		if s == nil || (prevStall != nil && prevStall.Reason == string(s.Reason) && prevStall.Message == s.Message) {
+			continue
+		}
+		r.recorder.Event(ro, corev1.EventTypeWarning, string(s.Reason), shared.Truncate(s.Message))
+		r.metrics.Stalls.WithLabelValues(string(s.Reason)).Inc()
+	}
+}
+
+// eventReason classifies a decision by what it changed.
+func eventReason(from, to domain.RolloutStatus) (shared.EventReason, string) {
+	switch {
+	case to.Phase.Terminal() && to.Phase == domain.PhaseSucceeded:
+		return shared.EventRolloutEnded, corev1.EventTypeNormal
+	case to.Phase.Terminal():
+		return shared.EventRolloutEnded, corev1.EventTypeWarning
+	case from.Phase == domain.PhasePending && to.Phase != domain.PhasePending:
+		return shared.EventRolloutStarted, corev1.EventTypeNormal
+	case from.Phase == domain.PhaseAwaitingApproval && to.Phase == domain.PhaseProgressing:
+		return shared.EventRolloutApproved, corev1.EventTypeNormal
+	case from.Phase == domain.PhaseAwaitingAcknowledgement && to.Phase == domain.PhaseProgressing:
+		return shared.EventAcknowledged, corev1.EventTypeNormal
+	case to.Phase == domain.PhaseValidating:
+		return shared.EventValidationStarted, corev1.EventTypeNormal
+	case to.Step > from.Step:
+		return shared.EventStepSucceeded, corev1.EventTypeNormal
+	case from.StepStartedAt.IsZero() && !to.StepStartedAt.IsZero():
+		return shared.EventStepStarted, corev1.EventTypeNormal
+	}
+	return shared.EventEngineSuspended, corev1.EventTypeNormal
+}
+
+// settleEnded handles a rollout carrying its outcome label whose status does not say so: a
+// crash came between the label and the status, or a restored rollout came back without status.
+// The message is the one recorded with the label; a restored rollout records each release of
+// its steps as Unknown (RO-6, RO-13). The cache is often only behind the status written right
+// after the label, so the rollout is read live first and written only if it still needs it.
+func (r *Reconciler) settleEnded(ctx context.Context, cached *aicrv1alpha1.RuntimeRollout) error {
+	outcome := aicrv1alpha1.Phase(cached.Labels[aicrv1alpha1.LabelOutcome])
+	if cached.Status.Phase == outcome {
+		return nil
+	}
+	ro := &aicrv1alpha1.RuntimeRollout{}
+	if err := r.live.Get(ctx, client.ObjectKeyFromObject(cached), ro); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if ro.Status.Phase == outcome || ro.Labels[aicrv1alpha1.LabelOutcome] != string(outcome) {
+		return nil
+	}
+	restored := ro.Status.Phase == ""
+	st := domain.RolloutStatus{Phase: domain.Phase(outcome), Message: ro.Annotations[aicrv1alpha1.AnnotationOutcomeMessage]}
+	switch {
+	case restored && st.Message != "":
+		st.Message = "restored: " + st.Message
+	case restored:
+		st.Message = "restored: phase rebuilt from the outcome label"
+	case st.Message == "":
+		st.Message = ro.Status.Message
+	}
+	status := toStatus(ro, st, nil, r.ports.Clock.Now())
+	if restored {
+		for i := range status.Releases {
+			status.Releases[i].State, status.Releases[i].StartedAt = aicrv1alpha1.ReleaseUnknown, nil
+		}
+	}
+	ro.Status = status
+	if err := r.client.Status().Update(ctx, ro); err != nil {
+		return fmt.Errorf("write status of %s: %w", ro.Name, err)
+	}
+	if restored {
+		r.recorder.Event(ro, corev1.EventTypeNormal, string(shared.EventRolloutRestored), st.Message)
+	}
+	return nil
+}

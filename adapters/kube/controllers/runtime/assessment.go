@@ -1,0 +1,63 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// NewAssessmentReader returns the AssessmentSource reading the upgrade-check reports the
+// resolver keeps in ConfigMaps labelled role=assessment in namespace: the one whose
+// annotations name the transition's plans and whose name matches its content. A row's verdict is kept as is; a manual row whose
+// transition records list steps for Argo CD or Helm has steps after the apply (RO-9).
+func NewAssessmentReader(reader client.Reader, namespace string) AssessmentSource {
+	return func(ctx context.Context, _, from, to string) ([]ports.ComponentAssessment, string, error) {
+		var list corev1.ConfigMapList
+		if err := reader.List(ctx, &list, client.InNamespace(namespace),
+			client.MatchingLabels{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleAssessment}); err != nil {
+			return nil, "", fmt.Errorf("list assessments: %w", err)
+		}
+		for _, cm := range list.Items {
+			if cm.Annotations[aicrv1alpha1.AnnotationPlanDigest] != to || cm.Annotations[aicrv1alpha1.AnnotationFromPlanDigest] != from {
+				continue
+			}
+			raw := cm.Data[configdoc.ReportKey]
+			// The name binds the report's content to the transition (configdoc.AssessmentConfigMapName);
+			// a report under any other name is not one the resolver wrote and is never used.
+			if want, err := configdoc.AssessmentConfigMapName(from, to, configdoc.ContentDigest([]byte(raw))); err != nil ||
+				cm.Name != want || cm.Labels[aicrv1alpha1.LabelManagedBy] != aicrv1alpha1.ManagedByValue {
+				continue
+			}
+			report, err := configdoc.DecodeReport([]byte(raw))
+			if err != nil {
+				return nil, "", fmt.Errorf("assessment %s: %w", cm.Name, err)
+			}
+			return assessments(report), configdoc.ContentDigest([]byte(raw)), nil
+		}
+		return nil, "", nil
+	}
+}
+
+func assessments(report *configdoc.Report) []ports.ComponentAssessment {
+	out := make([]ports.ComponentAssessment, 0, len(report.Components))
+	for _, row := range report.Components {
+		a := ports.ComponentAssessment{Component: row.Component, Verdict: ports.UpgradeVerdict(row.Verdict), Reason: row.Reason}
+		for _, rec := range row.Transitions {
+			for _, ds := range rec.StepsByDeployer {
+				for _, d := range ds.Deployers {
+					if (d == "argocd" || d == "helm") && len(ds.Steps) > 0 {
+						a.StepsAfterApply = true
+					}
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}

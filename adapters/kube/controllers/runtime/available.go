@@ -1,0 +1,75 @@
+package runtime
+
+import (
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+func releaseID(id string) ports.ReleaseRef { return ports.ReleaseRef{ID: id} }
+
+// releasesReady reports whether every release of the active plan has a ready engine object
+// carrying the active plan.
+func releasesReady(obs *observation) bool {
+	if obs.activePlan == nil {
+		return false
+	}
+	live := map[ports.ReleaseRef]ports.ReleaseStatus{}
+	for _, s := range obs.live {
+		live[s.Ref] = s
+	}
+	for _, rel := range obs.activePlan.Releases {
+		s, ok := live[rel.Ref()]
+		if !ok || !s.Ready() || s.Owner.RuntimeUID != obs.uid || s.Owner.PlanDigest != obs.active {
+			return false
+		}
+	}
+	return true
+}
+
+// available derives Available (CR-9) from the runtime's engine objects: each counts at the
+// plan it carries; a release whose Remove step started no longer counts; a release the
+// rollout in progress (or the failed one) installs counts once it succeeds; the release of the
+// step in flight leaves Available as it was.
+func available(obs *observation, previous domain.ConditionStatus) domain.Condition {
+	removing, installing, inFlight := map[string]bool{}, map[string]bool{}, ""
+	if ro := movingRollout(obs); ro != nil {
+		current := max(int(ro.Status.CurrentStep)-1, 0)
+		for i, s := range ro.Spec.Steps {
+			switch {
+			case s.Operation == aicrv1alpha1.OperationRemove && i <= current && ro.Status.CurrentStep > 0:
+				removing[s.Release] = true
+			case s.Operation == aicrv1alpha1.OperationInstall:
+				installing[s.Release] = true
+			}
+		}
+		if ro.Status.Phase == aicrv1alpha1.PhaseProgressing && ro.Status.CurrentStep > 0 {
+			inFlight = ro.Spec.Steps[current].Release
+		}
+	}
+	var rels []domain.ReleaseAvailability
+	for _, s := range obs.live {
+		if s.Owner.RuntimeUID != obs.uid {
+			continue
+		}
+		rels = append(rels, domain.ReleaseAvailability{
+			ID: s.Ref.ID, Healthy: s.Health == ports.HealthHealthy, Counted: true, Removing: removing[s.Ref.ID],
+			Installing: installing[s.Ref.ID], InFlight: s.Ref.ID == inFlight,
+		})
+	}
+	if obs.active == "" && len(rels) == len(installing) {
+		return domain.Condition{Status: domain.ConditionFalse, Reason: domain.ReasonNoActivePlan, Message: "no plan is rolled out yet"}
+	}
+	return domain.AvailableCondition(rels, previous)
+}
+
+// movingRollout is the rollout in progress, else a failed one toward the target.
+func movingRollout(obs *observation) *aicrv1alpha1.RuntimeRollout {
+	if obs.inProgress != nil {
+		return obs.inProgress
+	}
+	if obs.latest != nil && obs.latest.Labels[aicrv1alpha1.LabelOutcome] != string(aicrv1alpha1.PhaseSucceeded) {
+		return obs.latest
+	}
+	return nil
+}

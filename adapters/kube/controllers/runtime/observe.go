@@ -1,0 +1,175 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// observation is what the runtime reconciler derives its decisions and conditions from; it is
+// rebuilt from live objects on every reconcile (STYLE R7).
+type observation struct {
+	uid, active, target string
+	// rollouts are this runtime's rollouts, oldest first.
+	rollouts []aicrv1alpha1.RuntimeRollout
+	// inProgress is the rollout without an outcome label, if any.
+	inProgress *aicrv1alpha1.RuntimeRollout
+	// latest is the newest rollout toward the target from the active plan.
+	latest      *aicrv1alpha1.RuntimeRollout
+	engineStall *domain.Stall
+	planStall   *domain.Stall
+	targetPlan  *domain.Plan
+	activePlan  *domain.Plan
+	// targetFlags and activeFlags are the render flags the plans record (nil: none recorded).
+	targetFlags, activeFlags []string
+	live                     []ports.ReleaseStatus
+	// restoredUnknown are the releases the rollout that made the active plan recorded as
+	// Unknown, or will record once settled (it was restored without status, RO-13).
+	restoredUnknown map[string]bool
+	// reinstall are the active plan's releases lost with the restore (RO-13).
+	reinstall []ports.ReleaseRef
+}
+
+// observe lists the runtime's rollouts (cached), derives the active plan from the newest
+// rollout labelled Succeeded (RO-6, RO-13: it survives the loss of status), checks the engine
+// and reads the target and active plans.
+func (r *Reconciler) observe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (*observation, error) {
+	obs := &observation{uid: string(cr.UID), target: shared.TargetPlanDigest(cr)}
+	var list aicrv1alpha1.RuntimeRolloutList
+	if err := r.client.List(ctx, &list); err != nil {
+		return nil, fmt.Errorf("list rollouts: %w", err)
+	}
+	for _, ro := range list.Items {
+		if ro.Spec.RuntimeUID == obs.uid {
+			obs.rollouts = append(obs.rollouts, ro)
+		}
+	}
+	sort.SliceStable(obs.rollouts, func(i, j int) bool { return shared.OlderRollout(&obs.rollouts[i], &obs.rollouts[j]) })
+	for i := range obs.rollouts {
+		ro := &obs.rollouts[i]
+		switch ro.Labels[aicrv1alpha1.LabelOutcome] {
+		case "":
+			obs.inProgress = ro
+		case string(aicrv1alpha1.PhaseSucceeded):
+			obs.active, obs.restoredUnknown = ro.Spec.ToPlanDigest, unknownReleases(ro)
+		}
+	}
+	for i := range obs.rollouts {
+		ro := &obs.rollouts[i]
+		if ro.Spec.ToPlanDigest == obs.target && ro.Spec.FromPlanDigest == obs.active {
+			obs.latest = ro
+		}
+	}
+	if err := r.observeEngine(ctx, obs); err != nil {
+		return nil, err
+	}
+	stall, err := r.admission.Check(ctx)
+	if err != nil || stall != nil {
+		obs.planStall = stall // nothing read back is trusted: no plan is read, rebuilt or rolled out
+		return obs, err
+	}
+	if err := r.observePlans(ctx, cr, obs); err != nil {
+		return nil, err
+	}
+	if obs.engineStall == nil && obs.planStall == nil {
+		missing := domain.MissingAfterRestore(obs.activePlan, obs.restoredUnknown, obs.live)
+		switch {
+		case obs.target == obs.active:
+			obs.reinstall = missing
+		case obs.inProgress == nil:
+			obs.planStall = domain.MovedReleasesMissing(obs.active, missing)
+		}
+	}
+	return obs, nil
+}
+
+// unknownReleases are the releases a rollout recorded as Unknown (restored without status). A
+// rollout restored without status that the rollout controller has not settled yet counts every
+// release of its steps, as settling it will record: the runtime may judge a new target first.
+func unknownReleases(ro *aicrv1alpha1.RuntimeRollout) map[string]bool {
+	if ro.Status.Phase == "" {
+		out := make(map[string]bool, len(ro.Spec.Steps))
+		for _, s := range ro.Spec.Steps {
+			out[s.Release] = true
+		}
+		return out
+	}
+	var out map[string]bool
+	for _, rs := range ro.Status.Releases {
+		if rs.State == aicrv1alpha1.ReleaseUnknown {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[rs.Release] = true
+		}
+	}
+	return out
+}
+
+func (r *Reconciler) observeEngine(ctx context.Context, obs *observation) error {
+	err := r.ports.Engine.Check(ctx)
+	if err == nil {
+		obs.live, err = r.ports.Engine.List(ctx)
+	}
+	for _, m := range []struct {
+		sentinel error
+		reason   domain.StallReason
+	}{
+		{ports.ErrEngineMissing, domain.StallEngineMissing}, {ports.ErrEngineUnsupported, domain.StallEngineMissing},
+		{ports.ErrProjectMissing, domain.StallProjectMissing}, {ports.ErrUnauthorized, domain.StallUnauthorized},
+	} {
+		if errors.Is(err, m.sentinel) {
+			obs.engineStall = &domain.Stall{Reason: m.reason, Message: "deployment engine: " + err.Error()}
+			return nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("deployment engine: %w", err)
+	}
+	return nil
+}
+
+func (r *Reconciler) observePlans(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, obs *observation) error {
+	if obs.target != "" {
+		doc, stall, err := r.readPlan(ctx, cr, obs, obs.target)
+		if err != nil || stall != nil {
+			obs.planStall = stall
+			return err
+		}
+		obs.targetPlan, obs.targetFlags = &doc.Plan, doc.RenderFlags
+	}
+	if obs.active != "" {
+		doc, stall, err := r.readPlan(ctx, cr, obs, obs.active)
+		if err != nil || stall != nil {
+			obs.planStall = stall
+			return err
+		}
+		obs.activePlan, obs.activeFlags = &doc.Plan, doc.RenderFlags
+	}
+	return nil
+}
+
+// rolloutStall is the stall a rollout reports: its Stalled condition, else the stall of a
+// failed, expired or revoked outcome (a restored rollout has no conditions).
+func rolloutStall(ro *aicrv1alpha1.RuntimeRollout) *domain.Stall {
+	if c := meta.FindStatusCondition(ro.Status.Conditions, shared.CondStalled); c != nil && c.Status == "True" {
+		return &domain.Stall{Reason: domain.StallReason(c.Reason), Message: c.Message}
+	}
+	reasons := map[string]domain.StallReason{
+		string(aicrv1alpha1.PhaseFailed): domain.StallRolloutFailed, string(aicrv1alpha1.PhaseExpired): domain.StallRolloutExpired,
+		string(aicrv1alpha1.PhaseRevoked): domain.StallRolloutRevoked,
+	}
+	outcome := ro.Labels[aicrv1alpha1.LabelOutcome]
+	if reason, ok := reasons[outcome]; ok {
+		return &domain.Stall{Reason: reason, Message: "rollout " + ro.Name + " " + outcome}
+	}
+	return nil
+}

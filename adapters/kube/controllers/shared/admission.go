@@ -1,0 +1,106 @@
+package shared
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// ChartAdmissionPolicies are the ValidatingAdmissionPolicies of the chart, each with a binding
+// of the same name, that the operator's trust in what it reads back stands on: approvals and
+// outcomes (aicr-operator-approval), plan and kept-result ConfigMaps (aicr-operator-plans), its
+// own writes to the ClusterRuntime (aicr-operator-clusterruntime), status of both kinds
+// (aicr-operator-status), the Jobs, Pods and outputs of the AICR Job namespaces
+// (aicr-operator-job-configmaps, aicr-operator-job-workloads), and the operator's API out of
+// Argo CD's reach (aicr-operator-engine-guard).
+var ChartAdmissionPolicies = []string{
+	"aicr-operator-approval", "aicr-operator-plans", "aicr-operator-clusterruntime",
+	"aicr-operator-status", "aicr-operator-job-configmaps", "aicr-operator-job-workloads",
+	"aicr-operator-engine-guard",
+}
+
+// AdmissionGuard checks that the admission policies the operator relies on are in force: each
+// policy exists and fails closed, and its binding of the same name binds it to every request
+// it matches with the Deny action. An empty guard checks nothing (suites that run controllers
+// without the chart).
+type AdmissionGuard struct {
+	reader   client.Reader
+	policies []string
+}
+
+// NewAdmissionGuard returns the guard of policies, read through reader (the manager's cache).
+func NewAdmissionGuard(reader client.Reader, policies []string) *AdmissionGuard {
+	return &AdmissionGuard{reader: reader, policies: slices.Clone(policies)}
+}
+
+// Enabled reports whether the guard checks any policy.
+func (g *AdmissionGuard) Enabled() bool { return g != nil && len(g.policies) > 0 }
+
+// Check returns the AdmissionPolicyMissing stall naming every policy that is not in force, or
+// nil when all are. An API error other than NotFound is returned as it is (transient).
+func (g *AdmissionGuard) Check(ctx context.Context) (*domain.Stall, error) {
+	if !g.Enabled() {
+		return nil, nil
+	}
+	var problems []string
+	for _, name := range g.policies {
+		problem, err := g.problem(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if problem != "" {
+			problems = append(problems, problem)
+		}
+	}
+	return domain.AdmissionPolicyMissing(problems), nil
+}
+
+// problem says what is wrong with the policy name and its binding ("" when it is in force).
+func (g *AdmissionGuard) problem(ctx context.Context, name string) (string, error) {
+	key := types.NamespacedName{Name: name}
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+	switch err := g.reader.Get(ctx, key, policy); {
+	case apierrors.IsNotFound(err):
+		return "ValidatingAdmissionPolicy " + name + " is missing", nil
+	case err != nil:
+		return "", fmt.Errorf("get ValidatingAdmissionPolicy %s: %w", name, err)
+	case policy.Spec.FailurePolicy != nil && *policy.Spec.FailurePolicy != admissionregistrationv1.Fail:
+		return "ValidatingAdmissionPolicy " + name + " does not fail closed (failurePolicy Fail)", nil
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+	switch err := g.reader.Get(ctx, key, binding); {
+	case apierrors.IsNotFound(err):
+		return "ValidatingAdmissionPolicyBinding " + name + " is missing", nil
+	case err != nil:
+		return "", fmt.Errorf("get ValidatingAdmissionPolicyBinding %s: %w", name, err)
+	}
+	s := binding.Spec
+	switch {
+	case s.PolicyName != name:
+		return fmt.Sprintf("ValidatingAdmissionPolicyBinding %s binds %q, not %s", name, s.PolicyName, name), nil
+	case !slices.Contains(s.ValidationActions, admissionregistrationv1.Deny):
+		return "ValidatingAdmissionPolicyBinding " + name + " does not deny (validationActions lacks Deny)", nil
+	case s.MatchResources != nil || s.ParamRef != nil:
+		return "ValidatingAdmissionPolicyBinding " + name + " narrows the policy (matchResources or paramRef set)", nil
+	}
+	return "", nil
+}
+
+// WatchAdmission adds to b the watches that wake a controller, through h, when a policy or
+// binding changes; an empty guard adds none.
+func WatchAdmission(b *builder.Builder, g *AdmissionGuard, h handler.EventHandler) *builder.Builder {
+	if !g.Enabled() {
+		return b
+	}
+	return b.Watches(&admissionregistrationv1.ValidatingAdmissionPolicy{}, h).
+		Watches(&admissionregistrationv1.ValidatingAdmissionPolicyBinding{}, h)
+}

@@ -1,0 +1,120 @@
+package shared
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+
+	"sigs.k8s.io/yaml"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+// The names of the resolver's AICR Jobs and kept results, and the inputs that determine them:
+// the resolver starts the Jobs under these names, retention keeps the results a retained plan
+// was resolved from under the same names.
+
+// JobName derives a Job name from its kind and a hash of everything that
+// determines its result, so Start is idempotent and a changed input starts a
+// new Job (and an unchanged one reuses the kept result).
+func JobName(kind string, parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		_, _ = fmt.Fprintf(h, "%d:%s;", len(p), p)
+	}
+	return "aicr-" + kind + "-" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// SnapshotJob keys the snapshot by the discovery inputs: runtime UID, the
+// placement and the resolve request annotation (CR-11). A change of
+// configuration or overrides therefore reuses the snapshot.
+func SnapshotJob(cr *aicrv1alpha1.ClusterRuntime) string {
+	pl, _ := yaml.Marshal(cr.Spec.Placement)
+	return JobName("snapshot", string(cr.UID), string(pl), cr.Annotations[aicrv1alpha1.AnnotationResolveRequestedAt])
+}
+
+// RecipeJob names the recipe Job of the snapshot Job snapName and the
+// runtime's AICRConfig document config.
+func RecipeJob(cr *aicrv1alpha1.ClusterRuntime, snapName string, config []byte) string {
+	return JobName("recipe", string(cr.UID), snapName, string(config))
+}
+
+// BundleJob names the bundle Job rendering the result of the recipe Job
+// recipeName with the render flags args; a plan records it in its
+// resolved-by label and the flags in its renderFlags.
+func BundleJob(runtimeUID, recipeName string, args []string) string {
+	return JobName("bundle", runtimeUID, recipeName, fmt.Sprint(args))
+}
+
+// AICRConfig is the runtime as AICR's v1 AICRConfig document (AICR-CLI.md section 6):
+// criteria, profile and configuration of the recipe.
+func AICRConfig(cr *aicrv1alpha1.ClusterRuntime) ([]byte, error) {
+	criteria := map[string]string{}
+	for k, v := range cr.Spec.Criteria {
+		criteria[k] = string(v)
+	}
+	if cr.Spec.Intent != "" {
+		criteria["intent"] = cr.Spec.Intent
+	}
+	if cr.Spec.Platform != "" {
+		criteria["platform"] = cr.Spec.Platform
+	}
+	recipe := map[string]any{"criteria": criteria}
+	if cr.Spec.Profile != "" {
+		recipe["profile"] = cr.Spec.Profile
+	}
+	if cr.Spec.Configuration != nil {
+		recipe["configuration"] = cr.Spec.Configuration
+	}
+	out, err := yaml.Marshal(map[string]any{
+		"apiVersion": "aicr.run/v1beta1", "kind": "AICRConfig", "spec": map[string]any{"recipe": recipe},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encode AICRConfig: %w", err)
+	}
+	return out, nil
+}
+
+// BundleArgs are the render flags of aicr bundle: placement selectors and
+// tolerations, then one --set-json per override (AICR-CLI.md section 7).
+func BundleArgs(cr *aicrv1alpha1.ClusterRuntime) []string {
+	var args []string
+	for _, g := range []struct {
+		name  string
+		group aicrv1alpha1.NodeGroup
+	}{{"system", cr.Spec.Placement.System}, {"accelerated", cr.Spec.Placement.Accelerated}} {
+		for _, k := range SortedKeys(g.group.NodeSelector) {
+			args = append(args, "--"+g.name+"-node-selector", k+"="+string(g.group.NodeSelector[k]))
+		}
+		for _, t := range g.group.Tolerations {
+			args = append(args, "--"+g.name+"-node-toleration", Toleration(t))
+		}
+	}
+	for _, o := range cr.Spec.Overrides {
+		args = append(args, "--set-json", o.Component+":"+o.Path+"="+string(o.Value.Raw))
+	}
+	return args
+}
+
+// Toleration formats key=value:Effect (operator Equal) or key:Effect (Exists).
+func Toleration(t aicrv1alpha1.Toleration) string {
+	s := t.Key
+	if t.Operator != "Exists" {
+		s += "=" + t.Value
+	}
+	if t.Effect != "" {
+		s += ":" + string(t.Effect)
+	}
+	return s
+}
+
+// SortedKeys returns the keys of m in order, so flags and names derived from a map are stable.
+func SortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

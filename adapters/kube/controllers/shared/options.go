@@ -1,0 +1,45 @@
+package shared
+
+import (
+	"time"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+)
+
+// Defaults of Options.
+const (
+	// DefaultRolloutWindow is how long a new rollout has before its deadline.
+	DefaultRolloutWindow = 24 * time.Hour
+	// FieldManager is the server-side-apply field manager of the rollout controllers (CR-7).
+	FieldManager = "aicr-rollout"
+)
+
+// Options configures the rollout and runtime controllers from the installation values.
+type Options struct {
+	// OperatorNamespace holds the plan ConfigMaps.
+	OperatorNamespace string
+	// ValidationEnabled is the chart's validation.enabled (RO-10).
+	ValidationEnabled bool
+	// ValidationImage is the pinned validator image.
+	ValidationImage string
+	// ValidationNamespace is where AICR runs the deployment validation checks (RO-10).
+	ValidationNamespace string
+	// ActionTimeout bounds one step (domain.DefaultActionTimeout when zero).
+	ActionTimeout time.Duration
+	// RolloutWindow is the time from a rollout's creation to its deadline (DefaultRolloutWindow when zero).
+	RolloutWindow time.Duration
+	// AdmissionPolicies are the chart's policies (ChartAdmissionPolicies) whose absence stalls
+	// every rollout and the runtime with AdmissionPolicyMissing; empty checks none.
+	AdmissionPolicies []string
+	// RequeueCap caps every requeue delay the domain asks for (0: no cap). Tests with a fake
+	// clock set it low so time moved on the clock is observed promptly.
+	RequeueCap time.Duration
+}
+
+// TargetPlanDigest applies spec.selection: the pinned plan, else the resolver's candidate.
+func TargetPlanDigest(cr *aicrv1alpha1.ClusterRuntime) string {
+	if cr.Spec.Selection.Policy == aicrv1alpha1.SelectionPinned {
+		return cr.Spec.Selection.PinnedPlanDigest
+	}
+	return cr.Status.CandidatePlanDigest
+}

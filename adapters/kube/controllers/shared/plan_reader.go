@@ -1,0 +1,159 @@
+package shared
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// PlanReader reads plan ConfigMaps of the operator namespace through configdoc and checks
+// PLAN-5/PLAN-6 before returning a plan, with the values of its releases loaded from its
+// values ConfigMap (schema 2) and checked against their valuesDigest. Plan and values
+// ConfigMaps are immutable, so plans are kept by the UIDs and resourceVersions of the
+// ConfigMaps they were read from and decoded once.
+type PlanReader struct {
+	reader    client.Reader
+	namespace string
+
+	mu      sync.Mutex
+	decoded map[string]*configdoc.Plan
+}
+
+// NewPlanReader returns a reader of the plan ConfigMaps in namespace.
+func NewPlanReader(reader client.Reader, namespace string) *PlanReader {
+	return &PlanReader{reader: reader, namespace: namespace, decoded: map[string]*configdoc.Plan{}}
+}
+
+// Read returns the plan of digest for runtimeUID. A missing, Unreadable or foreign plan is a
+// stall (PlanUnreadable, PlanOfAnotherRuntime); any other error is transient.
+func (p *PlanReader) Read(ctx context.Context, digest, runtimeUID string) (*domain.Plan, *domain.Stall, error) {
+	doc, stall, err := p.Document(ctx, digest, runtimeUID)
+	if doc == nil {
+		return nil, stall, err
+	}
+	return &doc.Plan, nil, nil
+}
+
+// Document returns the plan document of digest for runtimeUID (PLAN-2): the plan with the
+// values of its releases and its references to recipes and bundle. Stalls and errors are
+// those of Read; a missing values ConfigMap, or values that do not match the digest the plan
+// records, stall PlanUnreadable (PLAN-6).
+func (p *PlanReader) Document(ctx context.Context, digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
+	cm, stall, err := p.configMap(ctx, digest)
+	return p.fromConfigMap(ctx, cm, stall, err, digest, runtimeUID)
+}
+
+// Lookup is Document that also reports whether the plan's ConfigMap does not exist at all
+// (missing), which a caller rebuilding a lost plan (PLAN-7) must tell from an unreadable one.
+func (p *PlanReader) Lookup(ctx context.Context, digest, runtimeUID string) (doc *configdoc.Plan, stall *domain.Stall,
+	missing bool, err error) {
+	cm, stall, err := p.configMap(ctx, digest)
+	if apierrors.IsNotFound(err) {
+		return nil, nil, true, nil
+	}
+	doc, stall, err = p.fromConfigMap(ctx, cm, stall, err, digest, runtimeUID)
+	return doc, stall, false, err
+}
+
+// Namespace is the namespace the reader reads plans from.
+func (p *PlanReader) Namespace() string { return p.namespace }
+
+// configMap reads the plan ConfigMap of digest. A digest that names no plan ConfigMap is a
+// PlanUnreadable stall; a missing one is the API's NotFound error, with cm naming it.
+func (p *PlanReader) configMap(ctx context.Context, digest string) (*corev1.ConfigMap, *domain.Stall, error) {
+	name, err := configdoc.PlanConfigMapName(digest)
+	if err != nil {
+		return nil, Unreadable("plan digest %q is not a sha256 digest", digest), nil
+	}
+	cm := &corev1.ConfigMap{}
+	if err = p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: name}, cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			cm.Name = name
+			return cm, nil, err
+		}
+		return nil, nil, fmt.Errorf("read plan %s: %w", digest, err)
+	}
+	return cm, nil, nil
+}
+
+// fromConfigMap turns what configMap read (cm, stall, err) into the plan document of digest
+// for runtimeUID, with the stalls and errors of Document.
+func (p *PlanReader) fromConfigMap(ctx context.Context, cm *corev1.ConfigMap, stall *domain.Stall, err error,
+	digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, Unreadable("plan %s: ConfigMap %s/%s not found", digest, p.namespace, cm.Name), nil
+	case cm == nil || err != nil:
+		return nil, stall, err
+	}
+	name := cm.Name
+	plan, err := p.decode(cm)
+	if err != nil {
+		return nil, Unreadable("plan %s: %v", digest, err), nil
+	}
+	stored := domain.StoredPlan{
+		DigestAnnotation: cm.Annotations[aicrv1alpha1.AnnotationPlanDigest],
+		SchemaLabel:      cm.Labels[aicrv1alpha1.LabelSchemaVersion],
+		PayloadSchema:    plan.SchemaVersion, PayloadDigest: plan.Digest,
+		RuntimeUID: plan.RuntimeUID, Source: plan.Source,
+	}
+	if s := domain.CheckPlanReadable(stored, runtimeUID); s != nil {
+		return nil, s, nil
+	}
+	if stored.DigestAnnotation != digest {
+		return nil, Unreadable("plan ConfigMap %s carries plan digest %s, not %s", name, stored.DigestAnnotation, digest), nil
+	}
+	return p.withValues(ctx, cacheKey(cm), plan)
+}
+
+func (p *PlanReader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, error) {
+	key := cacheKey(cm)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if plan, ok := p.decoded[key]; ok {
+		return plan, nil
+	}
+	raw, ok := cm.Data[configdoc.PlanKey]
+	if !ok {
+		return nil, fmt.Errorf("no %s key", configdoc.PlanKey)
+	}
+	doc, err := configdoc.DecodePlan([]byte(raw))
+	if err != nil {
+		return nil, err
+	}
+	if len(doc.ValuesRefs) == 0 { // schema 1: values inline
+		if s := checkDigest(doc); s != nil {
+			return nil, errors.New(s.Message)
+		}
+	}
+	p.remember(key, doc)
+	return doc, nil
+}
+
+// remember keeps a decoded plan; the caller holds mu.
+func (p *PlanReader) remember(key string, doc *configdoc.Plan) {
+	if len(p.decoded) > 64 {
+		clear(p.decoded)
+	}
+	p.decoded[key] = doc
+}
+
+// cacheKey identifies one version of an immutable ConfigMap.
+func cacheKey(cm *corev1.ConfigMap) string {
+	return string(cm.UID) + "/" + cm.ResourceVersion
+}
+
+// Unreadable is the PlanUnreadable stall with a formatted message (PLAN-6).
+func Unreadable(format string, args ...any) *domain.Stall {
+	return &domain.Stall{Reason: domain.StallPlanUnreadable, Message: fmt.Sprintf(format, args...)}
+}

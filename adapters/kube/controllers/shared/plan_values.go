@@ -1,0 +1,74 @@
+package shared
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// withValues returns doc with the values of its releases loaded from the values ConfigMaps
+// its ValuesRefs name (plan schema 2, PLAN-3); a schema 1 plan, whose values are inline, is
+// returned as it is. doc is shared by the cache and never changed: the plan with values is a
+// copy, kept under planKey and the versions of the values ConfigMaps it was read from. A
+// missing values ConfigMap or values that do not match their digest stall PlanUnreadable.
+func (p *PlanReader) withValues(ctx context.Context, planKey string, doc *configdoc.Plan) (*configdoc.Plan, *domain.Stall, error) {
+	if len(doc.ValuesRefs) == 0 {
+		return doc, nil, nil // schema 1: values inline, the digest checked when decoded
+	}
+	data := map[string]map[string]string{}
+	key := planKey
+	for _, ref := range doc.ValuesRefs {
+		if _, ok := data[ref.Name]; ok {
+			continue
+		}
+		cm := &corev1.ConfigMap{}
+		if err := p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: ref.Name}, cm); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, Unreadable("plan %s: values ConfigMap %s/%s not found", doc.Digest, p.namespace, ref.Name), nil
+			}
+			return nil, nil, fmt.Errorf("read values %s of plan %s: %w", ref.Name, doc.Digest, err)
+		}
+		data[ref.Name] = cm.Data
+		key += "+" + cacheKey(cm)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if plan, ok := p.decoded[key]; ok {
+		return plan, nil, nil
+	}
+	out := *doc
+	out.Releases = slices.Clone(doc.Releases)
+	for i, ref := range doc.ValuesRefs {
+		values, err := configdoc.DecodeValues(ref, out.Releases[i].ValuesDigest, data[ref.Name])
+		if err != nil {
+			return nil, Unreadable("plan %s, release %s: %v", doc.Digest, out.Releases[i].ID, err), nil
+		}
+		out.Releases[i].Values = values
+	}
+	if s := checkDigest(&out); s != nil {
+		return nil, s, nil
+	}
+	p.remember(key, &out)
+	return &out, nil, nil
+}
+
+// checkDigest recomputes the desiredStateDigest of a plan with its values (PLAN-4) and stalls
+// PlanUnreadable when it is not the digest the plan records: a plan is used only as it was
+// resolved, whatever its ConfigMaps' metadata claim (PLAN-6).
+func checkDigest(doc *configdoc.Plan) *domain.Stall {
+	got, err := domain.DesiredStateDigest(doc.Releases)
+	if err != nil {
+		return Unreadable("plan %s: %v", doc.Digest, err)
+	}
+	if got != doc.Digest {
+		return Unreadable("plan %s: its releases and values hash to %s, not to the digest it records", doc.Digest, got)
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package shared
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// RecipePrefix starts the name of a recipe ConfigMap:
+// aicr-recipe-<16 hex of the recipe document's content digest>.
+const RecipePrefix = "aicr-recipe-"
+
+// PlanStore serializes, within the operator process, writing a plan with its recipe and
+// values ConfigMaps (PlanWriter) and a retention pass deleting what no plan references, so a
+// pass never deletes a shared recipe or values ConfigMap a plan is about to reference.
+var PlanStore sync.Mutex
+
+// PlanWriter writes plan documents with their recipe, values and assessment ConfigMaps in
+// the operator namespace, each create-once (PLAN-5). The resolver writes the plans it
+// resolves, the runtime controller the plans it rebuilds (PLAN-7).
+type PlanWriter struct {
+	Client   client.Client
+	Reader   client.Reader
+	Recorder record.EventRecorder
+	// Namespace is the operator namespace the ConfigMaps go to.
+	Namespace string
+	// Image is the AICR image a resolved plan records ("" for a rebuilt plan).
+	Image string
+}
+
+// PlanWrite is one plan to write with what it references.
+type PlanWrite struct {
+	Plan             *domain.Plan
+	Recipe           []byte
+	ValidationRecipe []byte
+	// BundleJob is the bundle Job whose output the plan records (resolved-by label; "" rebuilt).
+	BundleJob   string
+	RenderFlags []string
+	// BundleRef is the rendered bundle in the runtime registry (empty: none).
+	BundleRef string
+	// Report is the upgrade-check report against FromPlan (nil: none).
+	Report   []byte
+	FromPlan string
+}
+
+// Write writes the recipe ConfigMaps (content-addressed), the values
+// ConfigMap (content-addressed, one per plan: domain.MaxPlanBytes already bounds
+// the plan with its values, so values that do not fit one ConfigMap are refused,
+// never split), the assessment and then the plan ConfigMap (configdoc layout),
+// each create-once (PLAN-5), and returns the stall that stops it or a transient error. Sizes are checked before anything is written
+// (PLAN-3). The writes hold PlanStore, so a retention pass never deletes a
+// shared recipe or values ConfigMap this plan is about to reference. A plan
+// rebuilt from the engine objects (PLAN-7) is written the same way, without
+// recipes, bundle Job, render flags or bundle reference.
+func (pw *PlanWriter) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w PlanWrite) (*domain.Stall, error) {
+	d := w.Plan.Digest
+	var objs []*corev1.ConfigMap
+	doc := &configdoc.Plan{Plan: *w.Plan, AICRImage: pw.Image, RenderFlags: append([]string{}, w.RenderFlags...), BundleRef: w.BundleRef}
+	if w.Plan.Source == domain.SourceRebuilt {
+		doc.RenderFlags = nil // a rebuilt plan does not record how it was rendered (PLAN-7)
+	}
+	for _, rc := range []struct {
+		raw []byte
+		ref **configdoc.ConfigMapRef
+	}{{w.Recipe, &doc.ConfigMapRef}, {w.ValidationRecipe, &doc.ValidationConfigMapRef}} {
+		if len(rc.raw) == 0 {
+			continue
+		}
+		cm, ref, err := pw.recipeObject(cr, d, rc.raw)
+		if err != nil {
+			return &domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()}, nil
+		}
+		*rc.ref = ref
+		objs = append(objs, cm)
+	}
+	values, refs, err := configdoc.EncodeValues(w.Plan)
+	if err != nil {
+		return &domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()}, nil
+	}
+	doc.ValuesRefs = refs
+	objs = append(objs, pw.planObject(cr, aicrv1alpha1.RoleValues, values.Name, d, values.Data))
+	if w.Report != nil {
+		name, _ := configdoc.AssessmentConfigMapName(w.FromPlan, d, configdoc.ContentDigest(w.Report))
+		cm := pw.planObject(cr, aicrv1alpha1.RoleAssessment, name, d, map[string]string{configdoc.ReportKey: string(w.Report)})
+		cm.Annotations[aicrv1alpha1.AnnotationFromPlanDigest] = w.FromPlan
+		objs = append(objs, cm)
+	}
+	payload, err := configdoc.EncodePlan(doc)
+	if err != nil {
+		return nil, err
+	}
+	name, err := configdoc.PlanConfigMapName(d)
+	if err != nil {
+		return nil, err
+	}
+	planCM := pw.planObject(cr, aicrv1alpha1.RolePlan, name, d, map[string]string{configdoc.PlanKey: string(payload)})
+	planCM.Labels[aicrv1alpha1.LabelSchemaVersion] = fmt.Sprint(domain.PlanSchemaVersion)
+	if w.BundleJob != "" {
+		planCM.Labels[aicrv1alpha1.LabelResolvedBy] = w.BundleJob
+	}
+	for _, cm := range append(objs, planCM) {
+		if n := configMapSize(cm); n > domain.MaxPlanBytes {
+			return &domain.Stall{Reason: domain.StallContentTooLarge, Message: fmt.Sprintf(
+				"%s ConfigMap of plan %s has %d bytes, a ConfigMap holds at most %d", cm.Labels[aicrv1alpha1.LabelRole], d, n, domain.MaxPlanBytes)}, nil
+		}
+	}
+	PlanStore.Lock()
+	defer PlanStore.Unlock()
+	for _, cm := range objs {
+		if stall, err := pw.createOnce(ctx, cm); stall != nil || err != nil {
+			return stall, err
+		}
+	}
+	return pw.createPlan(ctx, cr, planCM, w)
+}
+
+// recipeObject stores a recipe as JSON under configdoc.RecipeKey in a
+// ConfigMap named after its content digest, so equal recipes share one.
+func (pw *PlanWriter) recipeObject(cr *aicrv1alpha1.ClusterRuntime, digest string, raw []byte) (*corev1.ConfigMap, *configdoc.ConfigMapRef, error) {
+	doc, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("recipe: %w", err)
+	}
+	ref := &configdoc.ConfigMapRef{Digest: configdoc.ContentDigest(doc)}
+	ref.Name = RecipePrefix + ref.Digest[len("sha256:"):len("sha256:")+16]
+	return pw.planObject(cr, aicrv1alpha1.RoleRecipe, ref.Name, digest, map[string]string{configdoc.RecipeKey: string(doc)}), ref, nil
+}
+
+func (pw *PlanWriter) planObject(cr *aicrv1alpha1.ClusterRuntime, role, name, digest string, data map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: pw.Namespace,
+			Labels: map[string]string{
+				aicrv1alpha1.LabelRole: role, aicrv1alpha1.LabelRuntimeUID: string(cr.UID),
+				aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue,
+			},
+			Annotations: map[string]string{
+				aicrv1alpha1.AnnotationPlanDigest: digest, aicrv1alpha1.AnnotationRuntimeUID: string(cr.UID),
+			},
+		},
+		Immutable: ptr.To(true), Data: data,
+	}
+}
+
+func configMapSize(cm *corev1.ConfigMap) int {
+	n := 0
+	for k, v := range cm.Data {
+		n += len(k) + len(v)
+	}
+	return n
+}
+
+// replace deletes old (only that exact object) and creates cm.
+func (pw *PlanWriter) replace(ctx context.Context, old, cm *corev1.ConfigMap) error {
+	err := pw.Client.Delete(ctx, old, client.Preconditions{UID: &old.UID, ResourceVersion: &old.ResourceVersion})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %s: %w", old.Name, err)
+	}
+	if err = pw.Client.Create(ctx, cm.DeepCopy()); err != nil {
+		return fmt.Errorf("create %s: %w", cm.Name, err)
+	}
+	return nil
+}

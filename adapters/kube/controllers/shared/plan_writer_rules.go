@@ -1,0 +1,104 @@
+package shared
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// createPlan creates the plan ConfigMap once (PLAN-5): AlreadyExists with the
+// same digest is success, another digest a Conflict, an Unreadable plan
+// (PLAN-6) PlanUnreadable; a plan of another runtime UID is replaced, and a
+// rebuilt plan is replaced by a resolved one, never the reverse.
+func (pw *PlanWriter) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, cm *corev1.ConfigMap, w PlanWrite) (*domain.Stall, error) {
+	err := pw.Client.Create(ctx, cm.DeepCopy())
+	if err == nil {
+		pw.Recorder.Eventf(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s written to ConfigMap %s", w.Plan.Digest, cm.Name)
+		return nil, nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("create plan %s: %w", cm.Name, err)
+	}
+	old := &corev1.ConfigMap{}
+	if err = pw.Reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
+		return nil, fmt.Errorf("get plan %s: %w", cm.Name, err)
+	}
+	stored := ReadStoredPlan(old)
+	decision, stall := domain.DecidePlanWrite(stored, w.Plan)
+	if stall != nil {
+		return stall, nil
+	}
+	if s := domain.CheckPlanReadable(stored, stored.RuntimeUID); s != nil {
+		return s, nil
+	}
+	if decision == domain.PlanWriteReplace {
+		if err = pw.replace(ctx, old, cm); err != nil {
+			return nil, err
+		}
+		pw.Recorder.Eventf(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s replaced in ConfigMap %s", w.Plan.Digest, cm.Name)
+		return nil, nil
+	}
+	if w.BundleJob != "" && old.Labels[aicrv1alpha1.LabelResolvedBy] != w.BundleJob {
+		patch := client.MergeFrom(old.DeepCopy())
+		if old.Labels == nil {
+			old.Labels = map[string]string{}
+		}
+		old.Labels[aicrv1alpha1.LabelResolvedBy] = w.BundleJob
+		if err = pw.Client.Patch(ctx, old, patch); err != nil {
+			return nil, fmt.Errorf("label plan %s: %w", cm.Name, err)
+		}
+	}
+	return nil, nil
+}
+
+// createOnce creates a content-addressed ConfigMap (recipe, values,
+// assessment). One that already exists with the same data is success (another
+// plan wrote it, or an earlier reconcile); other data under its name is a
+// Conflict, as PLAN-5 has it for plans.
+func (pw *PlanWriter) createOnce(ctx context.Context, cm *corev1.ConfigMap) (*domain.Stall, error) {
+	err := pw.Client.Create(ctx, cm)
+	if !apierrors.IsAlreadyExists(err) {
+		if err != nil {
+			return nil, fmt.Errorf("create %s: %w", cm.Name, err)
+		}
+		return nil, nil
+	}
+	old := &corev1.ConfigMap{}
+	if err = pw.Reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
+		return nil, fmt.Errorf("get %s: %w", cm.Name, err)
+	}
+	if !maps.Equal(old.Data, cm.Data) || len(old.BinaryData) > 0 {
+		return &domain.Stall{Reason: domain.StallConflict, Message: fmt.Sprintf(
+			"%s ConfigMap %s exists with other content than plan %s records", cm.Labels[aicrv1alpha1.LabelRole], cm.Name,
+			cm.Annotations[aicrv1alpha1.AnnotationPlanDigest])}, nil
+	}
+	return nil, nil
+}
+
+// ReadStoredPlan reads what PLAN-5 and PLAN-6 judge of a plan ConfigMap: its
+// labels, annotation and payload header. An unparsable payload yields a zero
+// payload schema, which CheckPlanReadable refuses.
+func ReadStoredPlan(cm *corev1.ConfigMap) domain.StoredPlan {
+	var payload struct {
+		SchemaVersion int               `json:"schemaVersion"`
+		Digest        string            `json:"desiredStateDigest"`
+		RuntimeUID    string            `json:"runtimeUID"`
+		Source        domain.PlanSource `json:"source"`
+	}
+	_ = json.Unmarshal([]byte(cm.Data[configdoc.PlanKey]), &payload)
+	return domain.StoredPlan{
+		DigestAnnotation: cm.Annotations[aicrv1alpha1.AnnotationPlanDigest],
+		SchemaLabel:      cm.Labels[aicrv1alpha1.LabelSchemaVersion],
+		PayloadSchema:    payload.SchemaVersion, PayloadDigest: payload.Digest,
+		RuntimeUID: payload.RuntimeUID, Source: payload.Source,
+	}
+}
