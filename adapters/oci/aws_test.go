@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/nvidia/aicr-operator/adapters/oci/awsauth"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -42,7 +43,7 @@ func fakeECREndpoint(t *testing.T, status int, clock *fakeClock) string {
 }
 
 // fakePodIdentity plays the EKS Pod Identity agent.
-func fakePodIdentity(t *testing.T) oci.PodIdentity {
+func fakePodIdentity(t *testing.T) awsauth.PodIdentity {
 	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "eks-pod-identity-token")
 	require.NoError(t, os.WriteFile(tokenFile, []byte("pod-token\n"), 0o600))
@@ -54,13 +55,13 @@ func fakePodIdentity(t *testing.T) oci.PodIdentity {
 		_, _ = w.Write([]byte(`{"AccessKeyId":"AKIDPOD","SecretAccessKey":"secret","Token":"session","Expiration":"2026-11-29T18:00:00Z"}`))
 	}))
 	t.Cleanup(srv.Close)
-	return oci.PodIdentity{URI: srv.URL + "/v1/credentials", TokenFile: tokenFile}
+	return awsauth.PodIdentity{URI: srv.URL + "/v1/credentials", TokenFile: tokenFile}
 }
 
 func TestECRAPI_FakeEndpointDrivesTheRepoCredsWrite(t *testing.T) {
 	t.Parallel()
 	clock := &fakeClock{now: t0}
-	api := oci.ECRAPI{Region: "eu-west-1", Endpoint: fakeECREndpoint(t, http.StatusOK, clock), Credentials: fakePodIdentity(t), Clock: clock}
+	api := awsauth.ECRAPI{Region: "eu-west-1", Endpoint: fakeECREndpoint(t, http.StatusOK, clock), Credentials: fakePodIdentity(t), Clock: clock}
 
 	tok, err := api.Token(context.Background())
 	require.NoError(t, err)
@@ -76,17 +77,17 @@ func TestECRAPI_FakeEndpointDrivesTheRepoCredsWrite(t *testing.T) {
 func TestECRAPI_FailuresMapToSentinels(t *testing.T) {
 	t.Parallel()
 	clock := &fakeClock{now: t0}
-	denied := oci.ECRAPI{Region: "eu-west-1", Endpoint: fakeECREndpoint(t, http.StatusBadRequest, clock), Credentials: fakePodIdentity(t), Clock: clock}
+	denied := awsauth.ECRAPI{Region: "eu-west-1", Endpoint: fakeECREndpoint(t, http.StatusBadRequest, clock), Credentials: fakePodIdentity(t), Clock: clock}
 	_, err := denied.Token(context.Background())
 	require.ErrorIs(t, err, ports.ErrUnauthorized)
 
-	down := oci.ECRAPI{Region: "eu-west-1", Endpoint: fakeECREndpoint(t, http.StatusServiceUnavailable, clock), Credentials: fakePodIdentity(t), Clock: clock}
+	down := awsauth.ECRAPI{Region: "eu-west-1", Endpoint: fakeECREndpoint(t, http.StatusServiceUnavailable, clock), Credentials: fakePodIdentity(t), Clock: clock}
 	_, err = down.Token(context.Background())
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, ports.ErrUnauthorized)
 	assert.NotErrorIs(t, err, ports.ErrCredentialsUnavailable)
 
-	noIdentity := oci.ECRAPI{Region: "eu-west-1", Credentials: oci.PodIdentity{}, Clock: clock}
+	noIdentity := awsauth.ECRAPI{Region: "eu-west-1", Credentials: awsauth.PodIdentity{}, Clock: clock}
 	_, err = noIdentity.Token(context.Background())
 	require.ErrorIs(t, err, ports.ErrCredentialsUnavailable)
 }

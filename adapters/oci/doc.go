@@ -55,7 +55,7 @@
 //     with its EKS Pod Identity or IRSA credentials and is never written
 //     anywhere. Argo CD's comes from ECRAPI signed with the credentials of a
 //     pull-only role the operator assumes (AssumedRole, STS AssumeRole from
-//     its own credentials, session PullRoleSessionName): an ECR token carries
+//     its own credentials, session awsauth.PullRoleSessionName): an ECR token carries
 //     the permissions of the identity that requested it. ArgoRepoCreds writes
 //     that one into Argo CD's repo-creds Secret. Both are refreshed at start
 //     and every 6 hours on the Clock port. The pull role needs

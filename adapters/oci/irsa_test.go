@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/nvidia/aicr-operator/adapters/oci/awsauth"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -44,16 +44,16 @@ func TestIRSA_AssumesTheRoleForTheECRCall(t *testing.T) {
 	role := "arn:aws:iam::123456789012:role/aicr-operator"
 
 	clock := &fakeClock{now: t0}
-	api := oci.ECRAPI{
+	api := awsauth.ECRAPI{
 		Region: "eu-west-1", Endpoint: fakeECREndpoint(t, http.StatusOK, clock), Clock: clock,
-		Credentials: oci.IRSA{RoleARN: role, TokenFile: good, Endpoint: sts},
+		Credentials: awsauth.IRSA{RoleARN: role, TokenFile: good, Endpoint: sts},
 	}
 	tok, err := api.Token(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "ecr-password", tok.Login.Password)
 
-	_, err = oci.IRSA{RoleARN: role, TokenFile: bad, Endpoint: sts}.AWSCredentials(context.Background())
+	_, err = awsauth.IRSA{RoleARN: role, TokenFile: bad, Endpoint: sts}.AWSCredentials(context.Background())
 	require.ErrorIs(t, err, ports.ErrUnauthorized)
-	_, err = oci.IRSA{}.AWSCredentials(context.Background())
+	_, err = awsauth.IRSA{}.AWSCredentials(context.Background())
 	require.ErrorIs(t, err, ports.ErrCredentialsUnavailable)
 }

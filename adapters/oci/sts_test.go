@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/nvidia/aicr-operator/adapters/oci/awsauth"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -140,8 +141,8 @@ func awsProvider(t *testing.T, d *awsDouble, role string) (*oci.ECR, client.Clie
 	t.Helper()
 	clock := &fakeClock{now: t0}
 	pod := fakePodIdentity(t)
-	push := oci.ECRAPI{Region: "eu-west-1", Endpoint: d.URL, Credentials: pod, Clock: clock}
-	pull := oci.ECRAPI{Region: "eu-west-1", Endpoint: d.URL, Clock: clock, Credentials: oci.AssumedRole{
+	push := awsauth.ECRAPI{Region: "eu-west-1", Endpoint: d.URL, Credentials: pod, Clock: clock}
+	pull := awsauth.ECRAPI{Region: "eu-west-1", Endpoint: d.URL, Clock: clock, Credentials: awsauth.AssumedRole{
 		Region: "eu-west-1", Endpoint: d.URL, RoleARN: role, Source: pod, Clock: clock,
 	}}
 	c := fake.NewClientBuilder().WithObjects(
@@ -205,17 +206,17 @@ func TestAssumedRole_FailuresMapToSentinels(t *testing.T) {
 	clock := &fakeClock{now: t0}
 	tests := []struct {
 		name string
-		role oci.AssumedRole
+		role awsauth.AssumedRole
 		want error
 	}{
 		{"Unauthorized when STS denies the role",
-			oci.AssumedRole{Region: "eu-west-1", Endpoint: d.URL, RoleARN: deniedRoleARN, Source: fakePodIdentity(t), Clock: clock},
+			awsauth.AssumedRole{Region: "eu-west-1", Endpoint: d.URL, RoleARN: deniedRoleARN, Source: fakePodIdentity(t), Clock: clock},
 			ports.ErrUnauthorized},
 		{"RegistryCredentialsUnavailable without a role",
-			oci.AssumedRole{Region: "eu-west-1", Endpoint: d.URL, Source: fakePodIdentity(t), Clock: clock},
+			awsauth.AssumedRole{Region: "eu-west-1", Endpoint: d.URL, Source: fakePodIdentity(t), Clock: clock},
 			ports.ErrCredentialsUnavailable},
 		{"RegistryCredentialsUnavailable without the operator's own identity",
-			oci.AssumedRole{Region: "eu-west-1", Endpoint: d.URL, RoleARN: pullRoleARN, Source: oci.PodIdentity{}, Clock: clock},
+			awsauth.AssumedRole{Region: "eu-west-1", Endpoint: d.URL, RoleARN: pullRoleARN, Source: awsauth.PodIdentity{}, Clock: clock},
 			ports.ErrCredentialsUnavailable},
 	}
 	for _, tt := range tests {
@@ -231,7 +232,7 @@ func TestAssumedRole_FailuresMapToSentinels(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}))
 		t.Cleanup(down.Close)
-		_, err := oci.AssumedRole{Region: "eu-west-1", Endpoint: down.URL, RoleARN: pullRoleARN, Source: fakePodIdentity(t), Clock: clock}.
+		_, err := awsauth.AssumedRole{Region: "eu-west-1", Endpoint: down.URL, RoleARN: pullRoleARN, Source: fakePodIdentity(t), Clock: clock}.
 			AWSCredentials(context.Background())
 		require.Error(t, err)
 		for _, s := range []error{ports.ErrUnauthorized, ports.ErrCredentialsUnavailable, ports.ErrCredentialsStale} {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/nvidia/aicr-operator/adapters/oci/awsauth"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -84,30 +85,30 @@ type awsEndpoints struct {
 // own token with identity; pull requests Argo CD's token with the credentials of the pull role
 // identity assumes. A pull role that is the operator's own IRSA role is refused: Argo CD would
 // get a push token again.
-func ecrTokenSources(cfg app.Config, region string, identity oci.AWSCredentialSource, clk ports.Clock,
+func ecrTokenSources(cfg app.Config, region string, identity awsauth.AWSCredentialSource, clk ports.Clock,
 	hc *http.Client, ep awsEndpoints) (push, pull oci.TokenSource, err error) {
 	if cfg.RegistryAWSPullRoleARN == "" {
 		return nil, nil, fmt.Errorf("registry auth provider aws needs --registry-aws-pull-role-arn: %w", app.ErrInvalidConfig)
 	}
-	if irsa, ok := identity.(oci.IRSA); ok && irsa.RoleARN == cfg.RegistryAWSPullRoleARN {
+	if irsa, ok := identity.(awsauth.IRSA); ok && irsa.RoleARN == cfg.RegistryAWSPullRoleARN {
 		return nil, nil, fmt.Errorf("--registry-aws-pull-role-arn %s is the operator's own role; Argo CD needs a pull-only role: %w",
 			cfg.RegistryAWSPullRoleARN, app.ErrInvalidConfig)
 	}
-	push = oci.ECRAPI{HTTP: hc, Region: region, Endpoint: ep.ECR, Credentials: identity, Clock: clk}
-	pull = oci.ECRAPI{HTTP: hc, Region: region, Endpoint: ep.ECR, Clock: clk, Credentials: oci.AssumedRole{
+	push = awsauth.ECRAPI{HTTP: hc, Region: region, Endpoint: ep.ECR, Credentials: identity, Clock: clk}
+	pull = awsauth.ECRAPI{HTTP: hc, Region: region, Endpoint: ep.ECR, Clock: clk, Credentials: awsauth.AssumedRole{
 		HTTP: hc, Region: region, Endpoint: ep.STS, RoleARN: cfg.RegistryAWSPullRoleARN,
-		SessionName: oci.PullRoleSessionName, Duration: oci.PullRoleSessionDuration, Source: identity, Clock: clk,
+		SessionName: awsauth.PullRoleSessionName, Duration: awsauth.PullRoleSessionDuration, Source: identity, Clock: clk,
 	}}
 	return push, pull, nil
 }
 
 // awsIdentity prefers EKS Pod Identity and falls back to IRSA, as the AWS SDKs do.
-func awsIdentity(region string) oci.AWSCredentialSource {
-	pod := oci.PodIdentityFromEnv(http.DefaultClient)
+func awsIdentity(region string) awsauth.AWSCredentialSource {
+	pod := awsauth.PodIdentityFromEnv(http.DefaultClient)
 	if pod.URI != "" {
 		return pod
 	}
-	return oci.IRSAFromEnv(http.DefaultClient, region)
+	return awsauth.IRSAFromEnv(http.DefaultClient, region)
 }
 
 // ecrRegion reads the region of an ECR registry host: <account>.dkr.ecr.<region>.amazonaws.com.

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/nvidia/aicr-operator/adapters/oci/awsauth"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -34,8 +35,8 @@ func (c fixedClock) Now() time.Time { return time.Time(c) }
 // operatorIdentity is the operator's own AWS identity (what Pod Identity or IRSA returns).
 type operatorIdentity struct{}
 
-func (operatorIdentity) AWSCredentials(context.Context) (oci.AWSCredentials, error) {
-	return oci.AWSCredentials{AccessKeyID: "AKIDOPERATOR", SecretAccessKey: "secret"}, nil
+func (operatorIdentity) AWSCredentials(context.Context) (awsauth.AWSCredentials, error) {
+	return awsauth.AWSCredentials{AccessKeyID: "AKIDOPERATOR", SecretAccessKey: "secret"}, nil
 }
 
 var accessKey = regexp.MustCompile(`Credential=([^/]+)/\d{8}/eu-west-1/([a-z]+)/`)
@@ -96,11 +97,11 @@ func TestECRTokenSources_RefusesAMissingOrSharedPullRole(t *testing.T) {
 	tests := []struct {
 		name     string
 		pullRole string
-		identity oci.AWSCredentialSource
+		identity awsauth.AWSCredentialSource
 		wantMsg  string
 	}{
 		{"no pull role", "", operatorIdentity{}, "needs --registry-aws-pull-role-arn"},
-		{"the operator's own IRSA role", testOperatorRole, oci.IRSA{RoleARN: testOperatorRole}, "is the operator's own role"},
+		{"the operator's own IRSA role", testOperatorRole, awsauth.IRSA{RoleARN: testOperatorRole}, "is the operator's own role"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

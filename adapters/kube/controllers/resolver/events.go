@@ -1,6 +1,9 @@
 package resolver
 
-import aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+import (
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/app"
+)
 
 // ReasonResolving is the Resolved reason while a resolution is in progress
 // (also while retrying after a transient failure). Every other False reason
@@ -15,14 +18,14 @@ const ReasonResolved = "Resolved"
 // domain's stall reason verbatim.
 const (
 	// EventResolveStageStarted is recorded when an AICR Job of a stage is created.
-	EventResolveStageStarted = "ResolveStageStarted"
+	EventResolveStageStarted = app.EventStageStarted
 	// EventResolveStageSucceeded is recorded when a stage's result is recorded.
-	EventResolveStageSucceeded = "ResolveStageSucceeded"
+	EventResolveStageSucceeded = app.EventStageSucceeded
 	// EventResolveStageFailed is recorded with a stall that stops the resolution.
 	EventResolveStageFailed = "ResolveStageFailed"
-	// EventKeptResultIgnored is recorded when a ConfigMap at a kept result's name is not the
-	// operator's sealed copy (configdoc.VerifySealed), so its Job runs again.
-	EventKeptResultIgnored = "KeptResultIgnored"
+	// EventKeptResultIgnored is recorded when what stands at a kept result's name is not the
+	// runner's sealed copy, so its Job runs again.
+	EventKeptResultIgnored = app.EventKeptResultIgnored
 )
 
 func (r *Reconciler) event(cr *aicrv1alpha1.ClusterRuntime, typ, reason, format string, args ...any) {

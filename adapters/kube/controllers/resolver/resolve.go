@@ -11,6 +11,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -39,10 +40,10 @@ func (r *Reconciler) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.Cluster
 		return resStalled(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: err.Error()})
 	}
 	recipeName := shared.RecipeJob(cr, snapName, config)
-	recipe, out := r.fileStage(ctx, cr, resStage{
-		kind: ports.JobRecipe, name: recipeName, keepRole: aicrv1alpha1.RoleRecipe,
-		args:   []string{"--log-json", "recipe", "--config", resInputsDir + resInputConfig, "--snapshot", resInputsDir + resInputSnapshot, "-o", r.Jobs.OutputRef(recipeName)},
-		inputs: map[string][]byte{resInputConfig: config, resInputSnapshot: snapshot},
+	recipe, out := r.fileStage(ctx, cr, app.Stage{
+		Kind: ports.JobRecipe, Name: recipeName, KeepRole: aicrv1alpha1.RoleRecipe,
+		Args:   []string{"--log-json", "recipe", "--config", resInputsDir + resInputConfig, "--snapshot", resInputsDir + resInputSnapshot, "-o", r.Jobs.OutputRef(recipeName)},
+		Inputs: map[string][]byte{resInputConfig: config, resInputSnapshot: snapshot},
 	})
 	if out != nil {
 		return out
@@ -85,9 +86,9 @@ func (r *Reconciler) discover(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 
 // snapshotStage takes (or reuses) the snapshot and checks the declared criteria against it.
 func (r *Reconciler) snapshotStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string) ([]byte, *resOutcome) {
-	snapshot, out := r.fileStage(ctx, cr, resStage{
-		kind: ports.JobSnapshot, name: name, keepRole: aicrv1alpha1.RoleSnapshot,
-		args: append(append([]string{"--log-json", "snapshot"}, resSnapshotArgs(cr, r.Config.AgentServiceAccount)...), "-o", r.Jobs.OutputRef(name)),
+	snapshot, out := r.fileStage(ctx, cr, app.Stage{
+		Kind: ports.JobSnapshot, Name: name, KeepRole: aicrv1alpha1.RoleSnapshot,
+		Args: append(append([]string{"--log-json", "snapshot"}, resSnapshotArgs(cr, r.Config.AgentServiceAccount)...), "-o", r.Jobs.OutputRef(name)),
 	})
 	if out != nil {
 		return nil, out
@@ -106,7 +107,7 @@ func (r *Reconciler) snapshotStage(ctx context.Context, cr *aicrv1alpha1.Cluster
 }
 
 // fileStage runs a stage whose output is one artifact file (ports.JobArtifactFile).
-func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st resStage) ([]byte, *resOutcome) {
+func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) ([]byte, *resOutcome) {
 	files, out := r.runStage(ctx, cr, st)
 	if out != nil {
 		return nil, out
@@ -114,7 +115,7 @@ func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunt
 	data, err := fs.ReadFile(files, ports.JobArtifactFile)
 	if err != nil {
 		return nil, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported,
-			Message: fmt.Sprintf("aicr %s job %s wrote no %s", st.kind, st.name, ports.JobArtifactFile)})
+			Message: fmt.Sprintf("aicr %s job %s wrote no %s", st.Kind, st.Name, ports.JobArtifactFile)})
 	}
 	return data, nil
 }
@@ -138,9 +139,9 @@ func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 	if out != nil {
 		return out
 	}
-	files, out := r.runStage(ctx, cr, resStage{
-		kind: ports.JobBundle, name: name, inputs: map[string][]byte{resInputRecipe: recipe},
-		args: append(append([]string{"--log-json", "bundle", "--deployer", "helm", "-r", resInputsDir + resInputRecipe}, args...),
+	files, out := r.runStage(ctx, cr, app.Stage{
+		Kind: ports.JobBundle, Name: name, Inputs: map[string][]byte{resInputRecipe: recipe},
+		Args: append(append([]string{"--log-json", "bundle", "--deployer", "helm", "-r", resInputsDir + resInputRecipe}, args...),
 			"-o", r.Jobs.OutputRef(name)),
 	})
 	if out != nil {

@@ -10,6 +10,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -42,10 +43,10 @@ func (r *Reconciler) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterR
 		return resCheck{}, out
 	}
 	name := shared.JobName("upgrade-check", string(cr.UID), active, string(recipe))
-	report, out := r.fileStage(ctx, cr, resStage{
-		kind: ports.JobUpgradeCheck, name: name,
-		inputs: map[string][]byte{resInputFrom: from, resInputRecipe: recipe},
-		args: []string{"--log-json", "upgrade-check", "--from", resInputsDir + resInputFrom, "--to", resInputsDir + resInputRecipe,
+	report, out := r.fileStage(ctx, cr, app.Stage{
+		Kind: ports.JobUpgradeCheck, Name: name,
+		Inputs: map[string][]byte{resInputFrom: from, resInputRecipe: recipe},
+		Args: []string{"--log-json", "upgrade-check", "--from", resInputsDir + resInputFrom, "--to", resInputsDir + resInputRecipe,
 			"--deployer", "argocd-helm", "--format", "json", "--fail-on-error=false", "-o", r.Jobs.OutputRef(name)},
 	})
 	if out != nil {

@@ -9,6 +9,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -55,18 +56,11 @@ func (r *Reconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRo
 	return env, stall, err
 }
 
-// decision is one domain decision with the status it started from.
-type decision struct {
-	from domain.RolloutStatus
-	out  domain.Outcome
-}
-
-// advance takes domain decisions until one waits, stalls, ends or mutates (a mutation asks
-// for a requeue), at most maxDecisions. Leaving Pending is persisted before the first step's
-// mutation, so a restart never re-checks the starting inventory after a step wrote to the
-// engine (RO-12). While the runtime is paused the domain starts no step (env.Paused).
+// advance maps the rollout onto the domain and takes its decisions (app.AdvanceRollout); a
+// plan the environment could not read, or steps the domain cannot rebuild, is the outcome's
+// stall without a decision. While the runtime is paused the domain starts no step (env.Paused).
 func (r *Reconciler) advance(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, env domain.Environment,
-	planStall *domain.Stall) (domain.Outcome, []decision, error) {
+	planStall *domain.Stall) (domain.Outcome, []app.Decision, error) {
 	st := toDomainStatus(ro)
 	if planStall != nil {
 		return domain.Outcome{Status: st, Stall: planStall}, nil, nil
@@ -76,22 +70,5 @@ func (r *Reconciler) advance(ctx context.Context, ro *aicrv1alpha1.RuntimeRollou
 		stall := &domain.Stall{Reason: domain.StallStepUnknown, Message: err.Error()}
 		return domain.Outcome{Status: st, Stall: stall}, nil, nil
 	}
-	out := domain.Outcome{Status: st}
-	var decisions []decision
-	for range maxDecisions {
-		from := rollout.Status()
-		next, err := rollout.Advance(ctx, r.ports, env)
-		if err != nil {
-			return out, decisions, err
-		}
-		out = next
-		if next.Event != "" || next.Stall != nil {
-			decisions = append(decisions, decision{from: from, out: next})
-		}
-		if next.RequeueAfter > 0 || next.Stall != nil || next.Phase().Terminal() || next.Event == "" || next.Status == from ||
-			from.Phase == domain.PhasePending {
-			break
-		}
-	}
-	return out, decisions, nil
+	return app.AdvanceRollout(ctx, rollout, r.ports, env)
 }

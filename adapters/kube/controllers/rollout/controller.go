@@ -15,8 +15,6 @@ import (
 )
 
 const (
-	// maxDecisions bounds the domain decisions one reconcile takes; each mutation ends it.
-	maxDecisions = 4
 	// conflictRetry is the delay before retrying a write that lost to a newer resourceVersion.
 	conflictRetry = 10 * time.Millisecond
 )

@@ -12,6 +12,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -21,7 +22,7 @@ import (
 // a patch whose precondition is the resourceVersion, so they are set once (RO-6); then the
 // status, only when it changed; then the Events of the decisions.
 func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, out domain.Outcome,
-	decisions []decision) error {
+	decisions []app.Decision) error {
 	prevStall := meta.FindStatusCondition(ro.Status.Conditions, shared.CondStalled)
 	if out.Ended && ro.Labels[aicrv1alpha1.LabelOutcome] == "" {
 		patch := client.MergeFromWithOptions(ro.DeepCopy(), client.MergeFromWithOptimisticLock{})
@@ -56,18 +57,18 @@ func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollou
 
 // record emits one Event per decision (OPS-1, STYLE R24) and one per new stall, and updates
 // the step and stall metrics.
-func (r *Reconciler) record(ro *aicrv1alpha1.RuntimeRollout, decisions []decision, prevStall *metav1.Condition) {
+func (r *Reconciler) record(ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision, prevStall *metav1.Condition) {
 	now := r.ports.Clock.Now()
 	for _, d := range decisions {
-		if d.out.Event != "" {
-			reason, kind := eventReason(d.from, d.out.Status)
-			r.recorder.Event(ro, kind, string(reason), shared.Truncate(d.out.Event))
-			if reason == shared.EventStepSucceeded && !d.from.StepStartedAt.IsZero() && d.from.Step < len(ro.Spec.Steps) {
-				op := string(ro.Spec.Steps[d.from.Step].Operation)
-				r.metrics.StepDuration.WithLabelValues(op).Observe(now.Sub(d.from.StepStartedAt).Seconds())
+		if d.Out.Event != "" {
+			reason, kind := eventReason(d.From, d.Out.Status)
+			r.recorder.Event(ro, kind, string(reason), shared.Truncate(d.Out.Event))
+			if reason == shared.EventStepSucceeded && !d.From.StepStartedAt.IsZero() && d.From.Step < len(ro.Spec.Steps) {
+				op := string(ro.Spec.Steps[d.From.Step].Operation)
+				r.metrics.StepDuration.WithLabelValues(op).Observe(now.Sub(d.From.StepStartedAt).Seconds())
 			}
 		}
-		s := d.out.Stall
+		s := d.Out.Stall
 		if s == nil || (prevStall != nil && prevStall.Reason == string(s.Reason) && prevStall.Message == s.Message) {
 			continue
 		}

@@ -1,4 +1,4 @@
-package oci
+package awsauth
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nvidia/aicr-operator/adapters/oci"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -56,7 +57,7 @@ func (p PodIdentity) AWSCredentials(ctx context.Context) (AWSCredentials, error)
 	return AWSCredentials{AccessKeyID: out.AccessKeyID, SecretAccessKey: out.SecretAccessKey, SessionToken: out.Token}, nil
 }
 
-// ECRAPI is the TokenSource over ECR's GetAuthorizationToken HTTP API,
+// ECRAPI is the oci.TokenSource over ECR's GetAuthorizationToken HTTP API,
 // signed with Signature Version 4 at the Clock's time.
 type ECRAPI struct {
 	HTTP        *http.Client
@@ -66,13 +67,13 @@ type ECRAPI struct {
 	Clock       ports.Clock
 }
 
-var _ TokenSource = ECRAPI{}
+var _ oci.TokenSource = ECRAPI{}
 
 // Token calls GetAuthorizationToken and decodes the login it returns.
-func (e ECRAPI) Token(ctx context.Context) (ECRToken, error) {
+func (e ECRAPI) Token(ctx context.Context) (oci.ECRToken, error) {
 	creds, err := e.Credentials.AWSCredentials(ctx)
 	if err != nil {
-		return ECRToken{}, err
+		return oci.ECRToken{}, err
 	}
 	endpoint := e.Endpoint
 	if endpoint == "" {
@@ -81,7 +82,7 @@ func (e ECRAPI) Token(ctx context.Context) (ECRToken, error) {
 	body := []byte("{}")
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint+"/", bytes.NewReader(body))
 	if err != nil {
-		return ECRToken{}, fmt.Errorf("build ECR request: %w", err)
+		return oci.ECRToken{}, fmt.Errorf("build ECR request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
 	req.Header.Set("X-Amz-Target", "AmazonEC2ContainerRegistry_V20150921.GetAuthorizationToken")
@@ -93,17 +94,17 @@ func (e ECRAPI) Token(ctx context.Context) (ECRToken, error) {
 		} `json:"authorizationData"`
 	}
 	if err = doJSON(e.HTTP, req, &out); err != nil {
-		return ECRToken{}, fmt.Errorf("get ECR authorization token: %w", err)
+		return oci.ECRToken{}, fmt.Errorf("get ECR authorization token: %w", err)
 	}
 	if len(out.AuthorizationData) == 0 {
-		return ECRToken{}, fmt.Errorf("get ECR authorization token: empty answer: %w", ports.ErrCredentialsUnavailable)
+		return oci.ECRToken{}, fmt.Errorf("get ECR authorization token: empty answer: %w", ports.ErrCredentialsUnavailable)
 	}
 	d := out.AuthorizationData[0]
-	login, err := DecodeECRAuthorizationToken(d.AuthorizationToken)
+	login, err := oci.DecodeECRAuthorizationToken(d.AuthorizationToken)
 	if err != nil {
-		return ECRToken{}, err
+		return oci.ECRToken{}, err
 	}
-	return ECRToken{Login: login, ExpiresAt: time.Unix(int64(d.ExpiresAt), 0).UTC()}, nil
+	return oci.ECRToken{Login: login, ExpiresAt: time.Unix(int64(d.ExpiresAt), 0).UTC()}, nil
 }
 
 // doJSON sends req and decodes a 200 answer into out; 401 and 403 wrap

@@ -1,4 +1,4 @@
-package oci
+package awsauth
 
 import (
 	"crypto/hmac"

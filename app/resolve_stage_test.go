@@ -1,0 +1,137 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
+
+	"github.com/nvidia/aicr-operator/app"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/mocks"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+const (
+	runtimeUID = "6f1c9d2e-1111-4a5b-9c3d-000000000001"
+	image      = "registry.example.com/nvidia/aicr:v1.1.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+)
+
+var (
+	recipeStage = app.Stage{Kind: ports.JobRecipe, Name: "aicr-recipe-0123456789abcdef", Args: []string{"recipe"},
+		KeepRole: "recipe"}
+	ref      = ports.JobRef{Name: recipeStage.Name}
+	kept     = ports.KeptResult{Name: recipeStage.Name, Role: "recipe", RuntimeUID: runtimeUID}
+	result   = fstest.MapFS{ports.JobArtifactFile: {Data: []byte("kind: RecipeResult\n")}}
+	errFlaky = errors.New("connection reset by peer")
+)
+
+// TestStageRunner_Run covers every way a stage run ends (RES-1, RES-4, RES-5, RES-7) with a
+// strict JobRunner double: each case expects exactly the calls it makes.
+func TestStageRunner_Run(t *testing.T) {
+	t.Parallel()
+	succeeded := ports.JobStatus{State: ports.JobSucceeded, AICRVersion: "1.1.0"}
+	tests := []struct {
+		name   string
+		expect func(j *mocks.MockJobRunnerMockRecorder)
+		// want checks the run.
+		files     bool
+		waiting   bool
+		stall     domain.StallReason
+		transient string
+		events    []string
+	}{
+		{name: "a kept result is reused without a Job", files: true,
+			expect: func(j *mocks.MockJobRunnerMockRecorder) { j.Kept(gomock.Any(), kept).Return(result, nil) }},
+		{name: "a kept result that does not verify is ignored and the Job starts", waiting: true,
+			events: []string{app.EventKeptResultIgnored, app.EventStageStarted},
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, ports.ErrUntrustedOutput)
+				j.Status(gomock.Any(), ref).Return(ports.JobStatus{}, ports.ErrJobNotFound)
+				j.Start(gomock.Any(), gomock.Cond(func(s ports.JobSpec) bool {
+					return s.Name == recipeStage.Name && s.Image == image && s.Owner.RuntimeUID == runtimeUID
+				})).Return(ref, nil)
+			}},
+		{name: "a running Job waits", waiting: true,
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, nil)
+				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobRunning}, nil)
+			}},
+		{name: "a succeeded Job is kept and deleted", files: true, events: []string{app.EventStageSucceeded},
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, nil)
+				j.Status(gomock.Any(), ref).Return(succeeded, nil)
+				j.Output(gomock.Any(), ref).Return(result, nil)
+				j.Keep(gomock.Any(), ref, kept).Return(nil)
+				j.Delete(gomock.Any(), ref).Return(nil)
+			}},
+		{name: "an output that is not the Job's own: the Job runs again", transient: "runs again, its output is not its own",
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, nil)
+				j.Status(gomock.Any(), ref).Return(succeeded, nil)
+				j.Output(gomock.Any(), ref).Return(nil, ports.ErrUntrustedOutput)
+				j.Delete(gomock.Any(), ref).Return(nil)
+			}},
+		{name: "another AICR version stalls", stall: domain.StallAICRVersionMismatch,
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, nil)
+				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobSucceeded, AICRVersion: "1.2.0"}, nil)
+				j.Output(gomock.Any(), ref).Return(result, nil)
+			}},
+		{name: "something in the way of the kept result stalls ForeignObject", stall: domain.StallForeignObject,
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, nil)
+				j.Status(gomock.Any(), ref).Return(succeeded, nil)
+				j.Output(gomock.Any(), ref).Return(result, nil)
+				j.Keep(gomock.Any(), ref, kept).Return(ports.ErrForeignObject)
+			}},
+		{name: "a transient AICR exit deletes the Job for a retry", transient: "aicr recipe job aicr-recipe-0123456789abcdef",
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, nil)
+				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobFailed, ExitCode: 6}, nil)
+				j.Delete(gomock.Any(), ref).Return(nil)
+			}},
+		{name: "a terminal AICR exit retains the Job and stalls with AICR's category", stall: domain.StallAICRInvalidRequest,
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, nil)
+				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobFailed, ExitCode: 2}, nil)
+				j.Retain(gomock.Any(), ref).Return(nil)
+			}},
+		{name: "a runner error is transient", transient: errFlaky.Error(),
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, nil)
+				j.Status(gomock.Any(), ref).Return(ports.JobStatus{}, errFlaky)
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			jobs := mocks.NewMockJobRunner(gomock.NewController(t))
+			tt.expect(jobs.EXPECT())
+			run := app.StageRunner{Jobs: jobs, Image: image, AICRVersion: "1.1.0"}.Run(context.Background(), runtimeUID, recipeStage)
+			assert.Equal(t, tt.files, run.Files != nil, "files")
+			assert.Equal(t, tt.waiting, run.Waiting != "", "waiting: %q", run.Waiting)
+			if tt.stall != "" {
+				require.NotNil(t, run.Stall)
+				assert.Equal(t, tt.stall, run.Stall.Reason)
+			} else {
+				assert.Nil(t, run.Stall)
+			}
+			if tt.transient != "" {
+				require.Error(t, run.Transient)
+				assert.Contains(t, run.Transient.Error(), tt.transient)
+			} else {
+				assert.NoError(t, run.Transient)
+			}
+			var reasons []string
+			for _, e := range run.Events {
+				reasons = append(reasons, e.Reason)
+			}
+			assert.Equal(t, tt.events, reasons)
+		})
+	}
+}
