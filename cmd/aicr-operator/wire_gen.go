@@ -50,7 +50,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	resolver, err := provideResolver(cfg, v, jobsRunner, registry, clock)
+	reconciler, err := provideResolver(cfg, v, jobsRunner, registry, clock)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,7 +66,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	mainRunner := &runner{
 		Manager:   v,
 		Engine:    deploymentEngine,
-		Resolver:  resolver,
+		Resolver:  reconciler,
 		Rollouts:  setup,
 		Retention: retentionReconciler,
 	}
