@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,9 +28,10 @@ import (
 )
 
 // BenchmarkOperatorRSS starts the operator binary as its ServiceAccount in a cluster holding
-// 10,000 unrelated ConfigMaps and 1,000 Secrets and reports its resident set size once its
-// caches have synced (goal <= 64 MiB): the caches hold only the operator's labelled objects
-// and Secrets are never listed (OPS-2, CH-4). It also reports the two parts of the RSS:
+// 10,000 unrelated ConfigMaps, 1,000 Secrets and 2,000 Nodes that look like GPU nodes (GPU
+// Feature Discovery labels, allocatable, 50 images in their status) and reports its resident
+// set size once its caches have synced (goal <= 64 MiB): the caches hold only the operator's
+// labelled objects and a Node's name and labels, and Secrets are never listed (OPS-2, CH-4). It also reports the two parts of the RSS:
 // anonymous memory (heap, stacks: what the caches cost) and the pages of the binary's file
 // mapped into memory (the code and read-only data of every linked package).
 func BenchmarkOperatorRSS(b *testing.B) {
@@ -42,6 +44,7 @@ func BenchmarkOperatorRSS(b *testing.B) {
 	require.NoError(b, err)
 	args := installChart(ctx, b, admin)
 	fill(ctx, b, admin, "noise", 10000, 1000)
+	gpuNodes(ctx, b, admin, 2000)
 
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "aicr-operator")
@@ -168,4 +171,31 @@ func installChart(ctx context.Context, b *testing.B, c client.Client) []string {
 	args, err := chartrender.OperatorArgs(objs, operatorNamespace)
 	require.NoError(b, err)
 	return args
+}
+
+// gpuNodes registers n Nodes shaped like the GPU nodes of a large fleet: the labels GPU Feature
+// Discovery and the cloud set, GPU allocatable and a status listing 50 images.
+func gpuNodes(ctx context.Context, b *testing.B, c client.Client, n int) {
+	images := make([]corev1.ContainerImage, 50)
+	for i := range images {
+		images[i] = corev1.ContainerImage{SizeBytes: 1 << 30, Names: []string{
+			fmt.Sprintf("nvcr.io/nvidia/image-%02d@sha256:%064d", i, i), fmt.Sprintf("nvcr.io/nvidia/image-%02d:v%d.0.0", i, i)}}
+	}
+	for i := range n {
+		labels := map[string]string{"node.kubernetes.io/instance-type": "p5.48xlarge", "topology.kubernetes.io/zone": "us-west-2a"}
+		for _, k := range []string{"product", "family", "memory", "count", "replicas", "machine", "compute.major", "compute.minor",
+			"cuda.driver.major", "cuda.driver.minor", "cuda.driver.rev", "cuda.runtime.major", "cuda.runtime.minor", "mig.capable",
+			"sharing-strategy", "deploy.driver", "deploy.gpu-feature-discovery", "deploy.container-toolkit", "deploy.dcgm-exporter",
+			"deploy.device-plugin", "deploy.operator-validator", "present"} {
+			labels["nvidia.com/gpu."+k] = "value-" + k
+		}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("gpu-%04d", i), Labels: labels}}
+		require.NoError(b, c.Create(ctx, node))
+		node.Status = corev1.NodeStatus{
+			Capacity:    corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8"), corev1.ResourceCPU: resource.MustParse("192")},
+			Allocatable: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8"), corev1.ResourceCPU: resource.MustParse("190")},
+			Images:      images,
+		}
+		require.NoError(b, c.Status().Update(ctx, node))
+	}
 }

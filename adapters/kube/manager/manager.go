@@ -13,6 +13,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
@@ -95,9 +96,9 @@ func NewScheme(extra ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 
 // New builds the manager. ConfigMaps are cached only in the operator namespace and only
 // with the operator's role label, Jobs only in the Job namespaces with the operator's
-// managed-by label, the kinds of Options.CacheByObject in caches of their own; Secrets
-// bypass the cache entirely (read by name only). Cached objects drop their managedFields,
-// which the operator never reads.
+// managed-by label, Nodes as their name and labels only, the kinds of Options.CacheByObject
+// in caches of their own; Secrets bypass the cache entirely (read by name only). Cached
+// objects drop their managedFields, which the operator never reads.
 func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	scheme, err := NewScheme(o.AddToScheme...)
 	if err != nil {
@@ -118,6 +119,9 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 			Label:      labels.NewSelector().Add(*roleExists),
 		},
 		&batchv1.Job{}: {Namespaces: jobNamespaces, Label: managed},
+		// Discovery reads a Node's name and labels only; a GPU node's status (images,
+		// allocatable, conditions) is most of its size and grows with the fleet.
+		&corev1.Node{}: {Transform: NodeLabelsOnly},
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
@@ -145,4 +149,18 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("add readiness check: %w", err)
 	}
 	return mgr, nil
+}
+
+// NodeLabelsOnly is the cache transform of Nodes: what node-group discovery reads (the name
+// and labels, RES-2) and what the cache needs to track the object; spec and status are
+// dropped, so the operator's memory does not grow with each node's image list and status.
+func NodeLabelsOnly(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Node{TypeMeta: n.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+		Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion, Generation: n.Generation,
+		CreationTimestamp: n.CreationTimestamp, DeletionTimestamp: n.DeletionTimestamp, Labels: n.Labels,
+	}}, nil
 }
