@@ -13,7 +13,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
@@ -23,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -73,7 +71,7 @@ func metricsOptions(o Options) metricsserver.Options {
 	m := metricsserver.Options{BindAddress: o.MetricsBindAddress}
 	if o.MetricsSecure {
 		m.SecureServing = true
-		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+		m.FilterProvider = authorizedByAPIServer
 		m.TLSOpts = []func(*tls.Config){http1Only}
 	}
 	return m
@@ -96,10 +94,11 @@ func NewScheme(extra ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 
 // New builds the manager. ConfigMaps are cached only in the operator namespace and only
 // with the operator's role label, Jobs only in the Job namespaces with the operator's
-// managed-by label, Nodes as their name and labels only, the kinds of Options.CacheByObject
-// in caches of their own; Secrets bypass the cache entirely (read by name only). Cached
-// objects drop their managedFields, which the operator never reads.
+// managed-by label, the kinds of Options.CacheByObject in caches of their own; Secrets
+// bypass the cache entirely (read by name only). Cached objects drop their managedFields,
+// which the operator never reads, and caches fill from streaming watches (streamingLists).
 func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
+	enableStreamingLists()
 	scheme, err := NewScheme(o.AddToScheme...)
 	if err != nil {
 		return nil, err
@@ -119,9 +118,6 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 			Label:      labels.NewSelector().Add(*roleExists),
 		},
 		&batchv1.Job{}: {Namespaces: jobNamespaces, Label: managed},
-		// Discovery reads a Node's name and labels only; a GPU node's status (images,
-		// allocatable, conditions) is most of its size and grows with the fleet.
-		&corev1.Node{}: {Transform: NodeLabelsOnly},
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
@@ -149,18 +145,4 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("add readiness check: %w", err)
 	}
 	return mgr, nil
-}
-
-// NodeLabelsOnly is the cache transform of Nodes: what node-group discovery reads (the name
-// and labels, RES-2) and what the cache needs to track the object; spec and status are
-// dropped, so the operator's memory does not grow with each node's image list and status.
-func NodeLabelsOnly(obj any) (any, error) {
-	n, ok := obj.(*corev1.Node)
-	if !ok {
-		return obj, nil
-	}
-	return &corev1.Node{TypeMeta: n.TypeMeta, ObjectMeta: metav1.ObjectMeta{
-		Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion, Generation: n.Generation,
-		CreationTimestamp: n.CreationTimestamp, DeletionTimestamp: n.DeletionTimestamp, Labels: n.Labels,
-	}}, nil
 }

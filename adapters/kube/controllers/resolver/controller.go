@@ -164,7 +164,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&aicrv1alpha1.ClusterRuntime{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&batchv1.Job{}, toRuntime, builder.WithPredicates(ownJobs)).
-		Watches(&corev1.Node{}, toRuntime, builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		Watches(&corev1.Node{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		Watches(&corev1.ConfigMap{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(lostPlans))
 	return shared.WatchAdmission(b, r.admission, toRuntime).Complete(r)
 }

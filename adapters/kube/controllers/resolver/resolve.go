@@ -70,7 +70,10 @@ func (r *Reconciler) discover(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 	if s := domain.CheckTolerations(resTolerations(cr.Spec.Placement)); s != nil {
 		return resStalled(s)
 	}
-	list := &corev1.NodeList{}
+	// Nodes are read as metadata only (names and labels are all discovery needs): a GPU
+	// node's status is most of its size, and the cache would grow with the fleet.
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
 	if err := r.Client.List(ctx, list); err != nil {
 		return resTransient(fmt.Errorf("list nodes: %w", err))
 	}
