@@ -44,8 +44,9 @@ func (s staleReader) Get(ctx context.Context, key client.ObjectKey, obj client.O
 
 // TestReconcile_SettlingAnEndedRollout: a rollout whose outcome label is newer than its status
 // in the cache is read live before its status is settled: when the live status already
-// records the outcome nothing is written; a settle that loses to a newer write is a quick
-// requeue, not a reconcile error (RO-6).
+// records the outcome nothing is written; a settle that loses to a newer write is decided
+// again on the rollout read live, and when it keeps losing it is requeued with backoff, not
+// logged as a reconcile error (RO-6; issue 19: no fixed retry loop).
 func TestReconcile_SettlingAnEndedRollout(t *testing.T) {
 	progressing := aicrv1alpha1.RuntimeRolloutStatus{Phase: aicrv1alpha1.PhaseProgressing, CurrentStep: 1}
 	settled := aicrv1alpha1.RuntimeRolloutStatus{Phase: aicrv1alpha1.PhaseSucceeded, Message: "every step finished"}
@@ -60,8 +61,8 @@ func TestReconcile_SettlingAnEndedRollout(t *testing.T) {
 		{name: "only the cache is behind: nothing is written", live: settled, wantPhase: aicrv1alpha1.PhaseSucceeded},
 		{name: "the status lags (a crash after the label): it is settled", live: progressing, wantWrites: 1,
 			wantPhase: aicrv1alpha1.PhaseSucceeded},
-		{name: "the settle loses to a newer write: a quick requeue", live: progressing, conflict: true, wantWrites: 1,
-			wantRequeue: conflictRetry, wantPhase: aicrv1alpha1.PhaseProgressing},
+		{name: "the settle keeps losing to newer writes: decided again live, then a backoff requeue", live: progressing,
+			conflict: true, wantWrites: 1 + maxConflicts, wantRequeue: 5 * time.Millisecond, wantPhase: aicrv1alpha1.PhaseProgressing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,4 +101,34 @@ func TestReconcile_SettlingAnEndedRollout(t *testing.T) {
 			assert.Equal(t, tt.wantPhase, got.Status.Phase)
 		})
 	}
+}
+
+// TestReconcile_ConflictsBackOff: a rollout whose writes keep losing is requeued after a delay
+// that doubles with each reconcile that lost (issue 19: conflicts back off, no fixed retry loop).
+func TestReconcile_ConflictsBackOff(t *testing.T) {
+	scheme := runtime.NewScheme()
+	require.NoError(t, aicrv1alpha1.AddToScheme(scheme))
+	ro := &aicrv1alpha1.RuntimeRollout{
+		ObjectMeta: metav1.ObjectMeta{Name: "rollout-0123456789abcdef-2",
+			Labels: map[string]string{aicrv1alpha1.LabelOutcome: string(aicrv1alpha1.PhaseSucceeded)}},
+		Status: aicrv1alpha1.RuntimeRolloutStatus{Phase: aicrv1alpha1.PhaseProgressing},
+	}
+	base := fake.NewClientBuilder().WithScheme(scheme).WithObjects(ro).WithStatusSubresource(ro).Build()
+	c := interceptor.NewClient(base, interceptor.Funcs{
+		SubResourceUpdate: func(context.Context, client.Client, string, client.Object, ...client.SubResourceUpdateOption) error {
+			return apierrors.NewConflict(schema.GroupResource{Group: aicrv1alpha1.GroupVersion.Group, Resource: "runtimerollouts"},
+				ro.Name, nil)
+		},
+	})
+	clock := mocks.NewMockClock(gomock.NewController(t))
+	clock.EXPECT().Now().Return(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)).AnyTimes()
+	r := NewReconciler(c, base, domain.Ports{Clock: clock}, nil, record.NewFakeRecorder(32), shared.Options{})
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ro)}
+	var delays []time.Duration
+	for range 3 {
+		res, err := r.Reconcile(context.Background(), req)
+		require.NoError(t, err)
+		delays = append(delays, res.RequeueAfter)
+	}
+	assert.Equal(t, []time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}, delays)
 }

@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -14,9 +15,16 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
+// Passes of one reconcile (issue 19: the per-step overhead near one write and one event).
 const (
-	// conflictRetry is the delay before retrying a write that lost to a newer resourceVersion.
-	conflictRetry = 10 * time.Millisecond
+	// maxPasses bounds the passes of one reconcile. A pass whose decisions wrote the status
+	// and need no wait (an instant engine, a step whose release is ready) is followed by
+	// another on the object the write returned, instead of a requeue that would read a cache
+	// still behind that write.
+	maxPasses = 8
+	// maxConflicts bounds the passes that follow a write lost to a newer resourceVersion,
+	// each on the rollout read live; past it the rollout is requeued with backoff.
+	maxConflicts = 2
 )
 
 // Reconciler advances RuntimeRollouts through the domain state machine, one decision
@@ -33,6 +41,8 @@ type Reconciler struct {
 	opts     shared.Options
 	// admission stalls every rollout while a policy it relies on is not in force.
 	admission *shared.AdmissionGuard
+	// backoff spaces the requeues of a rollout whose writes keep losing to newer ones.
+	backoff workqueue.TypedRateLimiter[ctrl.Request]
 }
 
 // NewReconciler returns the rollout reconciler over the cached client c, the uncached
@@ -40,7 +50,8 @@ type Reconciler struct {
 func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *shared.PlanReader, recorder record.EventRecorder,
 	opts shared.Options) *Reconciler {
 	return &Reconciler{client: c, live: live, ports: p, plans: plans, recorder: recorder, metrics: shared.NewMetrics(), opts: opts,
-		admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies)}
+		admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies),
+		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[ctrl.Request](5*time.Millisecond, time.Second)}
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=runtimerollouts,verbs=get;list;watch;patch;update
@@ -49,34 +60,57 @@ func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *s
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
-// Reconcile advances one RuntimeRollout.
+// Reconcile advances one RuntimeRollout in passes (maxPasses): a pass whose decisions wrote and
+// need no wait is followed at once by another on the object its write returned; a write that
+// loses to a newer resourceVersion (the cache was behind) is decided again on the rollout
+// read live, and past maxConflicts requeued with exponential backoff, never a fixed delay.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ro := &aicrv1alpha1.RuntimeRollout{}
 	if err := r.client.Get(ctx, req.NamespacedName, ro); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if ro.Labels[aicrv1alpha1.LabelOutcome] != "" {
-		err := r.settleEnded(ctx, ro)
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRetry}, nil // the cache is behind the status just written
+	conflicts := 0
+	for pass := 1; ; pass++ {
+		res, again, err := r.pass(ctx, ro)
+		switch {
+		case apierrors.IsConflict(err) && conflicts < maxConflicts:
+			conflicts++
+			ro = &aicrv1alpha1.RuntimeRollout{}
+			if err = r.live.Get(ctx, req.NamespacedName, ro); err != nil {
+				return ctrl.Result{}, client.IgnoreNotFound(err)
+			}
+			continue
+		case apierrors.IsConflict(err):
+			return ctrl.Result{RequeueAfter: r.backoff.When(req)}, nil // a benign race, not an error to log
+		case err != nil:
+			return ctrl.Result{}, err
+		case again && pass < maxPasses:
+			continue
 		}
-		return ctrl.Result{}, err
+		r.backoff.Forget(req)
+		return res, nil
+	}
+}
+
+// pass settles an ended rollout, or takes the rollout's next decisions and persists them. again
+// reports that the decisions changed the rollout and need no wait, so another pass can go on.
+func (r *Reconciler) pass(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) (res ctrl.Result, again bool, err error) {
+	if ro.Labels[aicrv1alpha1.LabelOutcome] != "" {
+		return ctrl.Result{}, false, r.settleEnded(ctx, ro)
 	}
 	env, planStall, err := r.guardedEnvironment(ctx, ro)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, false, err
 	}
 	out, decisions, advErr := r.advance(ctx, ro, env, planStall)
-	if err := r.persist(ctx, ro, out, decisions); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRetry}, nil // the cache is behind our last write
-		}
-		return ctrl.Result{}, err
+	if err = r.persist(ctx, ro, out, decisions); err != nil {
+		return ctrl.Result{}, false, err
 	}
 	if advErr != nil {
-		return ctrl.Result{}, advErr
+		return ctrl.Result{}, false, advErr
 	}
-	return r.result(out), nil
+	again = len(decisions) > 0 && out.Stall == nil && out.RequeueAfter == 0 && !out.Phase().Terminal()
+	return r.result(out), again, nil
 }
 
 // guardedEnvironment is the environment of the rollout, or, while an admission policy the
