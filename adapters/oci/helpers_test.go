@@ -175,7 +175,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 // chartArchive builds a chart archive <name>/Chart.yaml + templates; salt
 // changes the content without changing name or version.
-func chartArchive(t *testing.T, name, version, salt string) []byte {
+func chartArchive(t testing.TB, name, version, salt string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)

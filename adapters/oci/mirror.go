@@ -10,8 +10,6 @@ import (
 	"net/url"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -123,15 +121,6 @@ func (r *Registry) fetchOCIChart(ctx context.Context, src ports.ChartSource) ([]
 	return nil, "", fmt.Errorf("find chart layer: %w", ports.ErrArtifactNotFound)
 }
 
-// helmIndex is the part of a Helm repository index.yaml the mirror reads.
-type helmIndex struct {
-	Entries map[string][]struct {
-		Version string   `json:"version"`
-		URLs    []string `json:"urls"`
-		Digest  string   `json:"digest"`
-	} `json:"entries"`
-}
-
 // fetchHTTPChart reads the repository index, finds the version and downloads
 // its archive; the index digest is the announced digest. The archive URL
 // (relative ones resolve against the index URL) must be https on the
@@ -142,15 +131,16 @@ func (r *Registry) fetchHTTPChart(ctx context.Context, src ports.ChartSource) ([
 		return nil, "", fmt.Errorf("parse repository %q: %w", src.Repository, ports.ErrArchiveRejected)
 	}
 	index := base.JoinPath("index.yaml")
-	raw, err := r.get(ctx, index.String(), maxIndexBytes)
+	body, err := r.open(ctx, index.String())
 	if err != nil {
 		return nil, "", err
 	}
-	var idx helmIndex
-	if err := yaml.Unmarshal(raw, &idx); err != nil {
-		return nil, "", fmt.Errorf("parse index of %s: %w", src.Repository, err)
+	entries, err := readIndexEntries(body, src.Name)
+	_ = body.Close()
+	if err != nil {
+		return nil, "", fmt.Errorf("read index of %s: %w", src.Repository, err)
 	}
-	for _, e := range idx.Entries[src.Name] {
+	for _, e := range entries {
 		if e.Version != src.Version || len(e.URLs) == 0 {
 			continue
 		}
@@ -175,6 +165,24 @@ func (r *Registry) fetchHTTPChart(ctx context.Context, src ports.ChartSource) ([
 // get downloads u (at most limit bytes) with the retrying Helm client:
 // https only, redirects only on u's host.
 func (r *Registry) get(ctx context.Context, u string, limit int64) ([]byte, error) {
+	body, err := r.open(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = body.Close() }()
+	data, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", u, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("get %s: more than %d bytes: %w", u, limit, ports.ErrArchiveRejected)
+	}
+	return data, nil
+}
+
+// open requests u with the retrying Helm client and returns the body of a 200 response;
+// the caller closes it.
+func (r *Registry) open(ctx context.Context, u string) (io.ReadCloser, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build request %s: %w", u, err)
@@ -183,21 +191,16 @@ func (r *Registry) get(ctx context.Context, u string, limit int64) ([]byte, erro
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", u, err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
+	if resp.StatusCode == http.StatusOK {
+		return resp.Body, nil
+	}
+	_ = resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusNotFound:
 		return nil, fmt.Errorf("get %s: %w", u, ports.ErrArtifactNotFound)
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case http.StatusUnauthorized, http.StatusForbidden:
 		return nil, fmt.Errorf("get %s: %w", u, ports.ErrUnauthorized)
-	case resp.StatusCode != http.StatusOK:
+	default:
 		return nil, fmt.Errorf("get %s: status %d", u, resp.StatusCode)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", u, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("get %s: more than %d bytes: %w", u, limit, ports.ErrArchiveRejected)
-	}
-	return data, nil
 }

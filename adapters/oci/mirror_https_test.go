@@ -69,7 +69,7 @@ type tlsEnv struct {
 	repoHost, runtimeHost       string
 }
 
-func newTLSEnv(t *testing.T) *tlsEnv {
+func newTLSEnv(t testing.TB) *tlsEnv {
 	t.Helper()
 	archive := chartArchive(t, tlsChart, tlsVersion, "tls")
 	e := &tlsEnv{

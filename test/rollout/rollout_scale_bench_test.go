@@ -1,0 +1,146 @@
+package rollout_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// scaleReleases is the most releases a plan holds (PLAN-2); the largest transition the API
+// admits replaces all of them: 128 Remove and 128 Install steps (RO-5: at most 256 steps).
+const scaleReleases = 128
+
+// BenchmarkRolloutReplace256 measures the largest transition the API admits: 128 target
+// releases replacing 128 others (256 steps), every release's values near its share of the
+// 1 MiB a plan's values ConfigMap holds, with an instant engine. It reports the operator's
+// overhead per step around the 10th and the 250th step (a flat cost: no work per step that
+// grows with the plan) and the size of the largest object the operator wrote (the rollout,
+// the plan and its values ConfigMap), against the API server's 1.5 MiB object limit:
+//
+//	go test ./test/rollout -run '^$' -bench BenchmarkRolloutReplace256 -benchtime 1x
+func BenchmarkRolloutReplace256(b *testing.B) {
+	var early, late, largest float64
+	for range b.N {
+		e, l, size := replace256(b)
+		early, late, largest = early+e, late+l, max(largest, size)
+	}
+	n := float64(b.N)
+	b.ReportMetric(early/n, "ms/step-10")
+	b.ReportMetric(late/n, "ms/step-250")
+	b.ReportMetric(largest/1024, "KiB-largest-object")
+}
+
+// replace256 installs one full plan, then rolls out its replacement, and returns the median
+// gap between engine writes over steps 5..15 and 240..250 in milliseconds and the size of the
+// largest object it wrote in bytes.
+func replace256(b *testing.B) (early, late, largest float64) {
+	h := newHarness(b, true)
+	h.opts.RequeueCap = time.Millisecond
+	var mu sync.Mutex
+	var at []time.Time
+	h.engine.OnWrite = func(string) {
+		mu.Lock()
+		at = append(at, time.Now())
+		mu.Unlock()
+	}
+	h.start()
+	defer h.stop()
+	uid := h.createRuntime(nil)
+	active, err := largePlan("active", uid)
+	require.NoError(b, err)
+	h.setCandidate(h.writePlan(active), metav1.Condition{})
+	h.waitOutcome(h.waitRollout(1).Name, aicrv1alpha1.PhaseSucceeded)
+
+	target, err := largePlan("target", uid)
+	require.NoError(b, err)
+	mu.Lock()
+	at = nil
+	mu.Unlock()
+	h.setCandidate(h.writePlan(target), metav1.Condition{})
+	ro := h.waitRollout(2)
+	require.Len(b, ro.Spec.Steps, 2*scaleReleases)
+	h.approve(ro.Name, h.clock.Now().Add(30*time.Minute))
+	ended := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
+
+	mu.Lock()
+	gaps := make([]float64, 0, len(at))
+	for i := 1; i < len(at); i++ {
+		gaps = append(gaps, float64(at[i].Sub(at[i-1]))/float64(time.Millisecond))
+	}
+	mu.Unlock()
+	require.GreaterOrEqual(b, len(gaps), 250, "one engine write per step")
+	largest = objectSize(b, ended)
+	for _, name := range planConfigMapNames(b, target) {
+		cm := &corev1.ConfigMap{}
+		require.NoError(b, k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNamespace, Name: name}, cm))
+		largest = max(largest, objectSize(b, cm))
+	}
+	return median(gaps[5:15]), median(gaps[240:250]), largest
+}
+
+// largePlan is a plan of scaleReleases releases named after prefix, each with values of about
+// 7 KiB, so the plan's values ConfigMap is close to the 1 MiB a ConfigMap holds.
+func largePlan(prefix, runtimeUID string) (*domain.Plan, error) {
+	p := &domain.Plan{SchemaVersion: domain.PlanSchemaVersion, RuntimeUID: runtimeUID, Source: domain.SourceResolved,
+		AICRVersion: "1.0.0", HasRecipe: true}
+	pad := strings.Repeat("x", 7*1024)
+	for i := range scaleReleases {
+		id := fmt.Sprintf("%s-%03d", prefix, i)
+		p.Releases = append(p.Releases, domain.Release{
+			ID: id, Namespace: "components", Component: id, Kind: ports.KindUpstream,
+			Chart: ports.ChartSource{Repository: "oci://registry.example.com/charts", Name: id, Version: "1.0.0",
+				ManifestDigest: "sha256:" + zeros},
+			Values: map[string]any{"replicas": i, "padding": pad},
+		})
+		d, err := domain.Digest(p.Releases[i].Values)
+		if err != nil {
+			return nil, err
+		}
+		p.Releases[i].ValuesDigest = d
+	}
+	var err error
+	p.Digest, err = domain.DesiredStateDigest(p.Releases)
+	return p, err
+}
+
+// planConfigMapNames are the plan ConfigMap of p and its values ConfigMap.
+func planConfigMapNames(b *testing.B, p *domain.Plan) []string {
+	plan, err := configdoc.PlanConfigMapName(p.Digest)
+	require.NoError(b, err)
+	values, _, err := configdoc.EncodeValues(p)
+	require.NoError(b, err)
+	return []string{plan, values.Name}
+}
+
+// objectSize is the size of obj as the API server stores it (JSON).
+func objectSize(b *testing.B, obj client.Object) float64 {
+	raw, err := json.Marshal(obj)
+	require.NoError(b, err)
+	return float64(len(raw))
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
+}
