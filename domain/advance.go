@@ -33,6 +33,10 @@ func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcom
 	if env.RuntimeUID != r.spec.RuntimeUID {
 		return r.end(PhaseOrphaned, "its ClusterRuntime is gone or has another UID"), nil
 	}
+	if env.Deleting && r.status.Phase != PhaseProgressing {
+		// No step is in flight outside Progressing: the rollout ends at once (CR-12).
+		return r.end(PhaseOrphaned, deletingMessage), nil
+	}
 	r.normalizeClaims()
 	for _, check := range preChecks {
 		if s := check(r, env); s != nil {
@@ -102,7 +106,7 @@ func (r *Rollout) pending(ctx context.Context, p Ports, env Environment, now tim
 		r.status.Phase = PhaseAwaitingApproval
 		return r.awaitingApproval(env, now), nil
 	}
-	if env.Paused {
+	if env.holds() {
 		return r.held(now), nil
 	}
 	r.status.Phase, r.status.Message = PhaseProgressing, ""
@@ -240,9 +244,10 @@ func (r *Rollout) nextStep(event string) Outcome {
 	return Outcome{Status: r.status, Event: event}
 }
 
-// held is a rollout of a paused runtime that would start its first or next step now: nothing
-// starts, and it is looked at again when its approval expires, to end it then (RO-8); a
-// revocation, a moved target or the end of the pause are changes the rollout controller watches.
+// held is a rollout of a paused runtime, or of one whose engine is suspended, that would start
+// its first or next step now: nothing starts, and it is looked at again when its approval
+// expires, to end it then (RO-8); a revocation, a moved target or the end of the pause or the
+// suspension are changes the rollout controller watches.
 func (r *Rollout) held(now time.Time) Outcome {
 	out := Outcome{Status: r.status}
 	if exp := r.spec.Approval.ExpiresAt; r.spec.ApprovalRequired && !exp.IsZero() {

@@ -74,11 +74,14 @@ func transitionBlocked(r *Rollout, _ Environment) *Stall {
 	return nil
 }
 
-// blocked is the outcome of a rollout a pre-check stops: no step of it can run, so once the
-// runtime's target has moved on it ends Superseded and the runtime can roll out its new target
+// blocked is the outcome of a rollout a pre-check stops: no step of it can run, so it ends
+// Orphaned once its runtime is being deleted, and once the runtime's target has moved on it ends Superseded and the runtime can roll out its new target
 // (a blocked transition, steps or a plan it cannot use would otherwise hold the runtime until
 // someone deleted the rollout); until then it stalls with s.
 func (r *Rollout) blocked(s *Stall, env Environment) Outcome {
+	if env.Deleting {
+		return r.end(PhaseOrphaned, deletingMessage+", while "+s.Message)
+	}
 	if env.TargetPlanDigest != "" && env.TargetPlanDigest != r.spec.ToPlanDigest {
 		return r.end(PhaseSuperseded, "the runtime's target is now plan "+env.TargetPlanDigest+", while "+s.Message)
 	}

@@ -11,10 +11,12 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// While the runtime is paused no step and no validation run starts, a step in flight is still
-// judged, and a rollout still ends when its approval ends, its deadline passes or its target
-// moves (spec.paused, RO-8). gomock fails any engine write or Job start a case does not expect.
-func TestAdvance_Paused(t *testing.T) {
+// While the runtime is paused, or its engine suspended, no step and no validation run starts, a
+// step in flight is still judged, and a rollout still ends when its approval ends, its deadline
+// passes or its target moves (spec.paused, spec.suspendEngine, RO-8). A rollout never writes the
+// suspension itself: the runtime controller does (DecideSuspension). gomock fails any engine
+// write (Apply, Remove, Suspend) or Job start a case does not expect.
+func TestAdvance_PausedOrEngineSuspendedRO8(t *testing.T) {
 	t.Parallel()
 	gpu := ref("gpu-operator")
 	notFound := func(r recorders, _ string) {
@@ -37,6 +39,10 @@ func TestAdvance_Paused(t *testing.T) {
 	}{
 		{name: "no step starts", status: progressing(1), now: t0, expect: notFound,
 			want: domain.PhaseProgressing, wantStep: 1},
+		{name: "no step starts over the runtime's own engine object", status: progressing(1), now: t0,
+			expect: func(r recorders, _ string) {
+				r.engine.Status(gomock.Any(), gpu).Return(written(gpu, "sha256:old", true), nil)
+			}, want: domain.PhaseProgressing, wantStep: 1},
 		{name: "an approved rollout is looked at again when its approval expires", spec: []specOpt{approved},
 			status: progressing(1), now: t0.Add(time.Hour), expect: notFound,
 			want: domain.PhaseProgressing, wantStep: 1, wantRequeue: time.Hour},
@@ -62,18 +68,25 @@ func TestAdvance_Paused(t *testing.T) {
 			r.jobs.Status(gomock.Any(), ports.JobRef{Name: validationRun}).Return(ports.JobStatus{}, ports.ErrJobNotFound)
 		}, want: domain.PhaseValidating, wantStep: 2},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			e := env(t)
-			e.Paused, e.ValidationRequired = true, true
-			if tt.moved {
-				e.TargetPlanDigest = "sha256:newer"
-			}
-			out := advanceAt(t, spec(t, tt.spec...), tt.status, e, tt.now, tt.expect)
-			assert.Equal(t, tt.want, out.Phase())
-			assert.Equal(t, tt.wantStep, out.Status.Step)
-			assert.Equal(t, tt.wantRequeue, out.RequeueAfter)
-		})
+	switches := map[string]func(*domain.Environment){
+		"paused":           func(e *domain.Environment) { e.Paused = true },
+		"engine suspended": func(e *domain.Environment) { e.SuspendEngine = true },
+	}
+	for sw, set := range switches {
+		for _, tt := range tests {
+			t.Run(sw+": "+tt.name, func(t *testing.T) {
+				t.Parallel()
+				e := env(t)
+				set(&e)
+				e.ValidationRequired = true
+				if tt.moved {
+					e.TargetPlanDigest = "sha256:newer"
+				}
+				out := advanceAt(t, spec(t, tt.spec...), tt.status, e, tt.now, tt.expect)
+				assert.Equal(t, tt.want, out.Phase())
+				assert.Equal(t, tt.wantStep, out.Status.Step)
+				assert.Equal(t, tt.wantRequeue, out.RequeueAfter)
+			})
+		}
 	}
 }

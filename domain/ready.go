@@ -26,7 +26,8 @@ const (
 	ReasonNoActivePlan = "NoActivePlan"
 	// ReasonPaused surfaces when spec.paused is true.
 	ReasonPaused = "Paused"
-	// ReasonEngineSuspended surfaces when the engine-suspension switch is on.
+	// ReasonEngineSuspended surfaces when the engine-suspension switch is on and the engine
+	// objects show automated sync off on every engine object of the runtime.
 	ReasonEngineSuspended = "EngineSuspended"
 	// ReasonDeleting surfaces while the ClusterRuntime is being deleted.
 	ReasonDeleting = "Deleting"
@@ -54,9 +55,12 @@ type RolloutView struct {
 
 // ReadyInput is the observation ReadyCondition derives Ready from.
 type ReadyInput struct {
-	Deleting           bool
-	Paused             bool
-	EngineSuspended    bool
+	Deleting bool
+	Paused   bool
+	// Suspension is the engine-suspension decision while spec.suspendEngine is set (nil: not set).
+	Suspension *Suspension
+	// SuspensionStall is the engine's refusal to suspend or resume an engine object.
+	SuspensionStall    *Stall
 	EngineStall        *Stall
 	PlanStall          *Stall
 	ActivePlanDigest   string
@@ -76,10 +80,12 @@ func ReadyCondition(in ReadyInput) Condition {
 		return Condition{ConditionFalse, string(in.EngineStall.Reason), in.EngineStall.Message}
 	case in.PlanStall != nil:
 		return Condition{ConditionFalse, string(in.PlanStall.Reason), in.PlanStall.Message}
+	case in.SuspensionStall != nil:
+		return Condition{ConditionFalse, string(in.SuspensionStall.Reason), in.SuspensionStall.Message}
 	case in.Paused:
 		return Condition{ConditionFalse, ReasonPaused, "the runtime is paused (spec.paused)"}
-	case in.EngineSuspended:
-		return Condition{ConditionFalse, ReasonEngineSuspended, "the deployment engine's automation is suspended"}
+	case in.Suspension != nil && in.Suspension.Holds():
+		return Condition{ConditionFalse, ReasonEngineSuspended, in.Suspension.Message()}
 	case in.TargetPlanDigest == "" && in.ActivePlanDigest == "":
 		return Condition{ConditionFalse, ReasonNoActivePlan, "no plan is rolled out yet"}
 	case in.TargetPlanDigest != "" && in.TargetPlanDigest != in.ActivePlanDigest:

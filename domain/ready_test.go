@@ -9,8 +9,12 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
+// TestReadyCondition_Messages: every Ready reason of CR-8 with its message, in the order the
+// checks apply; EngineSuspended only once the engine objects show the suspension.
 func TestReadyCondition_Messages(t *testing.T) {
 	t.Parallel()
+	suspended := domain.Suspension{Suspend: true, Objects: 1}
+	suspending := domain.Suspension{Suspend: true, Objects: 1, Writes: []ports.ReleaseRef{{ID: "a", Namespace: "b"}}}
 	steps := make([]domain.Step, 18)
 	steps[8] = domain.Step{Release: ports.ReleaseRef{ID: "gpu-operator"}, Operation: domain.OpUpgrade}
 	rolling := func(v domain.RolloutView) domain.ReadyInput {
@@ -40,6 +44,17 @@ func TestReadyCondition_Messages(t *testing.T) {
 		{"engine", domain.ReadyInput{EngineStall: &domain.Stall{Reason: domain.StallEngineMissing, Message: "m"}},
 			string(domain.StallEngineMissing), "m"},
 		{"paused", domain.ReadyInput{Paused: true}, domain.ReasonPaused, "the runtime is paused (spec.paused)"},
+		{"deleting comes first", domain.ReadyInput{Deleting: true, Paused: true, EngineStall: &domain.Stall{Reason: domain.StallEngineMissing}},
+			domain.ReasonDeleting, "the ClusterRuntime is being deleted"},
+		{"engine suspended once it holds", domain.ReadyInput{ActivePlanDigest: "sha256:a", TargetPlanDigest: "sha256:a",
+			ReleasesReady: true, Suspension: &suspended}, domain.ReasonEngineSuspended,
+			"automated sync is off on all 1 engine objects of the runtime (spec.suspendEngine)"},
+		{"engine suspension not yet true of the engine objects", domain.ReadyInput{ActivePlanDigest: "sha256:a",
+			TargetPlanDigest: "sha256:a", ReleasesReady: true, Suspension: &suspending},
+			domain.ReasonRolledOut, "plan sha256:a rolled out and validated"},
+		{"engine suspension refused", domain.ReadyInput{Paused: true, Suspension: &suspending, SuspensionStall: &domain.Stall{
+			Reason: domain.StallEngineSuspensionRefused, Message: "suspend a/b: syncing"}},
+			string(domain.StallEngineSuspensionRefused), "suspend a/b: syncing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -150,14 +150,23 @@ type Environment struct {
 	ValidationRecipe []byte
 	// BundleDigest is the manifest digest of the target plan's rendered bundle ("" unknown).
 	BundleDigest ports.Digest
-	// SuspendEngine asks to suspend the engine's automation of the releases.
+	// SuspendEngine is spec.suspendEngine: the runtime controller turns automated sync of the
+	// engine objects off (DecideSuspension), and, as with Paused, no step and no validation run
+	// starts while a step in flight is still judged; a rollout never writes the suspension itself.
 	SuspendEngine bool
 	// Paused is spec.paused: no step and no validation run starts, a step in flight is still
 	// judged, and a rollout still ends when its approval ends or its target moves.
 	Paused bool
+	// Deleting reports that the ClusterRuntime is being deleted: the rollout ends Orphaned at
+	// its next decision, after its step in flight finished (CR-12).
+	Deleting bool
 	// ActionTimeout bounds one step (DefaultActionTimeout when zero).
 	ActionTimeout time.Duration
 }
+
+// holds reports whether no step and no validation run may start now: spec.paused or
+// spec.suspendEngine.
+func (e Environment) holds() bool { return e.Paused || e.SuspendEngine }
 
 // Outcome is the result of one Advance: the new status to persist and, when
 // progress stopped, why. Waiting is expressed by RequeueAfter.

@@ -129,35 +129,26 @@ func TestAdvance_SyncFailureOfTheStep(t *testing.T) {
 	}
 }
 
-// TestAdvance_SuspendOnlyOwnObjects: with the engine-suspension switch on, a
-// step suspends only an object of this runtime; an object in the way that the
-// operator did not create or that another runtime records stalls
-// ForeignObject before anything is written, and an object an Adopt step has
-// not taken over yet is left alone (ENG-2, RO-11).
-func TestAdvance_SuspendOnlyOwnObjects(t *testing.T) {
+// TestAdvance_ForeignObjectsNeverWrittenRO11: a step over an engine object in the way that the
+// operator did not create or that another runtime records stalls ForeignObject before anything
+// is written; an Adopt step writes only the object of the runtime spec.adoption names (ENG-2,
+// RO-11). gomock fails any write a case does not expect.
+func TestAdvance_ForeignObjectsNeverWrittenRO11(t *testing.T) {
 	t.Parallel()
 	cm := ref("cert-manager")
 	other := func(runtime string) ports.ReleaseStatus {
 		return ports.ReleaseStatus{Ref: cm, Owner: ports.ReleaseOwner{RuntimeUID: runtime, PlanDigest: "sha256:old"}}
 	}
 	tests := []struct {
-		name   string
-		op     domain.Operation
-		live   ports.ReleaseStatus
-		expect func(r recorders, s domain.RolloutSpec)
-		stall  domain.StallReason
+		name string
+		op   domain.Operation
+		live ports.ReleaseStatus
 	}{
-		{"own object is suspended", domain.OpUpgrade, written(cm, "sha256:old", true), func(r recorders, s domain.RolloutSpec) {
-			owner := ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: s.ToPlanDigest, Rollout: rolloutName}
-			r.engine.Suspend(gomock.Any(), cm, owner, true).Return(nil)
-		}, ""},
-		{"install over an object the operator did not create", domain.OpInstall, other(""), nil, domain.StallForeignObject},
-		{"install over another runtime's object", domain.OpInstall, other("another-runtime"), nil, domain.StallForeignObject},
-		{"upgrade of another runtime's object", domain.OpUpgrade, other("another-runtime"), nil, domain.StallForeignObject},
-		{"remove of another runtime's object", domain.OpRemove, other("another-runtime"), nil, domain.StallForeignObject},
-		{"adopt of a runtime spec.adoption does not name", domain.OpAdopt, other("another-runtime"), nil,
-			domain.StallForeignObject},
-		{"adopt leaves the earlier runtime's object unsuspended", domain.OpAdopt, other("old-runtime"), nil, ""},
+		{"install over an object the operator did not create", domain.OpInstall, other("")},
+		{"install over another runtime's object", domain.OpInstall, other("another-runtime")},
+		{"upgrade of another runtime's object", domain.OpUpgrade, other("another-runtime")},
+		{"remove of another runtime's object", domain.OpRemove, other("another-runtime")},
+		{"adopt of a runtime spec.adoption does not name", domain.OpAdopt, other("another-runtime")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,20 +156,12 @@ func TestAdvance_SuspendOnlyOwnObjects(t *testing.T) {
 			p, r := newPorts(t)
 			s := spec(t, func(s *domain.RolloutSpec) { s.Steps[0].Operation = tt.op })
 			e := env(t)
-			e.SuspendEngine, e.AdoptionRuntimeUID = true, "old-runtime"
+			e.AdoptionRuntimeUID = "old-runtime"
 			r.clock.Now().Return(t0).AnyTimes()
 			r.engine.Status(gomock.Any(), cm).Return(tt.live, nil)
-			if tt.expect != nil {
-				tt.expect(r, s)
-			}
 			out := advance(t, p, rollout(t, s, progressing(0)), e)
-			if tt.stall == "" {
-				assert.Nil(t, out.Stall)
-				assert.Contains(t, out.Status.Message, "engine suspended before")
-				return
-			}
 			require.NotNil(t, out.Stall)
-			assert.Equal(t, tt.stall, out.Stall.Reason)
+			assert.Equal(t, domain.StallForeignObject, out.Stall.Reason)
 			assert.Contains(t, out.Stall.Message, "cert-manager")
 		})
 	}

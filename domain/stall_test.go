@@ -39,6 +39,23 @@ func advanceStall(s domain.RolloutSpec, st domain.RolloutStatus, mutate func(*do
 	}
 }
 
+// suspensionStall runs the runtime's engine suspension (spec.suspendEngine) as the runtime
+// controller does: DecideSuspension over the live objects, Suspend through the port for each
+// write, SuspensionRefused on its error.
+func suspensionStall(ref ports.ReleaseRef, refusal error) func(t *testing.T, p domain.Ports, r recorders) *domain.Stall {
+	return func(t *testing.T, p domain.Ports, r recorders) *domain.Stall {
+		t.Helper()
+		live := written(ref, "sha256:old", true)
+		owner := live.Owner
+		r.engine.Suspend(gomock.Any(), ref, owner, true).Return(fmt.Errorf("application is syncing: %w", refusal))
+		d := domain.DecideSuspension(domain.SuspensionInput{Suspend: true, RuntimeUID: uid, Live: []ports.ReleaseStatus{live}})
+		require.Equal(t, []ports.ReleaseRef{ref}, d.Writes)
+		s, err := domain.SuspensionRefused(ref, true, p.Engine.Suspend(context.Background(), ref, owner, true))
+		require.NoError(t, err)
+		return s
+	}
+}
+
 func stallErrorOf(t *testing.T, err error) *domain.Stall {
 	t.Helper()
 	var se *domain.StallError
@@ -132,12 +149,8 @@ func rolloutStallCases(t *testing.T) []stallCase {
 			advanceStall(base, progressing(0), nil, func(r recorders) {
 				r.engine.Status(gomock.Any(), cm).Return(ports.ReleaseStatus{Ref: cm}, nil)
 			})},
-		{"EngineSuspensionRefused when the engine cannot suspend a release", domain.StallEngineSuspensionRefused,
-			advanceStall(spec(t, func(s *domain.RolloutSpec) { s.Steps[0].Operation = domain.OpUpgrade }),
-				progressing(0), func(e *domain.Environment) { e.SuspendEngine = true }, func(r recorders) {
-					r.engine.Status(gomock.Any(), cm).Return(written(cm, "sha256:old", true), nil)
-					r.engine.Suspend(gomock.Any(), cm, gomock.Any(), true).Return(ports.ErrSuspensionRefused)
-				})},
+		{"EngineSuspensionRefused when the engine cannot suspend a release while it syncs", domain.StallEngineSuspensionRefused,
+			suspensionStall(cm, ports.ErrSuspensionRefused)},
 		{"RolloutFailed when a step's sync fails", domain.StallRolloutFailed,
 			advanceStall(base, inFlight(0, t0), nil, func(r recorders) {
 				st := written(cm, base.ToPlanDigest, false)

@@ -13,6 +13,9 @@ import (
 // from the engine's state until it is ready, failed or timed out.
 func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now time.Time) (Outcome, error) {
 	if r.status.Step >= len(r.spec.Steps) {
+		if env.Deleting {
+			return r.end(PhaseOrphaned, deletingMessage+", its last step finished"), nil
+		}
 		if out, rewound, err := r.stepsShown(ctx, p, env, now); rewound {
 			return out, err
 		}
@@ -25,17 +28,17 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 		return r.stallOrError("status of "+s.Release.String(), err)
 	}
 	if !r.mutationMade(s, st, exists, r.approvalValid(now)) {
+		if env.Deleting {
+			return r.end(PhaseOrphaned, deletingMessage+", the step in flight finished"), nil
+		}
 		if out, ended := r.approvalGate(env, now); ended {
 			return out, nil
 		}
-		if env.Paused {
+		if env.holds() {
 			return r.held(now), nil
 		}
 		if exists && !r.mayWrite(s, st, env) {
 			return r.stalled(r.foreign(s, st)), nil
-		}
-		if env.SuspendEngine {
-			return r.suspend(ctx, p, s, exists && st.Owner.RuntimeUID == r.spec.RuntimeUID)
 		}
 		return r.mutate(ctx, p, env, s, st, exists, now)
 	}
@@ -52,8 +55,7 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 
 // mayWrite reports whether the step may write the existing engine object of
 // its release: one recording this runtime, or for an Adopt the runtime named
-// by spec.adoption. Any other object is never written, not even suspended
-// (ENG-2, RO-11 ForeignObject).
+// by spec.adoption. Any other object is never written (ENG-2, RO-11 ForeignObject).
 func (r *Rollout) mayWrite(s Step, st ports.ReleaseStatus, env Environment) bool {
 	switch owner := st.Owner.RuntimeUID; {
 	case owner == r.spec.RuntimeUID:
@@ -118,20 +120,6 @@ func (r *Rollout) missing(s Step) *Stall {
 
 func (r *Rollout) apply(ctx context.Context, p Ports, env Environment, s Step, owner ports.ReleaseOwner) error {
 	return p.Engine.Apply(ctx, env.Target.ReleaseSpec(s.Release, owner))
-}
-
-// suspend asks the engine to suspend automation before the next step. Only
-// an object of this runtime is suspended (owned); one an Adopt step has not
-// taken over yet is left to its runtime.
-func (r *Rollout) suspend(ctx context.Context, p Ports, s Step, owned bool) (Outcome, error) {
-	if owned {
-		owner := ports.ReleaseOwner{RuntimeUID: r.spec.RuntimeUID, PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name}
-		if err := p.Engine.Suspend(ctx, s.Release, owner, true); err != nil {
-			return r.stallOrError("suspend "+s.Release.String(), err)
-		}
-	}
-	r.status.Message = "engine suspended before " + StepMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s)
-	return Outcome{Status: r.status, Event: r.status.Message}, nil
 }
 
 // judge decides whether the mutated step is done, failed or still running.

@@ -26,7 +26,7 @@ func (r *Rollout) validate(ctx context.Context, p Ports, env Environment, now ti
 	ref := ports.JobRef{Name: r.status.ValidationRun}
 	st, err := p.Jobs.Status(ctx, ref)
 	if errors.Is(err, ports.ErrJobNotFound) {
-		if env.Paused {
+		if env.holds() {
 			return Outcome{Status: r.status}, nil
 		}
 		if out, rewound, listErr := r.stepsShown(ctx, p, env, now); rewound {

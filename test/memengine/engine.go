@@ -2,8 +2,11 @@
 // operator's controllers without a deployment engine: it plays the engine and its controller
 // (an Apply is synced and healthy at once when Instant, otherwise on Settle) and counts the
 // writes that changed an engine object. It models no Argo CD behaviour beyond the port's
-// contract (ownership, idempotent Apply, ErrForeignObject, ErrTargetNotFound); suites that
-// need Argo CD's objects use adapters/argocd with test/argocdsim.
+// contract (ownership, idempotent Apply, ErrForeignObject, ErrTargetNotFound,
+// ErrSuspensionRefused while a sync operation runs); suites that need Argo CD's objects use
+// adapters/argocd with test/argocdsim. Remove deletes the object at once unless Cascade is set,
+// when it marks the object Removing and Settle deletes it, as a cascading delete that waits for
+// the release's live objects does.
 package memengine
 
 import (
@@ -36,8 +39,14 @@ type Engine struct {
 	Degraded map[string]bool
 	// Missing makes Check report the engine's API missing.
 	Missing bool
-	// Writes counts the writes that changed an engine object.
+	// Cascade makes Remove mark the object Removing; Settle deletes it.
+	Cascade bool
+	// Writes counts the Apply, Adopt and Remove calls that changed an engine object.
 	Writes int
+	// Removes counts the Remove calls that deleted an engine object.
+	Removes int
+	// Suspensions counts the Suspend calls that changed an engine object's automation.
+	Suspensions int
 	// OnWrite runs after each Apply or Remove that wrote, outside Mu.
 	OnWrite func(id string)
 }
@@ -103,11 +112,17 @@ func (e *Engine) settleLocked(st *ports.ReleaseStatus) {
 	}
 }
 
-// Settle makes every engine object synced and healthy (or degraded).
+// Settle makes every engine object synced and healthy (or degraded), and deletes the objects
+// being removed.
 func (e *Engine) Settle() {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	for ref, st := range e.Objs {
+		if st.Removing {
+			delete(e.Objs, ref)
+			delete(e.Recorded, ref)
+			continue
+		}
 		e.settleLocked(&st)
 		e.Objs[ref] = st
 	}
@@ -174,16 +189,24 @@ func (e *Engine) List(context.Context) ([]ports.ReleaseStatus, error) {
 	return out, nil
 }
 
-// Remove deletes an object; a missing one is not an error.
+// Remove deletes an object, or with Cascade marks it Removing for Settle to delete; a missing
+// object, or one already being removed, is not an error and no further write.
 func (e *Engine) Remove(_ context.Context, ref ports.ReleaseRef, _ ports.ReleaseOwner) error {
 	e.Mu.Lock()
-	if _, ok := e.Objs[ref]; !ok {
+	st, ok := e.Objs[ref]
+	if !ok || st.Removing {
 		e.Mu.Unlock()
 		return nil
 	}
-	delete(e.Objs, ref)
-	delete(e.Recorded, ref)
+	if e.Cascade {
+		st.Removing = true
+		e.Objs[ref] = st
+	} else {
+		delete(e.Objs, ref)
+		delete(e.Recorded, ref)
+	}
 	e.Writes++
+	e.Removes++
 	hook := e.OnWrite
 	e.Mu.Unlock()
 	if hook != nil {
@@ -192,7 +215,8 @@ func (e *Engine) Remove(_ context.Context, ref ports.ReleaseRef, _ ports.Release
 	return nil
 }
 
-// Suspend records automation off or on for an object of owner.
+// Suspend records automation off or on for an object of owner; suspending an object whose sync
+// operation runs is refused (ErrSuspensionRefused), as the port's contract says.
 func (e *Engine) Suspend(_ context.Context, ref ports.ReleaseRef, owner ports.ReleaseOwner, suspend bool) error {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
@@ -202,10 +226,22 @@ func (e *Engine) Suspend(_ context.Context, ref ports.ReleaseRef, owner ports.Re
 		return ports.ErrTargetNotFound
 	case st.Owner.RuntimeUID != owner.RuntimeUID:
 		return ports.ErrForeignObject
+	case st.Suspended == suspend:
+		return nil
+	case suspend && st.Operation == ports.OperationRunning:
+		return fmt.Errorf("%s is syncing: %w", ref, ports.ErrSuspensionRefused)
 	}
 	st.Suspended = suspend
 	e.Objs[ref] = st
+	e.Suspensions++
 	return nil
+}
+
+// Counts returns Writes, Removes and Suspensions.
+func (e *Engine) Counts() (writes, removes, suspensions int) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	return e.Writes, e.Removes, e.Suspensions
 }
 
 // WriteCount returns Writes.

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -78,6 +79,9 @@ func cleanCluster(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, client.IgnoreNotFound(k8s.Delete(ctx, &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}})))
+	// No operator runs between tests to remove its finalizer (CR-12): remove every finalizer.
+	require.NoError(t, client.IgnoreNotFound(k8s.Patch(ctx, &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}},
+		client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))))
 	require.NoError(t, k8s.DeleteAllOf(ctx, &aicrv1alpha1.RuntimeRollout{}))
 	for _, role := range []string{aicrv1alpha1.RolePlan, aicrv1alpha1.RoleRecipe, aicrv1alpha1.RoleValues} {
 		require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNamespace),
@@ -303,7 +307,7 @@ func (h *harness) waitCondition(typ string, status metav1.ConditionStatus, reaso
 		cr := h.runtime()
 		got = findCondition(cr.Status.Conditions, typ)
 		return got != nil && got.Status == status && got.Reason == reason && (message == "" || got.Message == message)
-	}, waitFor, tick, "condition %s never became %s/%s %q (last: %+v)", typ, status, reason, message, got)
+	}, waitFor, tick, "condition %s never became %s/%s %q (last: %+v; all: %+v)", typ, status, reason, message, got, h.runtime().Status.Conditions)
 }
 
 func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {

@@ -74,7 +74,8 @@ func TestRuntimeConditionMessages(t *testing.T) {
 	// No event announces the engine's return: the runtime polls while it is missing (ENG-4).
 	h.waitCondition(aicrv1alpha1.ConditionEngineAvailable, metav1.ConditionTrue, "EngineReady", "")
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonEngineSuspended,
-		"the deployment engine's automation is suspended")
+		"automated sync is suspended: the runtime has no engine object (spec.suspendEngine)")
+	assert.Empty(t, h.rollouts(), "no rollout is created while the engine is suspended")
 
 	h.updateRuntime(func(cr *aicrv1alpha1.ClusterRuntime) { cr.Spec.SuspendEngine = false })
 	ro := h.waitRollout(1)

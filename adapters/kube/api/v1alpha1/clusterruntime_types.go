@@ -15,7 +15,7 @@ const ClusterRuntimeName = "cluster"
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=aicrrt,categories=aicr
-// +kubebuilder:metadata:annotations="helm.sh/resource-policy=keep"
+// +kubebuilder:metadata:annotations="helm.sh/resource-policy=keep";"argocd.argoproj.io/sync-options=Prune=false,Delete=false"
 // +kubebuilder:subresource:status
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == 'cluster'",message="the ClusterRuntime must be named cluster: the operator acts on exactly one runtime"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
@@ -85,8 +85,13 @@ type ClusterRuntimeSpec struct {
 	// deadline passes without an approval, or the target moves.
 	// +optional
 	Paused bool `json:"paused,omitempty"`
-	// SuspendEngine asks the operator to suspend automated sync of its engine objects, for
-	// maintenance outside the operator. The runtime reports EngineSuspended while it holds.
+	// SuspendEngine turns automated sync off on every engine object of the runtime (each Argo CD
+	// Application), for maintenance outside the operator: the engine's self-heal cannot undo it.
+	// While it is set no rollout is created and no rollout step or validation run starts; the
+	// step in flight finishes and its engine object is suspended once the engine applied it.
+	// Ready is EngineSuspended once the engine objects show automated sync off, and
+	// EngineSuspensionRefused while the engine refuses (a sync runs). Lifting it turns automated
+	// sync back on everywhere.
 	// +optional
 	SuspendEngine bool `json:"suspendEngine,omitempty"`
 }

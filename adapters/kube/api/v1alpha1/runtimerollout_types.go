@@ -8,7 +8,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=aicrro,categories=aicr
-// +kubebuilder:metadata:annotations="helm.sh/resource-policy=keep"
+// +kubebuilder:metadata:annotations="helm.sh/resource-policy=keep";"argocd.argoproj.io/sync-options=Prune=false,Delete=false"
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Outcome",type=string,JSONPath=`.metadata.labels.operator\.aicr\.run/outcome`

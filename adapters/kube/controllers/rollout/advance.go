@@ -14,7 +14,8 @@ import (
 )
 
 // environment observes what the domain needs besides the rollout: the runtime (absent:
-// Orphaned), its current target, the rollout's plans, the target plan's validation recipe and
+// Orphaned; being deleted: Orphaned after the step in flight, CR-12), its current target, its
+// switches (paused, suspendEngine), the rollout's plans, the target plan's validation recipe and
 // bundle digest while validation is Required or running (RO-10), and the installation's
 // settings. A plan or recipe that cannot be read is returned as a stall.
 func (r *Reconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) (
@@ -33,7 +34,7 @@ func (r *Reconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRo
 	env.RuntimeUID = string(cr.UID)
 	env.TargetPlanDigest = shared.TargetPlanDigest(cr)
 	env.ValidationRequired = cr.Spec.Validation.Deployment != aicrv1alpha1.ValidationDisabled
-	env.SuspendEngine, env.Paused = cr.Spec.SuspendEngine, cr.Spec.Paused
+	env.SuspendEngine, env.Paused, env.Deleting = cr.Spec.SuspendEngine, cr.Spec.Paused, !cr.DeletionTimestamp.IsZero()
 	if cr.Spec.Adoption != nil {
 		env.AdoptionRuntimeUID = cr.Spec.Adoption.RuntimeUID
 	}

@@ -97,7 +97,7 @@ func eventReason(from, to domain.RolloutStatus) (shared.EventReason, string) {
 	case from.StepStartedAt.IsZero() && !to.StepStartedAt.IsZero():
 		return shared.EventStepStarted, corev1.EventTypeNormal
 	}
-	return shared.EventEngineSuspended, corev1.EventTypeNormal
+	return shared.EventStatusCorrected, corev1.EventTypeNormal
 }
 
 // settleEnded handles a rollout carrying its outcome label whose status does not say so: a

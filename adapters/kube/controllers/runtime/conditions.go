@@ -28,8 +28,9 @@ type runtimeStatus struct {
 
 // desiredStatus derives the owned status from the observation (pure, STYLE R8): Ready from the
 // domain (CR-8), Available (CR-9), EngineAvailable, and the kstatus pair: Stalled for a failed
-// Resolved (CR-10), an engine or plan problem or a stalled or failed rollout toward the target;
-// Reconciling while the target is not rolled out; neither once Ready, paused or suspended.
+// Resolved (CR-10), an engine or plan problem, a refused engine suspension or a stalled or
+// failed rollout toward the target; Reconciling while the target is not rolled out or the
+// engine objects do not show spec.suspendEngine yet; neither once Ready, paused or suspended.
 func desiredStatus(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retry string, now time.Time) runtimeStatus {
 	gen := cr.Generation
 	var conds []metav1.Condition
@@ -39,9 +40,13 @@ func desiredStatus(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retry stri
 		}
 	}
 	view := rolloutView(obs)
+	var suspension *domain.Suspension
+	if cr.Spec.SuspendEngine {
+		suspension = obs.suspension
+	}
 	ready := domain.ReadyCondition(domain.ReadyInput{
-		Deleting: cr.DeletionTimestamp != nil, Paused: cr.Spec.Paused, EngineSuspended: cr.Spec.SuspendEngine,
-		EngineStall: obs.engineStall, PlanStall: obs.planStall, ActivePlanDigest: obs.active,
+		Deleting: cr.DeletionTimestamp != nil, Paused: cr.Spec.Paused, Suspension: suspension,
+		SuspensionStall: obs.suspensionStall, EngineStall: obs.engineStall, PlanStall: obs.planStall, ActivePlanDigest: obs.active,
 		TargetPlanDigest: obs.target, Rollout: view, ReleasesReady: releasesReady(obs),
 		ValidationDisabled: cr.Spec.Validation.Deployment == aicrv1alpha1.ValidationDisabled,
 	})
@@ -61,7 +66,9 @@ func desiredStatus(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retry stri
 		meta.RemoveStatusCondition(&conds, shared.CondReconciling)
 		shared.SetCondition(&conds, metav1.Condition{Type: shared.CondStalled, Status: metav1.ConditionTrue,
 			Reason: string(stall.Reason), Message: stall.Message}, gen, now)
-	case ready.Status == domain.ConditionTrue || cr.Spec.Paused || cr.Spec.SuspendEngine:
+	case obs.suspension != nil && !obs.suspension.Holds() && !cr.Spec.Paused:
+		shared.MarkReconciling(&conds, obs.suspension.SuspensionReason(), obs.suspension.Message(), gen, now)
+	case ready.Status == domain.ConditionTrue || cr.Spec.Paused || ready.Reason == domain.ReasonEngineSuspended:
 		shared.ClearProgress(&conds)
 	default:
 		shared.MarkReconciling(&conds, ready.Reason, ready.Message, gen, now)
@@ -77,25 +84,37 @@ func desiredStatus(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retry stri
 	return out
 }
 
-// runtimeStall picks the first stall in order: a failed Resolved (CR-10), the engine, the
-// plans, then the rollout toward the target unless it only waits for a human.
+// runtimeStall picks the first stall in order: a failed Resolved (CR-10), the runtime's own
+// stall (ownStall), then the rollout toward the target unless it only waits for a human.
 func runtimeStall(cr *aicrv1alpha1.ClusterRuntime, obs *observation, view domain.RolloutView) *domain.Stall {
 	if c := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionResolved); c != nil {
 		if s := domain.StalledFromResolved(domain.Condition{Status: domain.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}); s != nil {
 			return s
 		}
 	}
+	if s := ownStall(obs); s != nil {
+		return s
+	}
 	switch {
-	case obs.engineStall != nil:
-		return obs.engineStall
-	case obs.planStall != nil:
-		return obs.planStall
 	case obs.target == obs.active || view.Stall == nil:
 		return nil
 	case view.Stall.Reason == domain.StallAwaitingApproval || view.Stall.Reason == domain.StallAwaitingAcknowledgement:
 		return nil
 	}
 	return view.Stall
+}
+
+// ownStall is the stall the runtime controller decides itself, first in order: the engine, the
+// plans (and the admission policies), then a refused engine suspension. A failed Resolved is the
+// resolver's and a stalled rollout the rollout controller's: each records its own Events.
+func ownStall(obs *observation) *domain.Stall {
+	switch {
+	case obs.engineStall != nil:
+		return obs.engineStall
+	case obs.planStall != nil:
+		return obs.planStall
+	}
+	return obs.suspensionStall
 }
 
 // rolloutView describes the rollout in progress, else the newest toward the target.

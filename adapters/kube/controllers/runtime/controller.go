@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,6 +36,10 @@ type Reconciler struct {
 	opts        shared.Options
 	// admission stalls the runtime while a policy it relies on is not in force.
 	admission *shared.AdmissionGuard
+	// signals records the runtime's Events of stalls and suspension changes once each.
+	signals signals
+	// cleaned counts what the deletion of the runtime deleted, for its last Event.
+	cleaned cleanupCount
 }
 
 // NewReconciler returns the runtime reconciler. assessments may be nil (no upgrade-check).
@@ -47,16 +52,31 @@ func NewReconciler(c client.Client, p domain.Ports, plans *shared.PlanReader, cr
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes/status,verbs=get;patch
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=runtimerollouts,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
-// Reconcile observes the runtime, creates the rollout toward its target when due and applies
-// its conditions and status.
+// Reconcile observes the runtime, keeps its finalizer, applies spec.suspendEngine to its engine
+// objects, creates the rollout toward its target when due and applies its conditions and
+// status, recording an Event when one of its own stalls begins. A runtime being deleted is
+// cleaned up instead (finalize).
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cr := &aicrv1alpha1.ClusterRuntime{}
 	if err := r.client.Get(ctx, req.NamespacedName, cr); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if !cr.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, cr)
+	}
+	if err := r.ensureFinalizer(ctx, cr); err != nil {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{RequeueAfter: r.poll(time.Second)}, nil // the cache is behind a newer write
+		}
+		return ctrl.Result{}, err
+	}
 	obs, err := r.observe(ctx, cr)
 	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.applySuspension(ctx, cr, obs); err != nil {
 		return ctrl.Result{}, err
 	}
 	retry := retryRequest(cr)
@@ -68,23 +88,31 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if createErr != nil {
 		retry = "" // not handled yet
 	}
-	if err := r.applyStatus(ctx, cr, desiredStatus(cr, obs, retry, r.ports.Clock.Now())); err != nil {
+	want := desiredStatus(cr, obs, retry, r.ports.Clock.Now())
+	if err := r.applyStatus(ctx, cr, want); err != nil {
 		return ctrl.Result{}, err
 	}
+	r.signals.record(r.recorder, cr, obs, want)
 	return r.recheck(obs), createErr
 }
 
 // recheck polls the engine while it is missing or unusable: no engine event can announce its
 // return (its CRDs may not even be served yet), and EngineAvailable must not stay stale (ENG-4).
+// It polls too while the engine objects do not show spec.suspendEngine yet: a sync that has to
+// end first, or an engine without a watch, may not announce the change.
 func (r *Reconciler) recheck(obs *observation) ctrl.Result {
-	if obs.engineStall == nil {
+	if obs.engineStall == nil && !suspensionPending(obs) {
 		return ctrl.Result{}
 	}
-	after := shared.DefaultEngineWatchInterval
+	return ctrl.Result{RequeueAfter: r.poll(shared.DefaultEngineWatchInterval)}
+}
+
+// poll caps a requeue delay at Options.RequeueCap.
+func (r *Reconciler) poll(after time.Duration) time.Duration {
 	if r.opts.RequeueCap > 0 && r.opts.RequeueCap < after {
-		after = r.opts.RequeueCap
+		return r.opts.RequeueCap
 	}
-	return ctrl.Result{RequeueAfter: after}
+	return after
 }
 
 // retryRequest returns the retry-requested-at annotation when it was not handled yet (CR-11).
@@ -106,7 +134,7 @@ func (r *Reconciler) due(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retr
 		return false
 	case obs.target == obs.active && len(obs.reinstall) == 0:
 		return false
-	case cr.DeletionTimestamp != nil || cr.Spec.Paused || obs.engineStall != nil || obs.planStall != nil:
+	case cr.DeletionTimestamp != nil || cr.Spec.Paused || cr.Spec.SuspendEngine || obs.engineStall != nil || obs.planStall != nil:
 		return false
 	case obs.latest != nil && rolloutStall(obs.latest) != nil:
 		return retry

@@ -26,8 +26,15 @@ type observation struct {
 	latest      *aicrv1alpha1.RuntimeRollout
 	engineStall *domain.Stall
 	planStall   *domain.Stall
-	targetPlan  *domain.Plan
-	activePlan  *domain.Plan
+	// untrusted reports that an admission policy the operator relies on is not in force
+	// (planStall is AdmissionPolicyMissing): nothing is written, not even the engine suspension.
+	untrusted bool
+	// suspension is the engine-suspension decision (nil while the engine cannot be used or
+	// nothing can be trusted); suspensionStall is the engine's refusal of one of its writes.
+	suspension      *domain.Suspension
+	suspensionStall *domain.Stall
+	targetPlan      *domain.Plan
+	activePlan      *domain.Plan
 	// targetFlags and activeFlags are the render flags the plans record (nil: none recorded).
 	targetFlags, activeFlags []string
 	live                     []ports.ReleaseStatus
@@ -74,6 +81,7 @@ func (r *Reconciler) observe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	stall, err := r.admission.Check(ctx)
 	if err != nil || stall != nil {
 		obs.planStall = stall // nothing read back is trusted: no plan is read, rebuilt or rolled out
+		obs.untrusted = stall != nil
 		return obs, err
 	}
 	if err := r.observePlans(ctx, cr, obs); err != nil {

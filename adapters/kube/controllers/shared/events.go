@@ -23,8 +23,18 @@ const (
 	EventAcknowledged EventReason = "Acknowledged"
 	// EventValidationStarted is recorded when deployment validation starts.
 	EventValidationStarted EventReason = "ValidationStarted"
-	// EventEngineSuspended is recorded when the engine's automation was suspended before a step.
+	// EventEngineSuspended is recorded on the ClusterRuntime when the engine objects show
+	// automated sync off on every engine object of the runtime (spec.suspendEngine).
 	EventEngineSuspended EventReason = "EngineSuspended"
+	// EventEngineResumed is recorded on the ClusterRuntime when spec.suspendEngine was lifted
+	// and automated sync is turned back on.
+	EventEngineResumed EventReason = "EngineResumed"
+	// EventCleanedUp is recorded on a ClusterRuntime being deleted once the operator deleted its
+	// plans, kept results and Jobs and removes its finalizer (CR-12).
+	EventCleanedUp EventReason = "CleanedUp"
+	// EventStatusCorrected is recorded on a rollout whose status claimed progress that its spec
+	// (an approval) or the engine objects (a step made) do not show, when it is set back.
+	EventStatusCorrected EventReason = "StatusCorrected"
 	// EventRolloutEnded is recorded when a rollout reaches its outcome; the message names it.
 	EventRolloutEnded EventReason = "RolloutEnded"
 	// EventRolloutRestored is recorded when a restored rollout rebuilt its phase (RO-13).

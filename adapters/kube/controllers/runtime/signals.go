@@ -1,0 +1,70 @@
+package runtime
+
+import (
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/record"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// signals records the runtime's Events of state changes (OPS-1, STYLE R24): a Warning whose
+// reason is the stall reason when one of the runtime's own stalls begins (engine, plans,
+// admission policies, a refused engine suspension), and EngineSuspended / EngineResumed when
+// Ready enters or leaves EngineSuspended. A stall is recorded once: not again on the next
+// reconcile, even when the cache has not seen the status that records it yet. The stalls of
+// a failed Resolved and of a rollout are recorded by the resolver and the rollout controller.
+type signals struct {
+	mu sync.Mutex
+	// uid is the runtime the remembered state belongs to.
+	uid string
+	// stall is the own stall last recorded (nil: none since).
+	stall *domain.Stall
+	// ready is the Ready reason last derived.
+	ready string
+}
+
+// record emits the Events of the change from the status read (cr) to the status derived (want).
+func (s *signals) record(rec record.EventRecorder, cr *aicrv1alpha1.ClusterRuntime, obs *observation, want runtimeStatus) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.uid != string(cr.UID) {
+		s.uid, s.stall, s.ready = string(cr.UID), nil, ""
+		if c := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionReady); c != nil {
+			s.ready = c.Reason
+		}
+	}
+	own := ownStall(obs)
+	if own != nil && !sameStall(own, s.stall) && !recorded(cr, own) {
+		rec.Event(cr, corev1.EventTypeWarning, string(own.Reason), shared.Truncate(own.Message))
+	}
+	s.stall = own
+	ready := meta.FindStatusCondition(want.conditions, aicrv1alpha1.ConditionReady)
+	if ready == nil {
+		return
+	}
+	switch {
+	case ready.Reason == s.ready:
+	case ready.Reason == domain.ReasonEngineSuspended:
+		rec.Event(cr, corev1.EventTypeNormal, string(shared.EventEngineSuspended), shared.Truncate(ready.Message))
+	case s.ready == domain.ReasonEngineSuspended && !cr.Spec.SuspendEngine:
+		rec.Event(cr, corev1.EventTypeNormal, string(shared.EventEngineResumed),
+			"spec.suspendEngine lifted: automated sync is turned back on for the runtime's engine objects")
+	}
+	s.ready = ready.Reason
+}
+
+// recorded reports whether the status read already records stall as Stalled: a restarted
+// operator does not record a stall that began before again.
+func recorded(cr *aicrv1alpha1.ClusterRuntime, stall *domain.Stall) bool {
+	c := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionStalled)
+	return c != nil && c.Status == "True" && sameStall(stall, &domain.Stall{Reason: domain.StallReason(c.Reason), Message: c.Message})
+}
+
+func sameStall(a, b *domain.Stall) bool {
+	return a != nil && b != nil && a.Reason == b.Reason && shared.Truncate(a.Message) == shared.Truncate(b.Message)
+}
