@@ -119,8 +119,10 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		},
 		&batchv1.Job{}: {Namespaces: jobNamespaces, Label: managed},
 	}
+	events := newEventBroadcaster()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
+		EventBroadcaster:              events, //nolint:staticcheck // stopped by broadcasterShutdown with the manager.
 		LeaderElection:                o.LeaderElect,
 		LeaderElectionID:              LeaderElectionID,
 		LeaderElectionNamespace:       o.OperatorNamespace,
@@ -136,7 +138,11 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: append([]client.Object{&corev1.Secret{}}, o.Uncached...)}},
 	})
 	if err != nil {
+		events.Shutdown()
 		return nil, fmt.Errorf("build manager: %w", err)
+	}
+	if err := mgr.Add(broadcasterShutdown{broadcaster: events}); err != nil {
+		return nil, fmt.Errorf("add event broadcaster shutdown: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("add health check: %w", err)
