@@ -5,6 +5,7 @@ export GOFLAGS ?= -mod=mod
 
 BIN              := $(CURDIR)/bin
 GOLANGCI_VERSION := v2.15.0
+VERSION          ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GOLANGCI_LINT    := $(BIN)/golangci-lint-$(GOLANGCI_VERSION)
 CRD_DIR          := charts/aicr-operator/templates/crds
 ENVTEST_ASSETS    = $(shell test/tools/envtest-bins.sh)
@@ -56,8 +57,8 @@ test: ## Unit tests and envtest suites against the module-built kube-apiserver a
 ##@ Build
 
 .PHONY: build
-build: ## Build the binaries into bin/.
-	go build -o $(BIN)/ ./cmd/...
+build: ## Build the binaries into bin/, the operator's version from git (aicr_operator_build_info).
+	go build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/ ./cmd/...
 
 .PHONY: demo
 demo: envtest ## Run the operator's main job on a local embedded control plane (DEMO_FLAGS: --pause, --keep, --workdir).

@@ -45,9 +45,10 @@ func provideValidationJobs(cfg app.Config, mgr ctrl.Manager) (validationJobs, er
 }
 
 // provideResolver builds the resolver over the Jobs and the registry, which mirrors and pins
-// every chart of a plan by digest (PLAN-3).
+// every chart of a plan by digest (PLAN-3). The Jobs it sees finish are counted.
 func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, reg *oci.Registry, clk ports.Clock) (*resolver.Reconciler, error) {
-	return resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, aicr.Reader{}, reg, clk,
+	jobs := countJobs(runner, shared.NewMetrics().JobsFinished, shared.JobRunnerResolver)
+	return resolver.New(mgr.GetClient(), mgr.GetAPIReader(), jobs, aicr.Reader{}, reg, clk,
 		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
 			OperatorNamespace:   cfg.OperatorNamespace,
 			JobNamespace:        cfg.JobsNamespace,
@@ -61,12 +62,13 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, reg 
 }
 
 // provideRolloutSetup assembles the rollout and runtime controllers over the domain's ports:
-// the selected engine, the validation Jobs, the registry (evidence) and the clock. The engine
-// watch starts once Argo CD's Application kind is served (ENG-4).
+// the selected engine, the validation Jobs (counted as they finish), the registry (evidence)
+// and the clock. The engine watch starts once Argo CD's Application kind is served (ENG-4).
 func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validation validationJobs, reg *oci.Registry,
 	clk ports.Clock, dc discovery.DiscoveryInterface) rollout.Setup {
 	return rollout.Setup{
-		Ports: domain.Ports{Engine: engine, Jobs: validation, Registry: reg, Clock: clk},
+		Ports: domain.Ports{Engine: engine, Jobs: countJobs(validation, shared.NewMetrics().JobsFinished, shared.JobRunnerValidation),
+			Registry: reg, Clock: clk},
 		Options: shared.Options{
 			OperatorNamespace:   cfg.OperatorNamespace,
 			ValidationEnabled:   cfg.ValidationEnabled,

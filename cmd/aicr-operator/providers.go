@@ -16,6 +16,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/ports"
@@ -90,9 +91,10 @@ type runner struct {
 	Retention *retention.Reconciler
 }
 
-// run registers the controllers and runs the manager until ctx ends. An operator started
-// before Argo CD's CRDs exist keeps running: the runtime reports EngineAvailable=False with
-// EngineMissing, and the rollout controllers watch Applications once the kind is served (ENG-4).
+// run registers the controllers, the build info and the state metrics read from the cache at
+// scrape time (OPS-2), and runs the manager until ctx ends. An operator started before Argo
+// CD's CRDs exist keeps running: the runtime reports EngineAvailable=False with EngineMissing,
+// and the rollout controllers watch Applications once the kind is served (ENG-4).
 func (r *runner) run(ctx context.Context) error {
 	log := ctrl.Log.WithName("aicr-operator")
 	if err := r.Engine.Check(ctx); err != nil {
@@ -107,6 +109,9 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.Retention.SetupWithManager(r.Manager); err != nil {
 		return fmt.Errorf("set up retention: %w", err)
 	}
+	m := shared.NewMetrics()
+	m.RecordBuildInfo(version)
+	m.State.Observe(r.Manager.GetClient(), r.Manager.Elected())
 	if err := r.Manager.Start(ctx); err != nil {
 		return fmt.Errorf("run manager: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/oci"
 	"github.com/nvidia/aicr-operator/adapters/oci/awsauth"
 	"github.com/nvidia/aicr-operator/app"
@@ -23,7 +24,8 @@ import (
 // the operator namespace by name and talks plain HTTP (Argo CD's repo-creds Secret holds a
 // distinct pull login the operator never reads); aws keeps the operator's own ECR token for its
 // pushes and refreshes a token requested as the pull-only role into Argo CD's repo-creds Secret
-// at start and every 6 hours (a manager runnable, so only the leader writes it).
+// at start and every 6 hours (a manager runnable, so only the leader writes it). Every refresh
+// of either token is counted in the operator's metrics.
 func provideRegistry(cfg app.Config, mgr ctrl.Manager, clk ports.Clock) (*oci.Registry, error) {
 	opts, err := registryOptions(cfg, mgr.GetAPIReader(), func() (*oci.ECR, error) { return newECR(cfg, mgr, clk) })
 	if err != nil {
@@ -63,8 +65,13 @@ func newECR(cfg app.Config, mgr ctrl.Manager, clk ports.Clock) (*oci.ECR, error)
 	if err != nil {
 		return nil, err
 	}
-	ecr := oci.NewECR(push, pull,
-		oci.ArgoRepoCreds{Client: mgr.GetClient(), Namespace: cfg.EngineNamespace, Name: cfg.RegistryRepoCredsSecret},
+	m := shared.NewMetrics()
+	counted := refreshMetrics{refreshes: m.CredentialRefreshes, refreshed: m.CredentialRefreshed, clock: clk}
+	ecr := oci.NewECR(
+		countedTokens{TokenSource: push, metrics: counted, credential: shared.CredentialPush, successes: true},
+		countedTokens{TokenSource: pull, metrics: counted, credential: shared.CredentialPull},
+		countedRepoCreds{RepoCredsWriter: oci.ArgoRepoCreds{Client: mgr.GetClient(), Namespace: cfg.EngineNamespace,
+			Name: cfg.RegistryRepoCredsSecret}, metrics: counted},
 		clk,
 	)
 	refresh := manager.RunnableFunc(func(ctx context.Context) error {

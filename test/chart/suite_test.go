@@ -39,6 +39,7 @@ const (
 	editorUser    = "editor-eve"
 	cmWriterUser  = "mallory"
 	scopedUser    = "scoped-sam"
+	viewerUser    = "viewer-vic"
 	engineNS      = "argocd"
 	jobsNS        = "aicr-jobs"
 	roleARN       = "arn:aws:iam::123456789012:role/aicr-operator"
@@ -92,6 +93,7 @@ func TestMain(m *testing.M) {
 		"operator.serviceAccountAnnotations": map[string]any{"eks.amazonaws.com/role-arn": roleARN},
 		"approvers.users":                    []any{approverUser},
 		"approvers.groups":                   []any{approverGroup},
+		"viewers.users":                      []any{viewerUser},
 		"validation.enabled":                 true,
 	})
 	dir, cleanup, err := tempDir()

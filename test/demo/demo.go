@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/term"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -234,8 +235,10 @@ func flagValue(args []string, name string) string {
 
 func repoRoot() string { return jobexec.Root() }
 
-// interactive reports whether standard input is a terminal.
-func interactive() bool {
-	fi, err := os.Stdin.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// interactive reports whether the demo runs from a terminal, which decides whether it keeps
+// the control plane running at the end: standard input is a terminal. A character device is
+// not enough: /dev/null is one too, so `make demo < /dev/null` would never exit.
+func interactive() bool { return isTerminal(os.Stdin) }
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

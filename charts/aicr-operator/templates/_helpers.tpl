@@ -137,10 +137,16 @@ Checks the schema cannot express. Each failure names the value to fix.
 {{- end }}
 
 {{/*
-The keep annotation for objects that survive helm uninstall.
+The annotations of objects that survive uninstall, whoever installs the chart: helm uninstall
+keeps them (helm.sh/resource-policy), and so does Argo CD when the chart is an Application's
+source: Prune=false keeps an object a values change stops rendering, Delete=false keeps it when
+the Application is deleted, so an Argo CD-managed uninstall never deletes the component
+namespaces and the GPU stack in them. The generated CRDs carry the same two annotations from
+their kubebuilder markers (adapters/kube/api/v1alpha1); a chart test checks every kept object.
 */}}
 {{- define "aicr-operator.keep" -}}
 helm.sh/resource-policy: keep
+argocd.argoproj.io/sync-options: Prune=false,Delete=false
 {{- end }}
 
 {{/*
@@ -200,4 +206,35 @@ bindings and any later admission kind never reach the allow-list.
 {{- end -}}
 {{- end -}}
 {{- toJson $out -}}
+{{- end }}
+
+{{/*
+Whether the metrics endpoint is HTTPS with authentication (operator.metricsSecure, default
+true), as "true" or "false".
+*/}}
+{{- define "aicr-operator.metricsSecure" -}}
+{{- if hasKey .Values.operator "metricsSecure" -}}
+{{- .Values.operator.metricsSecure -}}
+{{- else -}}
+true
+{{- end -}}
+{{- end }}
+
+{{/*
+The name of the metrics Service port: https-metrics with secure metrics, else http-metrics.
+*/}}
+{{- define "aicr-operator.metricsPortName" -}}
+{{- if eq (include "aicr-operator.metricsSecure" .) "true" -}}
+https-metrics
+{{- else -}}
+http-metrics
+{{- end -}}
+{{- end }}
+
+{{/*
+The chart's ValidatingAdmissionPolicies, each bound by a binding of the same name, as a JSON
+list (shared.ChartAdmissionPolicies in the operator; a chart test keeps the three in step).
+*/}}
+{{- define "aicr-operator.admissionPolicies" -}}
+{{- toJson (list "aicr-operator-approval" "aicr-operator-plans" "aicr-operator-clusterruntime" "aicr-operator-status" "aicr-operator-job-configmaps" "aicr-operator-job-workloads" "aicr-operator-engine-guard") -}}
 {{- end }}
