@@ -116,8 +116,12 @@ func parseSetValue(v string) overrideRef {
 // componentKey normalizes a component name the way AICR's valueOverrideKeys aliases differ
 // from it (gpuoperator for gpu-operator): lower case, without "-" and "_".
 func componentKey(c string) string {
-	return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(c))
+	return componentSeparators.Replace(strings.ToLower(c))
 }
+
+// componentSeparators drops the separators componentKey ignores; a Replacer is safe for
+// concurrent use and builds its tables once.
+var componentSeparators = strings.NewReplacer("-", "", "_", "")
 
 // overridesOf returns the changed overrides that may reach component's values: those naming
 // it, or an alias of it, and those naming no component of either plan (an alias only AICR
