@@ -51,10 +51,11 @@
 //     create on Secrets in Argo CD's namespace, which RBAC cannot restrict by
 //     name (the operator could then create Argo CD cluster and repository
 //     Secrets).
-//   - ECR keeps two tokens. Its own, for its pushes, comes from ECRAPI signed
-//     with its EKS Pod Identity or IRSA credentials and is never written
-//     anywhere. Argo CD's comes from ECRAPI signed with the credentials of a
-//     pull-only role the operator assumes (AssumedRole, STS AssumeRole from
+//   - ECR keeps two tokens. Its own, for its pushes, comes from ECR's
+//     GetAuthorizationToken (awsauth.ECRAPI, over aws-sdk-go-v2) called with
+//     the credentials of the SDK's default chain (EKS Pod Identity or IRSA) and
+//     is never written anywhere. Argo CD's comes from the same call made with the
+//     credentials of a pull-only role the operator assumes (STS AssumeRole from
 //     its own credentials, session awsauth.PullRoleSessionName): an ECR token carries
 //     the permissions of the identity that requested it. ArgoRepoCreds writes
 //     that one into Argo CD's repo-creds Secret. Both are refreshed at start

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -27,13 +27,11 @@ const (
 	deniedRoleARN = "arn:aws:iam::123456789012:role/not-trusting-the-operator"
 )
 
-var sigV4Credential = regexp.MustCompile(`^AWS4-HMAC-SHA256 Credential=([^/]+)/\d{8}/eu-west-1/([a-z]+)/aws4_request, `)
-
 // awsDouble plays STS AssumeRole and ECR GetAuthorizationToken on one
-// endpoint. STS lets the operator's Pod Identity credentials (AKIDPOD)
-// assume pullRoleARN only, issuing ASIAPULL credentials; ECR answers each
-// identity with its own token: push-password for AKIDPOD, pull-password for
-// ASIAPULL, as ECR tokens carry the requester's permissions.
+// endpoint. STS lets the operator's own credentials (AKIDPOD) assume
+// pullRoleARN only, issuing ASIAPULL credentials; ECR answers each identity
+// with its own token: push-password for AKIDPOD, pull-password for ASIAPULL,
+// as ECR tokens carry the requester's permissions.
 type awsDouble struct {
 	t   *testing.T
 	URL string
@@ -63,23 +61,7 @@ func (d *awsDouble) serve(w http.ResponseWriter, r *http.Request) {
 	assert.Equal(d.t, token, r.Header.Get("X-Amz-Security-Token"), "the session token of %s", key)
 	switch service {
 	case "sts":
-		assert.NoError(d.t, r.ParseForm())
-		form := map[string]string{}
-		for k := range r.PostForm {
-			form[k] = r.PostForm.Get(k)
-		}
-		d.mu.Lock()
-		d.sts = append(d.sts, form)
-		d.mu.Unlock()
-		if key != "AKIDPOD" || form["RoleArn"] != pullRoleARN {
-			w.WriteHeader(http.StatusForbidden)
-			_, _ = w.Write([]byte(`<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code>` +
-				`<Message>not authorized to perform: sts:AssumeRole</Message></Error></ErrorResponse>`))
-			return
-		}
-		_, _ = w.Write([]byte(`<AssumeRoleResponse><AssumeRoleResult><Credentials>` +
-			`<AccessKeyId>ASIAPULL</AccessKeyId><SecretAccessKey>pull-secret</SecretAccessKey>` +
-			`<SessionToken>pull-session</SessionToken></Credentials></AssumeRoleResult></AssumeRoleResponse>`))
+		d.serveSTS(w, r, key)
 	case "ecr":
 		assert.Equal(d.t, "AmazonEC2ContainerRegistry_V20150921.GetAuthorizationToken", r.Header.Get("X-Amz-Target"))
 		d.mu.Lock()
@@ -87,11 +69,34 @@ func (d *awsDouble) serve(w http.ResponseWriter, r *http.Request) {
 		d.mu.Unlock()
 		pass := map[string]string{"AKIDPOD": "push-password", "ASIAPULL": "pull-password"}[key]
 		tok := base64.StdEncoding.EncodeToString([]byte("AWS:" + pass))
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
 		_, _ = fmt.Fprintf(w, `{"authorizationData":[{"authorizationToken":%q,"expiresAt":%d}]}`,
 			tok, t0.Add(12*time.Hour).Unix())
 	default:
 		w.WriteHeader(http.StatusNotFound)
 	}
+}
+
+func (d *awsDouble) serveSTS(w http.ResponseWriter, r *http.Request, key string) {
+	assert.NoError(d.t, r.ParseForm())
+	form := map[string]string{}
+	for k := range r.PostForm {
+		form[k] = r.PostForm.Get(k)
+	}
+	d.mu.Lock()
+	d.sts = append(d.sts, form)
+	d.mu.Unlock()
+	w.Header().Set("Content-Type", "text/xml")
+	if key != "AKIDPOD" || form["RoleArn"] != pullRoleARN {
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code>` +
+			`<Message>not authorized to perform: sts:AssumeRole</Message></Error></ErrorResponse>`))
+		return
+	}
+	_, _ = w.Write([]byte(`<AssumeRoleResponse><AssumeRoleResult><Credentials>` +
+		`<AccessKeyId>ASIAPULL</AccessKeyId><SecretAccessKey>pull-secret</SecretAccessKey>` +
+		`<SessionToken>pull-session</SessionToken><Expiration>2100-01-01T00:00:00Z</Expiration>` +
+		`</Credentials></AssumeRoleResult></AssumeRoleResponse>`))
 }
 
 func (d *awsDouble) stsCalls() []map[string]string {
@@ -135,19 +140,24 @@ func (a *readOnlyFor) wrap(next http.Handler) http.Handler {
 	})
 }
 
+// pullTokens is the token source of Argo CD's token: role assumed from the operator's own
+// identity, every call sent to url.
+func pullTokens(t *testing.T, url, role string) awsauth.ECRAPI {
+	t.Helper()
+	pull, err := operatorIdentity(url).AssumeRole(role)
+	require.NoError(t, err)
+	return awsauth.NewECRAPI(pull)
+}
+
 // awsProvider wires the aws provider as the composition root does, over the
 // double, with Argo CD's repo-creds Secret in a fake API server.
 func awsProvider(t *testing.T, d *awsDouble, role string) (*oci.ECR, client.Client, *fakeClock) {
 	t.Helper()
 	clock := &fakeClock{now: t0}
-	pod := fakePodIdentity(t)
-	push := awsauth.ECRAPI{Region: "eu-west-1", Endpoint: d.URL, Credentials: pod, Clock: clock}
-	pull := awsauth.ECRAPI{Region: "eu-west-1", Endpoint: d.URL, Clock: clock, Credentials: awsauth.AssumedRole{
-		Region: "eu-west-1", Endpoint: d.URL, RoleARN: role, Source: pod, Clock: clock,
-	}}
+	push := awsauth.NewECRAPI(operatorIdentity(d.URL))
 	c := fake.NewClientBuilder().WithObjects(
 		oci.NewRepoCredsSecret("argocd", "aicr-registry", "oci://"+ecrURL, "oci", oci.Login{Username: "AWS"})).Build()
-	return oci.NewECR(push, pull, oci.ArgoRepoCreds{Client: c, Namespace: "argocd", Name: "aicr-registry"}, clock), c, clock
+	return oci.NewECR(push, pullTokens(t, d.URL, role), oci.ArgoRepoCreds{Client: c, Namespace: "argocd", Name: "aicr-registry"}, clock), c, clock
 }
 
 func repoCredsPassword(t *testing.T, c client.Client) string {
@@ -203,37 +213,31 @@ func TestAWSProvider_AssumeRoleDenialStallsUnauthorized(t *testing.T) {
 func TestAssumedRole_FailuresMapToSentinels(t *testing.T) {
 	t.Parallel()
 	d := newAWSDouble(t)
-	clock := &fakeClock{now: t0}
-	tests := []struct {
-		name string
-		role awsauth.AssumedRole
-		want error
-	}{
-		{"Unauthorized when STS denies the role",
-			awsauth.AssumedRole{Region: "eu-west-1", Endpoint: d.URL, RoleARN: deniedRoleARN, Source: fakePodIdentity(t), Clock: clock},
-			ports.ErrUnauthorized},
-		{"RegistryCredentialsUnavailable without a role",
-			awsauth.AssumedRole{Region: "eu-west-1", Endpoint: d.URL, Source: fakePodIdentity(t), Clock: clock},
-			ports.ErrCredentialsUnavailable},
-		{"RegistryCredentialsUnavailable without the operator's own identity",
-			awsauth.AssumedRole{Region: "eu-west-1", Endpoint: d.URL, RoleARN: pullRoleARN, Source: awsauth.PodIdentity{}, Clock: clock},
-			ports.ErrCredentialsUnavailable},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := tt.role.AWSCredentials(context.Background())
-			require.ErrorIs(t, err, tt.want)
-		})
-	}
+	t.Run("Unauthorized when STS denies the role", func(t *testing.T) {
+		t.Parallel()
+		_, err := pullTokens(t, d.URL, deniedRoleARN).Token(context.Background())
+		require.ErrorIs(t, err, ports.ErrUnauthorized)
+	})
+	t.Run("RegistryCredentialsUnavailable without a role", func(t *testing.T) {
+		t.Parallel()
+		_, err := operatorIdentity(d.URL).AssumeRole("")
+		require.ErrorIs(t, err, ports.ErrCredentialsUnavailable)
+	})
+	t.Run("RegistryCredentialsUnavailable without the operator's own identity", func(t *testing.T) {
+		t.Parallel()
+		none := awsauth.Identity{Config: aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String(d.URL)}}
+		pull, err := none.AssumeRole(pullRoleARN)
+		require.NoError(t, err)
+		_, err = awsauth.NewECRAPI(pull).Token(context.Background())
+		require.ErrorIs(t, err, ports.ErrCredentialsUnavailable)
+	})
 	t.Run("an outage is none of the sentinels", func(t *testing.T) {
 		t.Parallel()
 		down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}))
 		t.Cleanup(down.Close)
-		_, err := awsauth.AssumedRole{Region: "eu-west-1", Endpoint: down.URL, RoleARN: pullRoleARN, Source: fakePodIdentity(t), Clock: clock}.
-			AWSCredentials(context.Background())
+		_, err := pullTokens(t, down.URL, pullRoleARN).Token(context.Background())
 		require.Error(t, err)
 		for _, s := range []error{ports.ErrUnauthorized, ports.ErrCredentialsUnavailable, ports.ErrCredentialsStale} {
 			assert.NotErrorIs(t, err, s)

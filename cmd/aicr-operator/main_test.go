@@ -42,9 +42,9 @@ func TestProvideArgoCDConfigStripsTheOCIScheme(t *testing.T) {
 
 func TestECRRegionFromTheRegistryHost(t *testing.T) {
 	t.Parallel()
-	region, err := ecrRegion("oci://123456789012.dkr.ecr.eu-west-1.amazonaws.com/aicr")
+	reg, err := ecrRegistry("oci://123456789012.dkr.ecr.eu-west-1.amazonaws.com/aicr")
 	require.NoError(t, err)
-	assert.Equal(t, "eu-west-1", region)
-	_, err = ecrRegion("oci://ghcr.io/nvidia/aicr")
+	assert.Equal(t, "eu-west-1", reg.Region)
+	_, err = ecrRegistry("oci://ghcr.io/nvidia/aicr")
 	assert.ErrorIs(t, err, app.ErrInvalidConfig, "REG-1 the aws provider needs an ECR registry")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -75,10 +76,12 @@ func (c *countedJobs) count(name, result string) {
 }
 
 // refreshMetrics records registry credential refreshes: aicr_operator_registry_credential_refreshes_total
-// by credential and result, and the Unix time of the last success per credential.
+// by credential and result, the Unix time of the last success per credential and the expiry of
+// the credential in use (expiry may be nil).
 type refreshMetrics struct {
 	refreshes *prometheus.CounterVec
 	refreshed *prometheus.GaugeVec
+	expiry    *prometheus.GaugeVec
 	clock     ports.Clock
 }
 
@@ -91,14 +94,22 @@ func (m refreshMetrics) record(credential string, err error) {
 	m.refreshed.WithLabelValues(credential).Set(float64(m.clock.Now().Unix()))
 }
 
+func (m refreshMetrics) expires(credential string, at time.Time) {
+	if m.expiry != nil && !at.IsZero() {
+		m.expiry.WithLabelValues(credential).Set(float64(at.Unix()))
+	}
+}
+
 // countedTokens records each token request of one credential. With successes false only
 // failures are recorded: Argo CD's pull token is refreshed once it is written into the
-// repo-creds Secret, which countedRepoCreds records.
+// repo-creds Secret, which countedRepoCreds records; the token's expiry waits in issued until
+// then.
 type countedTokens struct {
 	oci.TokenSource
 	metrics    refreshMetrics
 	credential string
 	successes  bool
+	issued     *issuedToken
 }
 
 // Token requests a token and records the attempt.
@@ -107,18 +118,48 @@ func (t countedTokens) Token(ctx context.Context) (oci.ECRToken, error) {
 	if err != nil || t.successes {
 		t.metrics.record(t.credential, err)
 	}
+	switch {
+	case err != nil:
+	case t.successes:
+		t.metrics.expires(t.credential, tok.ExpiresAt)
+	case t.issued != nil:
+		t.issued.set(tok.ExpiresAt)
+	}
 	return tok, err
 }
 
-// countedRepoCreds records each write of Argo CD's pull token into the repo-creds Secret.
+// countedRepoCreds records each write of Argo CD's pull token into the repo-creds Secret and,
+// after a successful write, the expiry of the token issued (may be nil).
 type countedRepoCreds struct {
 	oci.RepoCredsWriter
 	metrics refreshMetrics
+	issued  *issuedToken
 }
 
 // WriteRepoCreds writes login and records the pull credential's refresh.
 func (w countedRepoCreds) WriteRepoCreds(ctx context.Context, login oci.Login) error {
 	err := w.RepoCredsWriter.WriteRepoCreds(ctx, login)
 	w.metrics.record(shared.CredentialPull, err)
+	if err == nil && w.issued != nil {
+		w.metrics.expires(shared.CredentialPull, w.issued.get())
+	}
 	return err
+}
+
+// issuedToken holds the expiry of the last pull token issued until it is written.
+type issuedToken struct {
+	mu        sync.Mutex
+	expiresAt time.Time
+}
+
+func (i *issuedToken) set(at time.Time) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.expiresAt = at
+}
+
+func (i *issuedToken) get() time.Time {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.expiresAt
 }

@@ -112,7 +112,7 @@ func (w repoCreds) WriteRepoCreds(context.Context, oci.Login) error { return w.e
 // TestRegistryRefreshesAreCounted runs one refresh of the aws provider with the counting
 // token sources and repo-creds writer newECR assembles: the push credential counts its token
 // request, the pull credential counts its write into Argo CD's repo-creds Secret, and only a
-// success moves the credential's last-refresh time.
+// success moves the credential's last-refresh time and exports its token's expiry.
 func TestRegistryRefreshesAreCounted(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1_800_000_000, 0)
@@ -141,12 +141,14 @@ func TestRegistryRefreshesAreCounted(t *testing.T) {
 			m := refreshMetrics{
 				refreshes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "refreshes_total"}, []string{"credential", "result"}),
 				refreshed: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "refreshed"}, []string{"credential"}),
+				expiry:    prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "expiry"}, []string{"credential"}),
 				clock:     fixedClock(now),
 			}
+			issued := &issuedToken{}
 			ecr := oci.NewECR(
 				countedTokens{TokenSource: tokens{c.push}, metrics: m, credential: shared.CredentialPush, successes: true},
-				countedTokens{TokenSource: tokens{c.pull}, metrics: m, credential: shared.CredentialPull},
-				countedRepoCreds{RepoCredsWriter: repoCreds{c.write}, metrics: m}, fixedClock(now))
+				countedTokens{TokenSource: tokens{c.pull}, metrics: m, credential: shared.CredentialPull, issued: issued},
+				countedRepoCreds{RepoCredsWriter: repoCreds{c.write}, metrics: m, issued: issued}, fixedClock(now))
 			_, _ = ecr.Refresh(context.Background())
 			for _, cred := range []string{shared.CredentialPush, shared.CredentialPull} {
 				for _, res := range []string{shared.ResultSuccess, shared.ResultFailure} {
@@ -157,6 +159,11 @@ func TestRegistryRefreshesAreCounted(t *testing.T) {
 			assert.Equal(t, len(c.refreshed), testutil.CollectAndCount(m.refreshed), "a last-refresh time only after a success")
 			for cred, ts := range c.refreshed {
 				assert.InDelta(t, ts, testutil.ToFloat64(m.refreshed.WithLabelValues(cred)), 0)
+			}
+			assert.Equal(t, len(c.refreshed), testutil.CollectAndCount(m.expiry),
+				"an expiry only for a credential in use: the pull token once written")
+			for cred := range c.refreshed {
+				assert.InDelta(t, 2_000_000_000, testutil.ToFloat64(m.expiry.WithLabelValues(cred)), 0, "%s token's expiresAt", cred)
 			}
 		})
 	}

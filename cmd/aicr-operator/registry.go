@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"strings"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -57,21 +55,22 @@ func registryOptions(cfg app.Config, apiReader client.Reader, newECR func() (*oc
 }
 
 func newECR(cfg app.Config, mgr ctrl.Manager, clk ports.Clock) (*oci.ECR, error) {
-	region, err := ecrRegion(cfg.RegistryRepository)
+	reg, err := ecrRegistry(cfg.RegistryRepository)
 	if err != nil {
 		return nil, err
 	}
-	push, pull, err := ecrTokenSources(cfg, region, awsIdentity(region), clk, http.DefaultClient, awsEndpoints{})
+	push, pull, err := ecrTokenSources(cfg, awsauth.LoadIdentity(context.Background(), reg))
 	if err != nil {
 		return nil, err
 	}
 	m := shared.NewMetrics()
-	counted := refreshMetrics{refreshes: m.CredentialRefreshes, refreshed: m.CredentialRefreshed, clock: clk}
+	counted := refreshMetrics{refreshes: m.CredentialRefreshes, refreshed: m.CredentialRefreshed, expiry: m.CredentialExpiry, clock: clk}
+	issued := &issuedToken{}
 	ecr := oci.NewECR(
 		countedTokens{TokenSource: push, metrics: counted, credential: shared.CredentialPush, successes: true},
-		countedTokens{TokenSource: pull, metrics: counted, credential: shared.CredentialPull},
+		countedTokens{TokenSource: pull, metrics: counted, credential: shared.CredentialPull, issued: issued},
 		countedRepoCreds{RepoCredsWriter: oci.ArgoRepoCreds{Client: mgr.GetClient(), Namespace: cfg.EngineNamespace,
-			Name: cfg.RegistryRepoCredsSecret}, metrics: counted},
+			Name: cfg.RegistryRepoCredsSecret}, metrics: counted, issued: issued},
 		clk,
 	)
 	refresh := manager.RunnableFunc(func(ctx context.Context) error {
@@ -83,48 +82,32 @@ func newECR(cfg app.Config, mgr ctrl.Manager, clk ports.Clock) (*oci.ECR, error)
 	return ecr, nil
 }
 
-// awsEndpoints are the AWS API endpoints (empty: the region's); tests point them at doubles.
-type awsEndpoints struct {
-	ECR, STS string
-}
-
 // ecrTokenSources returns the aws provider's two token sources: push requests the operator's
-// own token with identity; pull requests Argo CD's token with the credentials of the pull role
-// identity assumes. A pull role that is the operator's own IRSA role is refused: Argo CD would
-// get a push token again.
-func ecrTokenSources(cfg app.Config, region string, identity awsauth.AWSCredentialSource, clk ports.Clock,
-	hc *http.Client, ep awsEndpoints) (push, pull oci.TokenSource, err error) {
+// own token with identity (the SDK's default credential chain: EKS Pod Identity or IRSA); pull
+// requests Argo CD's token with the credentials of the pull role identity assumes. A pull role
+// that is the operator's own IRSA role is refused: Argo CD would get a push token again.
+func ecrTokenSources(cfg app.Config, identity awsauth.Identity) (push, pull oci.TokenSource, err error) {
 	if cfg.RegistryAWSPullRoleARN == "" {
 		return nil, nil, fmt.Errorf("registry auth provider aws needs --registry-aws-pull-role-arn: %w", app.ErrInvalidConfig)
 	}
-	if irsa, ok := identity.(awsauth.IRSA); ok && irsa.RoleARN == cfg.RegistryAWSPullRoleARN {
+	if identity.WebIdentityRole == cfg.RegistryAWSPullRoleARN {
 		return nil, nil, fmt.Errorf("--registry-aws-pull-role-arn %s is the operator's own role; Argo CD needs a pull-only role: %w",
 			cfg.RegistryAWSPullRoleARN, app.ErrInvalidConfig)
 	}
-	push = awsauth.ECRAPI{HTTP: hc, Region: region, Endpoint: ep.ECR, Credentials: identity, Clock: clk}
-	pull = awsauth.ECRAPI{HTTP: hc, Region: region, Endpoint: ep.ECR, Clock: clk, Credentials: awsauth.AssumedRole{
-		HTTP: hc, Region: region, Endpoint: ep.STS, RoleARN: cfg.RegistryAWSPullRoleARN,
-		SessionName: awsauth.PullRoleSessionName, Duration: awsauth.PullRoleSessionDuration, Source: identity, Clock: clk,
-	}}
-	return push, pull, nil
+	pullRole, err := identity.AssumeRole(cfg.RegistryAWSPullRoleARN)
+	if err != nil {
+		return nil, nil, err
+	}
+	return awsauth.NewECRAPI(identity), awsauth.NewECRAPI(pullRole), nil
 }
 
-// awsIdentity prefers EKS Pod Identity and falls back to IRSA, as the AWS SDKs do.
-func awsIdentity(region string) awsauth.AWSCredentialSource {
-	pod := awsauth.PodIdentityFromEnv(http.DefaultClient)
-	if pod.URI != "" {
-		return pod
+// ecrRegistry reads the ECR registry of the repository: <account>.dkr.ecr[-fips].<region>.<domain>
+// of the commercial, China, GovCloud and ISO partitions.
+func ecrRegistry(repository string) (awsauth.Registry, error) {
+	reg, err := awsauth.ParseRegistry(repository)
+	if err != nil {
+		return awsauth.Registry{}, fmt.Errorf("registry %q is not an ECR registry (<account>.dkr.ecr.<region>.amazonaws.com): %w: %w",
+			repository, app.ErrInvalidConfig, err)
 	}
-	return awsauth.IRSAFromEnv(http.DefaultClient, region)
-}
-
-// ecrRegion reads the region of an ECR registry host: <account>.dkr.ecr.<region>.amazonaws.com.
-func ecrRegion(repository string) (string, error) {
-	host, _, _ := strings.Cut(strings.TrimPrefix(repository, "oci://"), "/")
-	parts := strings.Split(host, ".")
-	if len(parts) < 6 || parts[1] != "dkr" || parts[2] != "ecr" {
-		return "", fmt.Errorf("registry %q is not an ECR registry (<account>.dkr.ecr.<region>.amazonaws.com): %w",
-			repository, app.ErrInvalidConfig)
-	}
-	return parts[3], nil
+	return reg, nil
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -32,11 +34,13 @@ type fixedClock time.Time
 
 func (c fixedClock) Now() time.Time { return time.Time(c) }
 
-// operatorIdentity is the operator's own AWS identity (what Pod Identity or IRSA returns).
-type operatorIdentity struct{}
-
-func (operatorIdentity) AWSCredentials(context.Context) (awsauth.AWSCredentials, error) {
-	return awsauth.AWSCredentials{AccessKeyID: "AKIDOPERATOR", SecretAccessKey: "secret"}, nil
+// operatorIdentity is the operator's own AWS identity (what Pod Identity or IRSA returns), its
+// calls sent to url without retries.
+func operatorIdentity(url string) awsauth.Identity {
+	return awsauth.Identity{Config: aws.Config{
+		Region: "eu-west-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDOPERATOR", "secret", ""),
+		BaseEndpoint: aws.String(url), Retryer: func() aws.Retryer { return aws.NopRetryer{} },
+	}}
 }
 
 var accessKey = regexp.MustCompile(`Credential=([^/]+)/\d{8}/eu-west-1/([a-z]+)/`)
@@ -60,7 +64,8 @@ func awsDouble(t *testing.T) string {
 				return
 			}
 			_, _ = w.Write([]byte(`<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>ASIAPULL</AccessKeyId>` +
-				`<SecretAccessKey>s</SecretAccessKey><SessionToken>t</SessionToken></Credentials></AssumeRoleResult></AssumeRoleResponse>`))
+				`<SecretAccessKey>s</SecretAccessKey><SessionToken>t</SessionToken><Expiration>2100-01-01T00:00:00Z</Expiration>` +
+				`</Credentials></AssumeRoleResult></AssumeRoleResponse>`))
 		case "ecr":
 			tok := base64.StdEncoding.EncodeToString([]byte("AWS:token-of-" + m[1]))
 			_, _ = fmt.Fprintf(w, `{"authorizationData":[{"authorizationToken":%q,"expiresAt":4102444800}]}`, tok)
@@ -73,9 +78,8 @@ func awsDouble(t *testing.T) string {
 func TestECRTokenSources_ArgoCDTokenIsRequestedAsThePullRole(t *testing.T) {
 	t.Parallel()
 	url := awsDouble(t)
-	clk := fixedClock(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 	cfg := app.Config{RegistryAWSPullRoleARN: testPullRole}
-	push, pull, err := ecrTokenSources(cfg, "eu-west-1", operatorIdentity{}, clk, nil, awsEndpoints{ECR: url, STS: url})
+	push, pull, err := ecrTokenSources(cfg, operatorIdentity(url))
 	require.NoError(t, err)
 
 	tok, err := push.Token(context.Background())
@@ -86,7 +90,7 @@ func TestECRTokenSources_ArgoCDTokenIsRequestedAsThePullRole(t *testing.T) {
 	assert.Equal(t, "token-of-ASIAPULL", tok.Login.Password, "Argo CD's token is requested with the assumed pull role")
 
 	cfg.RegistryAWSPullRoleARN = "arn:aws:iam::123456789012:role/other"
-	_, pull, err = ecrTokenSources(cfg, "eu-west-1", operatorIdentity{}, clk, nil, awsEndpoints{ECR: url, STS: url})
+	_, pull, err = ecrTokenSources(cfg, operatorIdentity(url))
 	require.NoError(t, err)
 	_, err = pull.Token(context.Background())
 	require.ErrorIs(t, err, ports.ErrUnauthorized, "an AssumeRole denial")
@@ -97,17 +101,16 @@ func TestECRTokenSources_RefusesAMissingOrSharedPullRole(t *testing.T) {
 	tests := []struct {
 		name     string
 		pullRole string
-		identity awsauth.AWSCredentialSource
+		identity awsauth.Identity
 		wantMsg  string
 	}{
-		{"no pull role", "", operatorIdentity{}, "needs --registry-aws-pull-role-arn"},
-		{"the operator's own IRSA role", testOperatorRole, awsauth.IRSA{RoleARN: testOperatorRole}, "is the operator's own role"},
+		{"no pull role", "", operatorIdentity(""), "needs --registry-aws-pull-role-arn"},
+		{"the operator's own IRSA role", testOperatorRole, awsauth.Identity{WebIdentityRole: testOperatorRole}, "is the operator's own role"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, _, err := ecrTokenSources(app.Config{RegistryAWSPullRoleARN: tt.pullRole}, "eu-west-1", tt.identity,
-				fixedClock{}, nil, awsEndpoints{})
+			_, _, err := ecrTokenSources(app.Config{RegistryAWSPullRoleARN: tt.pullRole}, tt.identity)
 			require.ErrorIs(t, err, app.ErrInvalidConfig)
 			assert.Contains(t, err.Error(), tt.wantMsg)
 		})

@@ -1,5 +1,8 @@
-// Package awsauth signs the few AWS calls the registry adapter makes by hand (SigV4): ECR's
-// GetAuthorizationToken (ECRAPI, an oci.TokenSource) with the credentials of the operator's
-// EKS Pod Identity or IRSA identity, or of the pull-only role it assumes with STS
-// AssumeRole for Argo CD (AssumedRole). Errors wrap the ports' credential sentinels.
+// Package awsauth is the AWS side of the registry adapter's aws provider, over
+// aws-sdk-go-v2: the operator's identity from the SDK's default credential
+// chain (EKS Pod Identity, IRSA web identity, ...; LoadIdentity), the pull-only
+// role it assumes with STS AssumeRole for Argo CD (Identity.AssumeRole), ECR's
+// GetAuthorizationToken (ECRAPI, an oci.TokenSource) and the ECR registry
+// hosts it accepts (ParseRegistry). AWS API error codes map to the ports'
+// credential sentinels (errors.go); AWS types stay inside this package.
 package awsauth

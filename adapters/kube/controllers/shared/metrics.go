@@ -71,6 +71,9 @@ type Metrics struct {
 	CredentialRefreshes *prometheus.CounterVec
 	// CredentialRefreshed is the Unix time of each credential's last successful refresh.
 	CredentialRefreshed *prometheus.GaugeVec
+	// CredentialExpiry is the Unix time at which each credential in use expires (the
+	// expiresAt of the last token the operator uses or wrote into Argo CD's repo-creds Secret).
+	CredentialExpiry *prometheus.GaugeVec
 	// JobsFinished counts AICR Jobs seen finishing, by runner and result (JobSucceeded, JobFailed).
 	JobsFinished *prometheus.CounterVec
 	// BuildInfo is 1, labelled with the operator's version and Go version.
@@ -89,7 +92,7 @@ func NewMetrics() *Metrics {
 	metricsOnce.Do(func() {
 		metrics = newMetrics()
 		ctrlmetrics.Registry.MustRegister(metrics.Rollouts, metrics.StepDuration, metrics.Stalls, metrics.Retired,
-			metrics.CredentialRefreshes, metrics.CredentialRefreshed, metrics.JobsFinished, metrics.BuildInfo, metrics.State)
+			metrics.CredentialRefreshes, metrics.CredentialRefreshed, metrics.CredentialExpiry, metrics.JobsFinished, metrics.BuildInfo, metrics.State)
 	})
 	return metrics
 }
@@ -117,6 +120,10 @@ func newMetrics() *Metrics {
 		CredentialRefreshed: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: MetricPrefix + "registry_credential_last_refresh_timestamp_seconds",
 			Help: "Unix time of each registry credential's last successful refresh.",
+		}, []string{"credential"}),
+		CredentialExpiry: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: MetricPrefix + "registry_credential_expiry_timestamp_seconds",
+			Help: "Unix time at which each registry credential in use expires.",
 		}, []string{"credential"}),
 		JobsFinished: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricPrefix + "jobs_finished_total", Help: "AICR Jobs seen finishing, by runner (resolver, validation) and result.",
