@@ -6,12 +6,18 @@ import (
 	"strings"
 )
 
-// SupportedAICRRange is the AICR version range the operator accepts (PLAT-1).
+// SupportedAICRRange is the AICR version range the operator accepts (PLAT-1). In
+// Masterminds/semver terms (the library Helm's semverCompare uses) it is the constraint
+// ">=1.0.0, <2.0.0-0": a pre-release of 1.0.0 is below it, a pre-release of 2.0.0 above it.
 const SupportedAICRRange = ">=1.0.0 <2.0.0"
 
 // AICRVersionSupported reports whether version (with or without a leading
 // "v") lies in SupportedAICRRange. Pre-releases of 1.0.0 and unparsable
 // versions (including dev builds such as 0.0.0-dev) are unsupported.
+//
+// The domain imports only the standard library and ports (depguard), so this is the one
+// version check not written with github.com/Masterminds/semver/v3; version_test.go proves it
+// gives the library's verdict for every version of its table, valid or not.
 func AICRVersionSupported(version string) bool {
 	major, minor, patch, pre, ok := parseSemver(version)
 	if !ok || major != 1 {
@@ -40,14 +46,19 @@ func CheckAICRVersion(pinned, reported string) *Stall {
 		fmt.Sprintf("AICR job reported version %q, the operator pins %q", reported, pinned))
 }
 
-func parseSemver(v string) (major, minor, patch int, pre string, ok bool) {
+// parseSemver parses a SemVer 2.0.0 version (https://semver.org/#backusnaur-form-grammar-for-valid-semver-versions)
+// with an optional leading "v", as Masterminds/semver's StrictNewVersion does. Build metadata is
+// checked and dropped.
+func parseSemver(v string) (major, minor, patch uint64, pre string, ok bool) {
 	v = strings.TrimPrefix(v, "v")
 	if i := strings.IndexByte(v, '+'); i >= 0 {
+		if !identifiers(v[i+1:], false) {
+			return 0, 0, 0, "", false
+		}
 		v = v[:i]
 	}
 	if i := strings.IndexByte(v, '-'); i >= 0 {
-		v, pre = v[:i], v[i+1:]
-		if pre == "" {
+		if v, pre = v[:i], v[i+1:]; !identifiers(pre, true) {
 			return 0, 0, 0, "", false
 		}
 	}
@@ -55,13 +66,32 @@ func parseSemver(v string) (major, minor, patch int, pre string, ok bool) {
 	if len(parts) != 3 {
 		return 0, 0, 0, "", false
 	}
-	nums := make([]int, 3)
+	var nums [3]uint64
 	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 || (len(p) > 1 && p[0] == '0') || strings.ContainsAny(p, "+-") {
+		n, err := strconv.ParseUint(p, 10, 64)
+		if err != nil || !numeric(p) || (len(p) > 1 && p[0] == '0') {
 			return 0, 0, 0, "", false
 		}
 		nums[i] = n
 	}
 	return nums[0], nums[1], nums[2], pre, true
+}
+
+// identifiers reports whether s is a dot-separated list of non-empty [0-9A-Za-z-] identifiers;
+// in a pre-release a numeric identifier has no leading zero.
+func identifiers(s string, prerelease bool) bool {
+	for _, id := range strings.Split(s, ".") {
+		if id == "" || strings.Trim(id, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-") != "" {
+			return false
+		}
+		if prerelease && numeric(id) && len(id) > 1 && id[0] == '0' {
+			return false
+		}
+	}
+	return true
+}
+
+// numeric reports whether s is made of ASCII digits only.
+func numeric(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }

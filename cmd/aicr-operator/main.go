@@ -1,7 +1,8 @@
 // Command aicr-operator runs the AICR Operator: it resolves the ClusterRuntime into plans with
 // AICR Jobs and rolls them out through the deployment engine. Flags are the ones the chart's
-// Deployment passes (app.Config.BindFlags); an invalid configuration exits with code 2 and
-// lists every problem.
+// Deployment passes (app.Config.BindFlags) and controller-runtime's zap flags (--zap-log-level,
+// --zap-encoder, ...), which also set klog's logger; an invalid configuration exits with code 2
+// and lists every problem.
 package main
 
 import (
@@ -10,7 +11,6 @@ import (
 	"os"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/nvidia/aicr-operator/app"
 )
@@ -23,6 +23,7 @@ func run(args []string) int {
 	var cfg app.Config
 	fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
 	cfg.BindFlags(fs)
+	logs := bindLogFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -30,7 +31,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "aicr-operator: %v\n", err)
 		return 2
 	}
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zap.Options{Level: logLevel(cfg.LogLevel)})))
+	setLogger(logs.logger(cfg.LogLevel))
 	log := ctrl.Log.WithName("aicr-operator")
 	ctx := ctrl.SetupSignalHandler()
 	r, cleanup, err := initialize(ctx, cfg)

@@ -102,7 +102,7 @@ agent: the operator runs nothing there, so it holds no rights there.
 Checks the schema cannot express. Each failure names the value to fix.
 */}}
 {{- define "aicr-operator.validate" -}}
-{{- if not (semverCompare ">=1.0.0-0, <2.0.0-0" .Values.aicr.version) -}}
+{{- if not (semverCompare ">=1.0.0, <2.0.0-0" .Values.aicr.version) -}}
 {{- fail (printf "aicr.version %s is not supported: this chart runs AICR >=1.0.0, <2.0.0" .Values.aicr.version) -}}
 {{- end -}}
 {{- if eq .Values.registry.auth.provider "aws" -}}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/lru"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -20,18 +21,25 @@ import (
 // PLAN-5/PLAN-6 before returning a plan, with the values of its releases loaded from its
 // values ConfigMap (schema 2) and checked against their valuesDigest. Plan and values
 // ConfigMaps are immutable, so plans are kept by the UIDs and resourceVersions of the
-// ConfigMaps they were read from and decoded once.
+// ConfigMaps they were read from and decoded once, in a least-recently-used cache of
+// planCacheSize plans.
 type PlanReader struct {
 	reader    client.Reader
 	namespace string
 
+	// mu makes one decode at a time; decoded has its own lock.
 	mu      sync.Mutex
-	decoded map[string]*configdoc.Plan
+	decoded *lru.Cache
 }
+
+// planCacheSize bounds how many decoded plans (and plans with their values) a PlanReader
+// keeps: a plan read again after planCacheSize other plans is decoded again. A runtime's
+// reconciles read its current plan, its target plan and a few earlier ones, far fewer.
+const planCacheSize = 64
 
 // NewPlanReader returns a reader of the plan ConfigMaps in namespace.
 func NewPlanReader(reader client.Reader, namespace string) *PlanReader {
-	return &PlanReader{reader: reader, namespace: namespace, decoded: map[string]*configdoc.Plan{}}
+	return &PlanReader{reader: reader, namespace: namespace, decoded: lru.New(planCacheSize)}
 }
 
 // Read returns the plan of digest for runtimeUID. A missing, Unreadable or foreign plan is a
@@ -120,7 +128,7 @@ func (p *PlanReader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, error) {
 	key := cacheKey(cm)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if plan, ok := p.decoded[key]; ok {
+	if plan, ok := p.cached(key); ok {
 		return plan, nil
 	}
 	raw, ok := cm.Data[configdoc.PlanKey]
@@ -140,12 +148,19 @@ func (p *PlanReader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, error) {
 	return doc, nil
 }
 
-// remember keeps a decoded plan; the caller holds mu.
-func (p *PlanReader) remember(key string, doc *configdoc.Plan) {
-	if len(p.decoded) > 64 {
-		clear(p.decoded)
+// cached returns the plan kept under key, if it is still in the cache.
+func (p *PlanReader) cached(key string) (*configdoc.Plan, bool) {
+	v, ok := p.decoded.Get(key)
+	if !ok {
+		return nil, false
 	}
-	p.decoded[key] = doc
+	doc, ok := v.(*configdoc.Plan)
+	return doc, ok
+}
+
+// remember keeps a decoded plan, evicting the least recently used one beyond planCacheSize.
+func (p *PlanReader) remember(key string, doc *configdoc.Plan) {
+	p.decoded.Add(key, doc)
 }
 
 // cacheKey identifies one version of an immutable ConfigMap.

@@ -40,7 +40,7 @@ func (p *PlanReader) withValues(ctx context.Context, planKey string, doc *config
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if plan, ok := p.decoded[key]; ok {
+	if plan, ok := p.cached(key); ok {
 		return plan, nil, nil
 	}
 	out := *doc

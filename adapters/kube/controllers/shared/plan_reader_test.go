@@ -1,0 +1,40 @@
+package shared
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+)
+
+// TestPlanReader_CacheEvictsTheLeastRecentlyUsedPlan: the decoded-plan cache holds
+// planCacheSize plans; one more evicts the plan read least recently, not every plan.
+func TestPlanReader_CacheEvictsTheLeastRecentlyUsedPlan(t *testing.T) {
+	t.Parallel()
+	p := NewPlanReader(nil, "aicr-system")
+	key := func(i int) string { return fmt.Sprintf("uid-%d/1", i) }
+	plans := make([]*configdoc.Plan, planCacheSize+1)
+	for i := range planCacheSize {
+		plans[i] = &configdoc.Plan{}
+		p.remember(key(i), plans[i])
+	}
+	got, ok := p.cached(key(0))
+	require.True(t, ok, "a full cache still holds its first plan")
+	assert.Same(t, plans[0], got)
+
+	plans[planCacheSize] = &configdoc.Plan{}
+	p.remember(key(planCacheSize), plans[planCacheSize])
+
+	assert.Equal(t, planCacheSize, p.decoded.Len(), "the cache stays at its bound")
+	_, ok = p.cached(key(1))
+	assert.False(t, ok, "the least recently used plan is evicted")
+	for _, i := range []int{0, 2, planCacheSize - 1, planCacheSize} {
+		got, ok := p.cached(key(i))
+		if assert.True(t, ok, "plan %d is kept", i) {
+			assert.Same(t, plans[i], got)
+		}
+	}
+}

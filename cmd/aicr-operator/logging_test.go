@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/klog/v2"
+
+	"github.com/nvidia/aicr-operator/app"
+)
+
+// parseOperatorFlags parses args with the operator's flags, as run does.
+func parseOperatorFlags(t *testing.T, args ...string) (*logFlags, app.Config, error) {
+	t.Helper()
+	var cfg app.Config
+	fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg.BindFlags(fs)
+	logs := bindLogFlags(fs)
+	return logs, cfg, fs.Parse(args)
+}
+
+// TestLogFlags_ControllerRuntimeZapFlagsParse: the operator takes controller-runtime's zap flags
+// next to its own, and --zap-log-level wins over the chart's --log-level.
+func TestLogFlags_ControllerRuntimeZapFlagsParse(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		debug, v2 bool
+		info      bool
+	}{
+		{name: "defaults log info", info: true},
+		{name: "--log-level debug", args: []string{"--log-level=debug"}, debug: true, info: true},
+		{name: "--log-level error", args: []string{"--log-level=error"}},
+		{name: "--zap-log-level wins over --log-level", args: []string{"--log-level=error", "--zap-log-level=debug"},
+			debug: true, info: true},
+		{name: "--zap-log-level takes a verbosity", args: []string{"--zap-log-level=2"}, debug: true, v2: true, info: true},
+		{name: "--zap-devel logs debug", args: []string{"--zap-devel"}, debug: true, info: true},
+		{name: "--log-level given with --zap-devel wins", args: []string{"--zap-devel", "--log-level=info"}, info: true},
+		{name: "every zap flag parses", args: []string{"--zap-encoder=console", "--zap-stacktrace-level=panic",
+			"--zap-time-encoding=rfc3339", "--zap-devel=false", "--zap-log-level=info"}, info: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			logs, cfg, err := parseOperatorFlags(t, tt.args...)
+			require.NoError(t, err)
+			log := logs.logger(cfg.LogLevel)
+			assert.Equal(t, tt.info, log.V(0).Enabled(), "info")
+			assert.Equal(t, tt.debug, log.V(1).Enabled(), "debug")
+			assert.Equal(t, tt.v2, log.V(2).Enabled(), "V(2)")
+		})
+	}
+}
+
+// TestLogFlags_RefusesBadValues: a zap flag with a value zap does not know stops the operator
+// with exit code 2, as any bad flag does.
+func TestLogFlags_RefusesBadValues(t *testing.T) {
+	t.Parallel()
+	for _, arg := range []string{"--zap-log-level=loud", "--zap-encoder=xml", "--zap-time-encoding=sundial",
+		"--zap-stacktrace-level=sometimes"} {
+		_, _, err := parseOperatorFlags(t, arg)
+		require.Error(t, err, arg)
+		assert.Equal(t, 2, run([]string{arg}), arg)
+	}
+}
+
+// TestSetLogger_RoutesKlogToTheOperatorLogger: client-go's klog messages are written by the
+// operator's zap logger, in its JSON format and at its level. Not parallel: klog's logger is
+// global.
+func TestSetLogger_RoutesKlogToTheOperatorLogger(t *testing.T) {
+	t.Cleanup(klog.ClearLogger)
+	for _, tt := range []struct {
+		level     string
+		wantInfo  bool
+		wantError bool
+	}{
+		{level: "info", wantInfo: true, wantError: true},
+		{level: "error", wantError: true},
+	} {
+		logs, cfg, err := parseOperatorFlags(t, "--zap-encoder=json", "--zap-log-level="+tt.level)
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		logs.opts.DestWriter = &buf
+		setLogger(logs.logger(cfg.LogLevel))
+
+		klog.InfoS("leader election lost", "lease", "aicr-operator")
+		klog.ErrorS(assert.AnError, "watch failed")
+
+		assert.Equal(t, tt.wantInfo, strings.Contains(buf.String(), `"msg":"leader election lost","lease":"aicr-operator"`),
+			"%s: %s", tt.level, buf.String())
+		assert.Equal(t, tt.wantError, strings.Contains(buf.String(), `"msg":"watch failed"`), "%s: %s", tt.level, buf.String())
+	}
+}

@@ -1,0 +1,117 @@
+package domain_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// supportedAICRConstraint is domain.SupportedAICRRange as a Masterminds/semver constraint: the
+// upper bound "<2.0.0-0" also keeps 2.0.0's pre-releases out and lets the group include
+// pre-releases, so 1.2.0-rc.1 is in and 1.0.0-rc.1 (below 1.0.0) is out.
+const supportedAICRConstraint = ">=1.0.0, <2.0.0-0"
+
+// supportedAICR is supportedAICRConstraint, parsed; a constraint that does not parse fails
+// every test of the package.
+var supportedAICR = func() *semver.Constraints {
+	c, err := semver.NewConstraint(supportedAICRConstraint)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}()
+
+// mastermindsSupports is the library's verdict on version: parsed strictly after an optional
+// leading "v", then checked against supportedAICRConstraint.
+func mastermindsSupports(t *testing.T, version string) bool {
+	t.Helper()
+	v, err := semver.StrictNewVersion(strings.TrimPrefix(version, "v"))
+	return err == nil && supportedAICR.Check(v)
+}
+
+// TestAICRVersionSupported_Range: the supported range, bound by bound, agrees with
+// Masterminds/semver on each case (PLAT-1).
+func TestAICRVersionSupported_Range(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		version string
+		want    bool
+	}{
+		{"1.0.0", true},
+		{"v1.0.0", true},
+		{"1.0.1", true},
+		{"1.1.0", true},
+		{"1.99.3", true},
+		{"1.2.0-rc.1", true},
+		{"1.0.1-alpha", true},
+		{"1.0.0+build.5", true},
+		{"1.2.0-rc.1+sha.abc", true},
+		{"1.18446744073709551615.0", true},
+		{"0.11.1", false},
+		{"0.0.0-dev", false},
+		{"1.0.0-rc.1", false},
+		{"1.0.0-0", false},
+		{"2.0.0", false},
+		{"2.0.0-rc.1", false},
+		{"2.0.0-0", false},
+		{"10.0.0", false},
+		{"", false},
+		{"v", false},
+		{"1.2", false},
+		{"1", false},
+		{"1.2.3.4", false},
+		{"01.2.3", false},
+		{"1.02.3", false},
+		{"1.2.03", false},
+		{"1.2.3-", false},
+		{"1.2.3-01", false},
+		{"1.2.3-rc..1", false},
+		{"1.2.3-rc_1", false},
+		{"1.2.3+", false},
+		{"1.2.3+b..c", false},
+		{"1.2.3+b+c", false},
+		{"vv1.2.3", false},
+		{"V1.2.3", false},
+		{" 1.2.3", false},
+		{"1.2.-3", false},
+		{"1.18446744073709551616.0", false},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, domain.AICRVersionSupported(tt.version), "domain")
+			assert.Equal(t, tt.want, mastermindsSupports(t, tt.version), "Masterminds/semver")
+		})
+	}
+}
+
+// TestAICRVersionSupported_AgreesWithMasterminds: on every version built from valid and invalid
+// parts, the domain's stdlib check gives Masterminds/semver's verdict.
+func TestAICRVersionSupported_AgreesWithMasterminds(t *testing.T) {
+	t.Parallel()
+	prefixes := []string{"", "v"}
+	numbers := []string{"0", "1", "2", "01", "10", "x", ""}
+	pres := []string{"", "-rc.1", "-0", "-01", "-rc.01", "-alpha-1", "-rc..1", "-", "-rc_1", "-1.2.3"}
+	builds := []string{"", "+b", "+b.01", "+b-c", "+", "+b..c", "+b+c", "+b_c"}
+	checked := 0
+	for _, prefix := range prefixes {
+		for _, major := range numbers {
+			for _, minor := range numbers {
+				for _, patch := range numbers {
+					for _, pre := range pres {
+						for _, build := range builds {
+							v := prefix + major + "." + minor + "." + patch + pre + build
+							require.Equal(t, mastermindsSupports(t, v), domain.AICRVersionSupported(v), v)
+							checked++
+						}
+					}
+				}
+			}
+		}
+	}
+	assert.Equal(t, 2*7*7*7*10*8, checked)
+}
