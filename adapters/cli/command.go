@@ -21,9 +21,10 @@ type apiCommand struct {
 }
 
 // newAPICommand builds the cobra command of c: flags come from the root, so every command
-// accepts every flag, before or after the name (CLI-1).
+// accepts every flag, before or after the name (CLI-1). A command whose use names a ROLLOUT
+// completes rollout names.
 func newAPICommand(o *Options, c apiCommand) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:     c.use,
 		Short:   c.short,
 		Long:    c.long,
@@ -31,6 +32,9 @@ func newAPICommand(o *Options, c apiCommand) *cobra.Command {
 		Args:    c.args,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.flags.expiresGiven = cmd.Flags().Changed("expires")
+			if err := o.preflight(cmd); err != nil {
+				return err
+			}
 			if c.validate != nil {
 				if err := c.validate(o); err != nil {
 					return err
@@ -44,6 +48,10 @@ func newAPICommand(o *Options, c apiCommand) *cobra.Command {
 			return c.run(s, args)
 		},
 	}
+	if strings.Contains(c.use, "ROLLOUT") {
+		cmd.ValidArgsFunction = completeRollouts(o)
+	}
+	return cmd
 }
 
 // validateReason checks --reason (approve, revoke).

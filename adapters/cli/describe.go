@@ -14,20 +14,25 @@ const describeExample = `  # What an approver decides on: transition, steps, AIC
   kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1
 
   # With the operator installed in another namespace
-  kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1 -n aicr-operator`
+  kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1 --operator-namespace aicr-operator
+
+  # The same facts as JSON or YAML
+  kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1 -o yaml`
 
 func newDescribeCommand(o *Options) *cobra.Command {
 	return newAPICommand(o, apiCommand{
-		use:   "describe ROLLOUT",
+		use:   "describe ROLLOUT [-o json|yaml]",
 		short: "Print what an approver decides on about a rollout",
 		long: "Prints the rollout, its runtime UID and transition; its phase, outcome, deadline, approval, message and\n" +
 			"starting inventory; every step, with, next to AICR's assessment, a values change AICR's verdict does not\n" +
-			"cover (overrides or placement that changed the release's values); AICR's upgrade-check report from the operator namespace (-n), verified\n" +
+			"cover (overrides or placement that changed the release's values); AICR's upgrade-check report from the operator namespace (--operator-namespace), verified\n" +
 			"against the digest the rollout records (else Assessment: none); under Recorded steps each transition\n" +
-			"record's precondition (before:) and steps; and each acknowledgement already given.",
-		example: describeExample,
-		args:    cobra.ExactArgs(1),
-		run:     runDescribe,
+			"record's precondition (before:) and steps; and each acknowledgement already given.\n" +
+			"-o json and -o yaml print the same facts as fields.",
+		example:  describeExample,
+		args:     cobra.ExactArgs(1),
+		validate: validateOutput,
+		run:      runDescribe,
 	})
 }
 
@@ -43,6 +48,9 @@ func runDescribe(s *session, args []string) error {
 	changes, err := s.valuesChanges(ro)
 	if err != nil {
 		return err
+	}
+	if s.o.flags.output != outputText {
+		return writeStructured(s.o.Out, s.o.flags.output, newDescribeDocument(ro, report, changes))
 	}
 	return writeDescribe(s.o.Out, ro, report, changes)
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// OperatorNamespace is the namespace -n defaults to: where the operator keeps plans,
-// recipes and upgrade-check reports.
+// OperatorNamespace is the namespace --operator-namespace defaults to: where the operator
+// runs and keeps plans, recipes and upgrade-check reports.
 const OperatorNamespace = "aicr-system"
 
 // DefaultReproduceDir is where reproduce writes recipe.json unless --dir says otherwise.
@@ -28,14 +28,17 @@ type commandFlags struct {
 	bundle       string
 	from         string
 	output       string
+	// operatorNamespace is --operator-namespace; -n/--namespace keeps its kubectl meaning.
+	operatorNamespace string
 }
 
 // addFlags registers the kubectl flags and the command flags on fs.
 func (o *Options) addFlags(fs *pflag.FlagSet) {
 	o.ConfigFlags.AddFlags(fs)
-	if f := fs.Lookup("namespace"); f != nil {
-		f.Usage = "the operator namespace, where plans, recipes and upgrade-check reports live (default aicr-system)"
-	}
+	fs.StringVar(&o.flags.operatorNamespace, "operator-namespace", OperatorNamespace,
+		"the namespace the operator runs in, where plans, recipes and upgrade-check reports live")
+	fs.DurationVar(&o.Timeout, "request-timeout", o.Timeout,
+		"how long one command may wait for the API server in total (e.g. 10s, 1m); 0 waits forever")
 	fs.DurationVar(&o.flags.expires, "expires", 0,
 		"approve: how long the approval lasts (e.g. 2h); without it, until the rollout's deadline")
 	fs.StringVar(&o.flags.reason, "reason", "",
@@ -46,14 +49,15 @@ func (o *Options) addFlags(fs *pflag.FlagSet) {
 		"plan: directory of the AICR helm bundle (aicr bundle --deployer helm)")
 	fs.StringVar(&o.flags.from, "from", "",
 		"plan: directory of the bundle rolled out now; prints the transition's steps")
-	fs.StringVarP(&o.flags.output, "output", "o", "text",
-		`plan: output format, "text" or "json"`)
+	fs.StringVarP(&o.flags.output, "output", "o", outputText,
+		`describe, plan: output format, "text", "json" or "yaml"`)
 }
 
-// namespace is the operator namespace: -n, else aicr-system (never the kubeconfig's namespace).
+// namespace is the operator namespace: --operator-namespace, else aicr-system (never -n or
+// the kubeconfig's namespace).
 func (o *Options) namespace() string {
-	if o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "" {
-		return *o.ConfigFlags.Namespace
+	if o.flags.operatorNamespace != "" {
+		return o.flags.operatorNamespace
 	}
 	return OperatorNamespace
 }

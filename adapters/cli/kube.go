@@ -8,12 +8,12 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 )
@@ -74,7 +74,7 @@ func (o *Options) connect(parent context.Context) (*session, context.CancelFunc,
 	if err != nil {
 		return nil, nil, err
 	}
-	ctx, cancel := context.WithTimeout(parent, o.Timeout)
+	ctx, cancel := o.withDeadline(parent)
 	return &session{ctx: ctx, host: c.Host, o: o, dyn: c.Dynamic, core: c.Kube}, cancel, nil
 }
 
@@ -146,35 +146,35 @@ func (s *session) whoami() (string, error) {
 // decidedAgain ends the help of every command that changes spec.approval (changeApproval).
 const decidedAgain = "The decision is made on the rollout as read; if it changed before the write, it is read and decided again."
 
-// conflictAttempts bounds how often changeApproval decides again after the rollout changed
-// between its read and its patch.
-const conflictAttempts = 5
-
 // changeApproval reads the rollout, lets decide refuse it or build the new spec.approval from
 // it, and patches it conditional on what was read. When the rollout changed in between (the
 // operator wrote its status, or someone else decided first), it reads the rollout again and
-// decides again on what it now says, within the command's deadline. It returns the rollout
-// the successful decision was made on.
+// decides again on what it now says, within the command's deadline, as client-go's
+// retry.RetryOnConflict does with retry.DefaultRetry (five attempts, 10 ms apart). It returns
+// the rollout the successful decision was made on.
 func (s *session) changeApproval(name, doing string,
 	decide func(*aicrv1alpha1.RuntimeRollout) (map[string]any, error),
 ) (*aicrv1alpha1.RuntimeRollout, error) {
-	for attempt := 1; ; attempt++ {
+	var decided *aicrv1alpha1.RuntimeRollout
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		ro, err := s.rollout(name)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		approval, err := decide(ro)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		err = s.patchApproval(ro, approval, doing+" "+name)
-		if err == nil {
-			return ro, nil
+		if err = s.patchApproval(ro, approval, doing+" "+name); err != nil {
+			return err
 		}
-		if !apierrors.IsConflict(err) || attempt == conflictAttempts {
-			return nil, err
-		}
+		decided = ro
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return decided, nil
 }
 
 // patchApproval sends a JSON merge patch that changes only spec.approval, conditional on the

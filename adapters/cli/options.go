@@ -24,6 +24,9 @@ type Options struct {
 	Now func() time.Time
 	// Clients, when set, replaces the clients built from ConfigFlags (tests pass fakes).
 	Clients func() (Clients, error)
+	// Version is the plugin's release, printed by kubectl aicr version; cmd/kubectl-aicr sets
+	// it from its -ldflags version.
+	Version string
 	// Bundles reads a bundle directory for kubectl aicr plan; cmd/kubectl-aicr passes AICR's
 	// bundle reader.
 	Bundles ports.BundleReader
@@ -37,7 +40,8 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 }
 
 // newConfigFlags keeps the kubectl flags that select a cluster and an identity; the
-// request timeout is replaced by the shared deadline, and nothing is discovered or cached.
+// request timeout is replaced by the shared deadline (--request-timeout, addFlags), and
+// nothing is discovered or cached.
 func newConfigFlags() *genericclioptions.ConfigFlags {
 	f := genericclioptions.NewConfigFlags(false)
 	f.Timeout = nil

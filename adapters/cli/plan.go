@@ -16,13 +16,11 @@ const planExample = `  # The plan an AICR helm bundle produces
   # The steps of the transition from the bundle rolled out today to a new one
   kubectl aicr plan --bundle ./new/bundle-helm --from ./old/bundle-helm
 
-  # The same as JSON (releases in the shape of expected-releases.json)
-  kubectl aicr plan --bundle ./bundle-helm -o json`
+  # The same as JSON (releases in the shape of expected-releases.json), or as YAML
+  kubectl aicr plan --bundle ./bundle-helm -o json
+  kubectl aicr plan --bundle ./bundle-helm -o yaml`
 
-var (
-	errBundleRequired = errors.New("--bundle is required")
-	errOutputFormat   = errors.New(`--output must be "text" or "json"`)
-)
+var errBundleRequired = errors.New("--bundle is required")
 
 // planOptions runs `kubectl aicr plan` with the flags of the root command.
 type planOptions struct {
@@ -32,7 +30,7 @@ type planOptions struct {
 func newPlanCommand(o *Options) *cobra.Command {
 	po := &planOptions{Options: o}
 	cmd := &cobra.Command{
-		Use:     "plan --bundle DIR [--from DIR] [-o json]",
+		Use:     "plan --bundle DIR [--from DIR] [-o json|yaml]",
 		Short:   "Print the plan an AICR helm bundle produces (offline)",
 		Long:    "Print the plan an AICR v1.x helm bundle produces: its desiredStateDigest and releases in deployment order, and with --from the steps of the transition from another bundle. Works offline.",
 		Example: planExample,
@@ -52,8 +50,8 @@ func (po *planOptions) validate() error {
 	if po.flags.bundle == "" {
 		errs = append(errs, errBundleRequired)
 	}
-	if po.flags.output != "text" && po.flags.output != "json" {
-		errs = append(errs, errOutputFormat)
+	if err := validateOutput(po.Options); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -79,8 +77,8 @@ func (po *planOptions) run() error {
 	if err != nil {
 		return err
 	}
-	if po.flags.output == "json" {
-		return view.writeJSON(po.Out)
+	if po.flags.output != outputText {
+		return writeStructured(po.Out, po.flags.output, view)
 	}
 	return view.writeText(po.Out)
 }

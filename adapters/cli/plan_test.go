@@ -111,8 +111,9 @@ func TestPlan_Errors(t *testing.T) {
 	t.Parallel()
 	_, err := run(t, "plan")
 	require.ErrorContains(t, err, "--bundle is required")
-	_, err = run(t, "plan", "--bundle", v1Bundle, "-o", "yaml")
-	require.ErrorContains(t, err, "--output")
+	_, err = run(t, "plan", "--bundle", v1Bundle, "-o", "wide")
+	require.ErrorIs(t, err, cli.ErrOutputFormat)
+	require.ErrorContains(t, err, `--output must be "text", "json" or "yaml", not "wide"`)
 
 	_, err = run(t, "plan", "--bundle", filepath.Join(fixtures, "eks-h100-ubuntu-training-kubeflow/bundle-helm"))
 	var se *domain.StallError

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -73,15 +72,6 @@ func newPlanView(p *domain.Plan, from *domain.Plan, tr *domain.Transition) (plan
 		}
 	}
 	return v, nil
-}
-
-func (v planView) writeJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("write json: %w", err)
-	}
-	return nil
 }
 
 func (v planView) writeText(w io.Writer) error {

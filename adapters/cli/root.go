@@ -11,10 +11,11 @@ var subcommands = []func(*Options) *cobra.Command{
 	newRevokeCommand,
 	newAcknowledgeCommand,
 	newReproduceCommand,
+	newVersionCommand,
 }
 
-// NewRootCommand returns the `kubectl aicr` root command with every subcommand
-// and cobra's help command. Errors are printed once by the caller.
+// NewRootCommand returns the `kubectl aicr` root command with every subcommand, cobra's help
+// command and cobra's completion command. Errors are printed once by the caller.
 func NewRootCommand(o *Options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-aicr",
@@ -28,7 +29,6 @@ func NewRootCommand(o *Options) *cobra.Command {
 			cobra.CommandDisplayNameAnnotation: "kubectl aicr",
 		},
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetIn(o.In)
 	root.SetOut(o.Out)
 	root.SetErr(o.ErrOut)
@@ -36,5 +36,8 @@ func NewRootCommand(o *Options) *cobra.Command {
 	for _, newCmd := range subcommands {
 		root.AddCommand(newCmd(o))
 	}
+	// Add cobra's completion command now rather than at Execute, so that it is listed with
+	// the others (docs tests, help).
+	root.InitDefaultCompletionCmd()
 	return root
 }

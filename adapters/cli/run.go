@@ -14,10 +14,14 @@ const rootExample = `  # What an approver decides on, then approve it for two ho
   kubectl aicr acknowledge rollout-3f9a1c0d2b7e4a51-1 --context prod --as alice --as-group approvers
 
   # Re-render the active plan's bundle with the AICR CLI and compare
-  kubectl aicr reproduce -n aicr-system --dir aicr-reproduce
+  kubectl aicr reproduce --operator-namespace aicr-system --dir aicr-reproduce
 
   # The plan an AICR helm bundle produces (offline)
-  kubectl aicr plan --bundle ./bundle-helm`
+  kubectl aicr plan --bundle ./bundle-helm
+
+  # Versions, and completion of commands, flags and rollout names (see kubectl_complete-aicr)
+  kubectl aicr version
+  source <(kubectl aicr completion bash)`
 
 // Run executes the plugin with args (without the program name) and returns its exit code:
 // 0 on success, 1 after printing "error: <message>" to the error stream.

@@ -1,5 +1,6 @@
 // Command kubectl-aicr is the kubectl plugin of the AICR operator: kubectl aicr describe,
-// approve, revoke, acknowledge, reproduce, plan and help. All logic lives in adapters/cli.
+// approve, revoke, acknowledge, reproduce, plan, version, completion and help. All logic lives
+// in adapters/cli. kubectl_complete-aicr, next to this file, is kubectl's completion shim.
 package main
 
 import (
@@ -19,6 +20,7 @@ var now = time.Now //nolint:forbidigo // the plugin's real clock
 func main() {
 	o := cli.NewOptions(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	o.Now = now
+	o.Version = version
 	o.Bundles = aicr.Reader{}
 	os.Exit(cli.Run(context.Background(), o, os.Args[1:]))
 }

@@ -37,7 +37,7 @@ func runPlugin(t *testing.T, user string, args ...string) (int, string, string) 
 		}
 		return cli.Clients{Dynamic: dyn, Kube: kube, Host: cfg.Host}, nil
 	}
-	code := cli.Run(context.Background(), o, append(args, "-n", releaseNamespace))
+	code := cli.Run(context.Background(), o, append(args, "--operator-namespace", releaseNamespace))
 	return code, out.String(), errOut.String()
 }
 
@@ -57,7 +57,8 @@ func TestRenderViewerRolesCH4(t *testing.T) {
 	role := find(objs, "Role", releaseNamespace, "aicr-operator-viewer")
 	require.NotNil(t, role)
 	rules, _, _ = unstructured.NestedSlice(role.Object, "rules")
-	assert.Equal(t, []any{rbacRule("", "configmaps", []string{"get"})}, rules)
+	assert.Equal(t, []any{rbacRule("", "configmaps", []string{"get"}),
+		rbacRule("apps", "deployments", []string{"get"}, "aicr-operator")}, rules)
 	assert.Nil(t, find(objs, "ClusterRoleBinding", "", "aicr-operator-viewer"), "no viewers, no binding")
 	assert.Nil(t, find(objs, "RoleBinding", releaseNamespace, "aicr-operator-viewer"))
 
@@ -78,8 +79,8 @@ func TestRenderViewerRolesCH4(t *testing.T) {
 	}
 }
 
-// TestViewerReadsButNeverWritesCH4CLI2CLI6: a user of viewers.users runs kubectl aicr describe
-// and reproduce's reads (the rollout, the runtime, plan ConfigMaps by name) on the real API
+// TestViewerReadsButNeverWritesCH4CLI2CLI6: a user of viewers.users runs kubectl aicr describe,
+// version and reproduce's reads (the rollout, the runtime, plan ConfigMaps by name) on the real API
 // server with the chart's RBAC, and can neither patch a rollout, approve, write the runtime nor
 // read anything else.
 func TestViewerReadsButNeverWritesCH4CLI2CLI6(t *testing.T) {
@@ -109,6 +110,13 @@ func TestViewerReadsButNeverWritesCH4CLI2CLI6(t *testing.T) {
 		require.Equal(t, 0, code, "stderr: %s", errOut)
 		assert.Contains(t, out, "Rollout:")
 		assert.Contains(t, out, name)
+		assert.NotContains(t, errOut, "forbidden")
+	})
+
+	t.Run("kubectl aicr version", func(t *testing.T) {
+		code, out, errOut := runPlugin(t, viewerUser, "version")
+		require.Equal(t, 0, code, "stderr: %s", errOut)
+		assert.Contains(t, out, "Operator version:", "the operator's Deployment was read")
 		assert.NotContains(t, errOut, "forbidden")
 	})
 

@@ -132,7 +132,7 @@ func TestDescribe_ReportNotMatchingTheRecordedDigest(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, report, ro.Spec.AssessmentDigest)
 
-	r := run(approverUser, "describe", name, "-n", operatorNS)
+	r := run(approverUser, "describe", name, "--operator-namespace", operatorNS)
 
 	require.Equal(t, 0, r.code)
 	assert.Contains(t, r.stdout, "\nAssessment: none\n")
@@ -149,7 +149,7 @@ func TestDescribe_InventorySizeNotRecorded(t *testing.T) {
 	ro.Annotations = nil
 	name := fixture{ro: ro}.create(t)
 
-	r := run(approverUser, "describe", name, "-n", operatorNS)
+	r := run(approverUser, "describe", name, "--operator-namespace", operatorNS)
 
 	requireOK(t, r)
 	assert.Contains(t, r.stdout, "Starting inventory: size not recorded, "+ro.Spec.StartingInventoryDigest+"\n")
@@ -190,7 +190,7 @@ func TestDescribe_ReportVerifiedAgainstTheRecordedDigest(t *testing.T) {
 			}))
 			name := fixture{ro: ro}.create(t)
 
-			r := run(approverUser, "describe", name, "-n", operatorNS)
+			r := run(approverUser, "describe", name, "--operator-namespace", operatorNS)
 
 			require.Equal(t, 0, r.code)
 			assert.Contains(t, r.stdout, "\nAssessment: none\n")

@@ -9,14 +9,16 @@ import (
 // everyFlag are the flags every command accepts (CLI-1).
 var everyFlag = []string{
 	"--kubeconfig", "--context", "--as", "--as-group", "-n, --namespace", "--expires", "--reason", "--dir",
-	"--bundle", "--from", "-o, --output",
+	"--bundle", "--from", "-o, --output", "--operator-namespace", "--request-timeout",
 }
 
 func TestHelp_ListsEveryCommandAndFlagWithAnExample(t *testing.T) {
 	t.Parallel()
 	r := runAt(now, 0, "help")
 	requireOK(t, r)
-	for _, cmd := range []string{"describe", "approve", "revoke", "acknowledge", "reproduce", "plan", "help"} {
+	for _, cmd := range []string{
+		"describe", "approve", "revoke", "acknowledge", "reproduce", "plan", "version", "completion", "help",
+	} {
 		assert.Contains(t, r.stdout, "\n  "+cmd+" ", "command %s", cmd)
 	}
 	for _, f := range everyFlag {
@@ -53,7 +55,7 @@ func TestFlags_EveryCommandAcceptsEveryFlagBeforeOrAfterTheName(t *testing.T) {
 	needEnv(t)
 	t.Parallel()
 	name := fixture{ro: newRollout()}.create(t)
-	unused := []string{"--expires", "1h", "--reason", "not used by describe", "--dir", t.TempDir(), "-n", operatorNS}
+	unused := []string{"--expires", "1h", "--reason", "not used by describe", "--dir", t.TempDir(), "--operator-namespace", operatorNS}
 
 	after := run(approverUser, append([]string{"describe", name}, unused...)...)
 	before := runAt(now, 0, append(append([]string{"--kubeconfig", kubeconfig, "--as", approverUser}, unused...),

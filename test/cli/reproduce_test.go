@@ -130,7 +130,7 @@ func TestReproduce_ByDigestAndByName(t *testing.T) {
 	recipeName := "aicr-recipe-" + digest[7:23]
 
 	for _, arg := range []string{digest, name} {
-		r := run(approverUser, "reproduce", arg, "--dir", dir, "-n", operatorNS)
+		r := run(approverUser, "reproduce", arg, "--dir", dir, "--operator-namespace", operatorNS)
 
 		requireOK(t, r)
 		assert.Equal(t, "Plan:       "+digest+" (configmap aicr-system/"+name+")\n"+
@@ -161,7 +161,7 @@ func TestReproduce_PLAN1_ReadsASchema1Plan(t *testing.T) {
 	digest, name := old.create(t)
 	dir := t.TempDir()
 
-	r := run(approverUser, "reproduce", digest, "--dir", dir, "-n", operatorNS)
+	r := run(approverUser, "reproduce", digest, "--dir", dir, "--operator-namespace", operatorNS)
 
 	requireOK(t, r)
 	assert.Contains(t, r.stdout, "Plan:       "+digest+" (configmap aicr-system/"+name+")\n")
@@ -198,7 +198,7 @@ func TestReproduce_QuotesTheDirectory(t *testing.T) {
 	digest, _ := resolvedPlan("quoted dir").create(t)
 	t.Chdir(t.TempDir())
 
-	r := run(approverUser, "reproduce", digest, "--dir", "it's here", "-n", operatorNS)
+	r := run(approverUser, "reproduce", digest, "--dir", "it's here", "--operator-namespace", operatorNS)
 
 	requireOK(t, r)
 	assert.Contains(t, r.stdout, `-v "$PWD"/'it'"'"'s here:/work' -w /work `)
