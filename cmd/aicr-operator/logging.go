@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"strconv"
 
 	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
@@ -27,11 +29,36 @@ func bindLogFlags(fs *flag.FlagSet) *logFlags {
 // logger builds the operator's logger once fs is parsed. --zap-log-level, when given, wins over
 // the chart's --log-level; --zap-devel alone keeps its debug default unless --log-level is given.
 func (l *logFlags) logger(level string) logr.Logger {
+	opts := l.options(level)
+	return zap.New(zap.UseFlagOptions(&opts))
+}
+
+// options are the zap options once fs is parsed, the level chosen as logger says.
+func (l *logFlags) options(level string) zap.Options {
 	opts := l.opts
 	if opts.Level == nil && (!opts.Development || l.set("log-level")) {
 		opts.Level = logLevel(level)
 	}
-	return zap.New(zap.UseFlagOptions(&opts))
+	return opts
+}
+
+// maxVerbosity is the highest klog -v the operator sets (client-go logs up to V(10)).
+const maxVerbosity = 10
+
+// klogVerbosity is the klog -v that passes on exactly the V-levels the logger prints: logr's
+// V(n) is zap level -n, so --zap-log-level=debug is -v=1 and --zap-log-level=4 is -v=4. klog
+// filters by its own -v before a message reaches the logger.
+func (l *logFlags) klogVerbosity(level string) int {
+	opts := l.options(level)
+	enabled := opts.Level
+	if enabled == nil { // --zap-devel alone: controller-runtime's development default, debug
+		enabled = zapcore.DebugLevel
+	}
+	v := 0
+	for v < maxVerbosity && enabled.Enabled(zapcore.Level(-(v + 1))) {
+		v++
+	}
+	return v
 }
 
 // set reports whether the flag name was given on the command line.
@@ -42,10 +69,17 @@ func (l *logFlags) set(name string) bool {
 }
 
 // setLogger makes log the logger of controller-runtime and of klog, so client-go's, leader
-// election's and the manager's messages come out in one format, at one level.
-func setLogger(log logr.Logger) {
+// election's and the manager's messages come out in one format, at one level: klog's -v is set
+// to verbosity (klogVerbosity), so klog passes on the V-levels log prints.
+func setLogger(log logr.Logger, verbosity int) error {
 	ctrl.SetLogger(log)
 	klog.SetLogger(log)
+	var fs flag.FlagSet
+	klog.InitFlags(&fs)
+	if err := fs.Set("v", strconv.Itoa(verbosity)); err != nil {
+		return fmt.Errorf("set klog verbosity %d: %w", verbosity, err)
+	}
+	return nil
 }
 
 // logLevel maps the chart's operator.logLevel onto zap levels; unknown values mean info.

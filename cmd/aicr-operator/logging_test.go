@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func TestSetLogger_RoutesKlogToTheOperatorLogger(t *testing.T) {
 		require.NoError(t, err)
 		var buf bytes.Buffer
 		logs.opts.DestWriter = &buf
-		setLogger(logs.logger(cfg.LogLevel))
+		require.NoError(t, setLogger(logs.logger(cfg.LogLevel), logs.klogVerbosity(cfg.LogLevel)))
 
 		klog.InfoS("leader election lost", "lease", "aicr-operator")
 		klog.ErrorS(assert.AnError, "watch failed")
@@ -95,5 +96,36 @@ func TestSetLogger_RoutesKlogToTheOperatorLogger(t *testing.T) {
 		assert.Equal(t, tt.wantInfo, strings.Contains(buf.String(), `"msg":"leader election lost","lease":"aicr-operator"`),
 			"%s: %s", tt.level, buf.String())
 		assert.Equal(t, tt.wantError, strings.Contains(buf.String(), `"msg":"watch failed"`), "%s: %s", tt.level, buf.String())
+	}
+}
+
+// TestSetLogger_KlogVerbosityFollowsTheZapLevel: klog passes on exactly the V-levels the zap
+// level prints (logr's V(n) is zap level -n): none above 0 at info, V(1) at debug, up to V(4)
+// at --zap-log-level=4, and the chart's --log-level=debug is debug too.
+func TestSetLogger_KlogVerbosityFollowsTheZapLevel(t *testing.T) {
+	t.Cleanup(klog.ClearLogger)
+	for _, tt := range []struct {
+		args    []string
+		highest int
+	}{
+		{args: []string{"--zap-log-level=info"}, highest: 0},
+		{args: []string{"--zap-log-level=error"}, highest: 0},
+		{args: []string{"--zap-log-level=debug"}, highest: 1},
+		{args: []string{"--zap-log-level=4"}, highest: 4},
+		{args: []string{"--log-level=debug"}, highest: 1},
+		{args: []string{"--zap-devel"}, highest: 1},
+	} {
+		logs, cfg, err := parseOperatorFlags(t, append([]string{"--zap-encoder=json"}, tt.args...)...)
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		logs.opts.DestWriter = &buf
+		require.NoError(t, setLogger(logs.logger(cfg.LogLevel), logs.klogVerbosity(cfg.LogLevel)))
+		for v := 1; v <= 5; v++ {
+			klog.V(klog.Level(v)).InfoS("verbose", "v", v)
+		}
+		for v := 1; v <= 5; v++ {
+			assert.Equal(t, v <= tt.highest, strings.Contains(buf.String(), fmt.Sprintf(`"msg":"verbose","v":%d`, v)),
+				"%v: V(%d) in %s", tt.args, v, buf.String())
+		}
 	}
 }

@@ -31,7 +31,10 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "aicr-operator: %v\n", err)
 		return 2
 	}
-	setLogger(logs.logger(cfg.LogLevel))
+	if err := setLogger(logs.logger(cfg.LogLevel), logs.klogVerbosity(cfg.LogLevel)); err != nil {
+		fmt.Fprintf(os.Stderr, "aicr-operator: %v\n", err)
+		return 2
+	}
 	log := ctrl.Log.WithName("aicr-operator")
 	ctx := ctrl.SetupSignalHandler()
 	r, cleanup, err := initialize(ctx, cfg)
