@@ -7,6 +7,12 @@ BIN              := $(CURDIR)/bin
 GOLANGCI_VERSION := v2.15.0
 VERSION          ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GOLANGCI_LINT    := $(BIN)/golangci-lint-$(GOLANGCI_VERSION)
+GORELEASER_VERSION := v2.18.2
+GORELEASER       := $(BIN)/goreleaser-$(GORELEASER_VERSION)
+# GoReleaser v2.18 needs Go >= 1.27.1: the go command fetches that toolchain from the module proxy.
+GORELEASER_GO    := go1.27.4
+# The CA certificates copied into the operator image (Debian's ca-certificates); empty: none.
+CA_BUNDLE        ?= /etc/ssl/certs/ca-certificates.crt
 CRD_DIR          := charts/aicr-operator/templates/crds
 ENVTEST_ASSETS    = $(shell test/tools/envtest-bins.sh)
 
@@ -64,6 +70,16 @@ build: ## Build the binaries into bin/, the operator's version from git (aicr_op
 demo: envtest ## Run the operator's main job on a local embedded control plane (DEMO_FLAGS: --pause, --keep, --workdir).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go run ./test/demo run $(DEMO_FLAGS)
 
+.PHONY: release-snapshot
+release-snapshot: $(GORELEASER) ## Build the release offline into dist/: kubectl-aicr archives + checksums, the operator image (OCI layout), its digest.
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) COMMIT_DATE=$$(git log -1 --format=%cI) VERSION=$(VERSION) \
+		$(GORELEASER) release --snapshot --clean
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) go run ./test/tools/imagebuild \
+		--binary linux/amd64=$$(ls dist/aicr-operator_linux_amd64*/aicr-operator) \
+		--binary linux/arm64=$$(ls dist/aicr-operator_linux_arm64*/aicr-operator) \
+		$(if $(CA_BUNDLE),--ca-bundle $(CA_BUNDLE)) \
+		--version $(VERSION) --revision $$(git rev-parse HEAD) --out dist/image
+
 ##@ Verify
 
 .PHONY: verify
@@ -86,3 +102,8 @@ $(GOLANGCI_LINT):
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) GOFLAGS= go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 	mv $(BIN)/golangci-lint $(GOLANGCI_LINT)
+
+$(GORELEASER):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) GOFLAGS= GOTOOLCHAIN=$(GORELEASER_GO) go install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+	mv $(BIN)/goreleaser $(GORELEASER)
