@@ -3,8 +3,8 @@
 // (an Apply is synced and healthy at once when Instant, otherwise on Settle) and counts the
 // writes that changed an engine object. It models no Argo CD behaviour beyond the port's
 // contract (ownership, idempotent Apply, ErrForeignObject, ErrTargetNotFound,
-// ErrSuspensionRefused while a sync operation runs); suites that need Argo CD's objects use
-// adapters/argocd with test/argocdsim. Remove deletes the object at once unless Cascade is set,
+// ErrSuspensionRefused while a sync operation runs, a write failing once its context is done);
+// suites that need Argo CD's objects use adapters/argocd with test/argocdsim. Remove deletes the object at once unless Cascade is set,
 // when it marks the object Removing and Settle deletes it, as a cascading delete that waits for
 // the release's live objects does.
 package memengine
@@ -76,8 +76,12 @@ func Revision(spec ports.ReleaseSpec) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Apply records spec; ErrForeignObject for an object of another runtime.
-func (e *Engine) Apply(_ context.Context, spec ports.ReleaseSpec) error {
+// Apply records spec; ErrForeignObject for an object of another runtime. Like every write, it
+// fails with the context's error once ctx is done, as an API request would.
+func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	e.Mu.Lock()
 	cur, exists := e.Objs[spec.Ref]
 	if exists && cur.Owner.RuntimeUID != spec.Owner.RuntimeUID {
@@ -129,7 +133,10 @@ func (e *Engine) Settle() {
 }
 
 // Adopt moves an object of runtime prev to owner.
-func (e *Engine) Adopt(_ context.Context, ref ports.ReleaseRef, prev string, owner ports.ReleaseOwner) error {
+func (e *Engine) Adopt(ctx context.Context, ref ports.ReleaseRef, prev string, owner ports.ReleaseOwner) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	st, ok := e.Objs[ref]
@@ -191,7 +198,10 @@ func (e *Engine) List(context.Context) ([]ports.ReleaseStatus, error) {
 
 // Remove deletes an object, or with Cascade marks it Removing for Settle to delete; a missing
 // object, or one already being removed, is not an error and no further write.
-func (e *Engine) Remove(_ context.Context, ref ports.ReleaseRef, _ ports.ReleaseOwner) error {
+func (e *Engine) Remove(ctx context.Context, ref ports.ReleaseRef, _ ports.ReleaseOwner) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	e.Mu.Lock()
 	st, ok := e.Objs[ref]
 	if !ok || st.Removing {
@@ -217,7 +227,10 @@ func (e *Engine) Remove(_ context.Context, ref ports.ReleaseRef, _ ports.Release
 
 // Suspend records automation off or on for an object of owner; suspending an object whose sync
 // operation runs is refused (ErrSuspensionRefused), as the port's contract says.
-func (e *Engine) Suspend(_ context.Context, ref ports.ReleaseRef, owner ports.ReleaseOwner, suspend bool) error {
+func (e *Engine) Suspend(ctx context.Context, ref ports.ReleaseRef, owner ports.ReleaseOwner, suspend bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	st, ok := e.Objs[ref]

@@ -3,7 +3,7 @@ package rollout_test
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +21,8 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
+// benchReleases is the most releases a plan holds (PLAN-2); the largest transition the API
+// admits replaces all of them: 128 Remove and 128 Install steps (RO-5: at most 256 steps).
 const benchReleases = 128
 
 // install128 runs a 128-release initial install with an instant engine on a new harness and
@@ -29,13 +31,7 @@ const benchReleases = 128
 func install128(tb testing.TB) (*harness, *domain.Plan, []time.Duration, int64) {
 	h := newHarness(tb, true)
 	h.opts.RequeueCap = time.Millisecond
-	var mu sync.Mutex
-	var at []time.Time
-	h.engine.OnWrite = func(string) {
-		mu.Lock()
-		at = append(at, time.Now())
-		mu.Unlock()
-	}
+	engineWrites := recordEngineWrites(h)
 	h.start()
 	uid := h.createRuntime(nil)
 	plan, err := syntheticPlan(benchReleases, uid)
@@ -47,15 +43,46 @@ func install128(tb testing.TB) (*harness, *domain.Plan, []time.Duration, int64) 
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled, "")
 	writes := h.writes.Load()
-	mu.Lock()
-	defer mu.Unlock()
-	gaps := make([]time.Duration, 0, len(at))
-	for i := 1; i < len(at); i++ {
-		gaps = append(gaps, at[i].Sub(at[i-1]))
-	}
+	gaps := engineWrites.gaps()
 	require.Len(tb, gaps, benchReleases-1)
-	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
+	slices.Sort(gaps)
 	return h, plan, gaps, writes
+}
+
+// engineWrites records when the engine is written to: the gaps between writes are the
+// operator's overhead per step with an instant engine.
+type engineWrites struct {
+	mu sync.Mutex
+	at []time.Time
+}
+
+// recordEngineWrites makes h's engine record the time of each write; call it before h.start.
+func recordEngineWrites(h *harness) *engineWrites {
+	w := &engineWrites{}
+	h.engine.OnWrite = func(string) {
+		w.mu.Lock()
+		w.at = append(w.at, time.Now())
+		w.mu.Unlock()
+	}
+	return w
+}
+
+// reset forgets the writes recorded so far.
+func (w *engineWrites) reset() {
+	w.mu.Lock()
+	w.at = nil
+	w.mu.Unlock()
+}
+
+// gaps returns the time between consecutive writes, in the order they happened.
+func (w *engineWrites) gaps() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	gaps := make([]time.Duration, 0, len(w.at))
+	for i := 1; i < len(w.at); i++ {
+		gaps = append(gaps, w.at[i].Sub(w.at[i-1]))
+	}
+	return gaps
 }
 
 // A 128-release initial install costs at most 3 API writes per step, and an idle runtime

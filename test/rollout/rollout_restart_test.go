@@ -22,7 +22,10 @@ func TestRolloutKillAndRestart(t *testing.T) {
 	h.engine.Mu.Lock()
 	h.engine.OnWrite = func(string) {
 		ctx := h.managerContext()
-		wrote <- ""
+		select { // a write while the test stops this manager is not waited for
+		case wrote <- "":
+		case <-ctx.Done():
+		}
 		<-ctx.Done() // the reconcile that wrote never records it
 	}
 	h.engine.Mu.Unlock()

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,10 +19,6 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
-
-// scaleReleases is the most releases a plan holds (PLAN-2); the largest transition the API
-// admits replaces all of them: 128 Remove and 128 Install steps (RO-5: at most 256 steps).
-const scaleReleases = 128
 
 // BenchmarkRolloutReplace256 measures the largest transition the API admits: 128 target
 // releases replacing 128 others (256 steps), every release's values near its share of the
@@ -50,13 +46,7 @@ func BenchmarkRolloutReplace256(b *testing.B) {
 func replace256(b *testing.B) (early, late, largest float64) {
 	h := newHarness(b, true)
 	h.opts.RequeueCap = time.Millisecond
-	var mu sync.Mutex
-	var at []time.Time
-	h.engine.OnWrite = func(string) {
-		mu.Lock()
-		at = append(at, time.Now())
-		mu.Unlock()
-	}
+	engineWrites := recordEngineWrites(h)
 	h.start()
 	defer h.stop()
 	uid := h.createRuntime(nil)
@@ -67,21 +57,14 @@ func replace256(b *testing.B) (early, late, largest float64) {
 
 	target, err := largePlan("target", uid)
 	require.NoError(b, err)
-	mu.Lock()
-	at = nil
-	mu.Unlock()
+	engineWrites.reset()
 	h.setCandidate(h.writePlan(target), metav1.Condition{})
 	ro := h.waitRollout(2)
-	require.Len(b, ro.Spec.Steps, 2*scaleReleases)
+	require.Len(b, ro.Spec.Steps, 2*benchReleases)
 	h.approve(ro.Name, h.clock.Now().Add(30*time.Minute))
 	ended := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 
-	mu.Lock()
-	gaps := make([]float64, 0, len(at))
-	for i := 1; i < len(at); i++ {
-		gaps = append(gaps, float64(at[i].Sub(at[i-1]))/float64(time.Millisecond))
-	}
-	mu.Unlock()
+	gaps := engineWrites.gaps()
 	require.GreaterOrEqual(b, len(gaps), 250, "one engine write per step")
 	largest = objectSize(b, ended)
 	for _, name := range planConfigMapNames(b, target) {
@@ -92,13 +75,13 @@ func replace256(b *testing.B) (early, late, largest float64) {
 	return median(gaps[5:15]), median(gaps[240:250]), largest
 }
 
-// largePlan is a plan of scaleReleases releases named after prefix, each with values of about
+// largePlan is a plan of benchReleases releases named after prefix, each with values of about
 // 7 KiB, so the plan's values ConfigMap is close to the 1 MiB a ConfigMap holds.
 func largePlan(prefix, runtimeUID string) (*domain.Plan, error) {
 	p := &domain.Plan{SchemaVersion: domain.PlanSchemaVersion, RuntimeUID: runtimeUID, Source: domain.SourceResolved,
 		AICRVersion: "1.0.0", HasRecipe: true}
 	pad := strings.Repeat("x", 7*1024)
-	for i := range scaleReleases {
+	for i := range benchReleases {
 		id := fmt.Sprintf("%s-%03d", prefix, i)
 		p.Releases = append(p.Releases, domain.Release{
 			ID: id, Namespace: "components", Component: id, Kind: ports.KindUpstream,
@@ -133,14 +116,9 @@ func objectSize(b *testing.B, obj client.Object) float64 {
 	return float64(len(raw))
 }
 
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
-	return s[len(s)/2]
+// median is the middle of gaps in milliseconds.
+func median(gaps []time.Duration) float64 {
+	s := slices.Clone(gaps)
+	slices.Sort(s)
+	return float64(s[len(s)/2]) / float64(time.Millisecond)
 }
