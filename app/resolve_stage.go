@@ -33,6 +33,11 @@ type Stage struct {
 	// KeepRole, when set, keeps the result (ports.KeptResult of that role) and deletes the Job
 	// at once; otherwise the caller deletes the Job once it recorded the result.
 	KeepRole string
+	// Credentials is the docker config.json of the Job's run-scoped registry Secret (RES-8).
+	Credentials []byte
+	// VersionInArtifact says the Job writes no output ConfigMap to carry AICR's version (a
+	// bundle pushed to a registry): the caller checks the version the artifact records.
+	VersionInArtifact bool
 }
 
 // StageEvent is something a stage run did, for the caller to record as an Event.
@@ -90,7 +95,7 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 	switch {
 	case errors.Is(err, ports.ErrJobNotFound):
 		spec := ports.JobSpec{Name: st.Name, Kind: st.Kind, Image: s.Image, Args: st.Args, Inputs: st.Inputs,
-			Owner: ports.ReleaseOwner{RuntimeUID: runtimeUID}}
+			Credentials: st.Credentials, Owner: ports.ReleaseOwner{RuntimeUID: runtimeUID}}
 		if _, err = s.Jobs.Start(ctx, spec); err != nil {
 			return run.transient(err)
 		}
@@ -110,7 +115,8 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 }
 
 // finish uses a succeeded Job's output: only the Job's own (else the Job runs again), only of
-// the pinned AICR version (else AICRVersionMismatch), kept and the Job deleted when the stage
+// the pinned AICR version (else AICRVersionMismatch; the caller checks a stage whose version is
+// in its artifact), kept and the Job deleted when the stage
 // keeps its result; something in the way of the kept result stalls ForeignObject.
 func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, js ports.JobStatus, run StageRun) StageRun {
 	ref := ports.JobRef{Name: st.Name}
@@ -118,7 +124,7 @@ func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, js
 	if errors.Is(err, ports.ErrUntrustedOutput) {
 		return s.again(ctx, st, err, run)
 	}
-	if stall := domain.CheckAICRVersion(s.AICRVersion, js.AICRVersion); stall != nil {
+	if stall := domain.CheckAICRVersion(s.AICRVersion, js.AICRVersion); stall != nil && !st.VersionInArtifact {
 		run.Stall = &domain.Stall{Reason: stall.Reason, Message: fmt.Sprintf("aicr %s job %s: %s", st.Kind, st.Name, stall.Message)}
 		return run
 	}

@@ -1,8 +1,11 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io/fs"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -134,4 +137,36 @@ func TestStageRunner_Run(t *testing.T) {
 			assert.Equal(t, tt.events, reasons)
 		})
 	}
+}
+
+// TestStageRunner_BundlePushedToARegistry: a bundle stage pushing to a registry starts its Job
+// with the run-scoped credential (RES-8), and its succeeded Job, which writes no output
+// ConfigMap to carry AICR's version, is used without the Job-level version check: the caller
+// checks the version bundle-info.yaml records (RES-5).
+func TestStageRunner_BundlePushedToARegistry(t *testing.T) {
+	t.Parallel()
+	creds := []byte(`{"auths":{"registry.example.com":{"auth":"dTpw"}}}`)
+	st := app.Stage{Kind: ports.JobBundle, Name: "aicr-bundle-0123456789abcdef", Args: []string{"bundle"},
+		Credentials: creds, VersionInArtifact: true}
+	bref := ports.JobRef{Name: st.Name}
+	refs := fstest.MapFS{ports.JobImageRefsFile: {Data: []byte("sha256:" + strings.Repeat("a", 64) + "\n")}}
+	t.Run("the Job starts with the credential", func(t *testing.T) {
+		t.Parallel()
+		jobs := mocks.NewMockJobRunner(gomock.NewController(t))
+		jobs.EXPECT().Status(gomock.Any(), bref).Return(ports.JobStatus{}, ports.ErrJobNotFound)
+		jobs.EXPECT().Start(gomock.Any(), gomock.Cond(func(s ports.JobSpec) bool {
+			return s.Name == st.Name && s.Kind == ports.JobBundle && bytes.Equal(s.Credentials, creds)
+		})).Return(bref, nil)
+		run := app.StageRunner{Jobs: jobs, Image: image, AICRVersion: "1.1.0"}.Run(context.Background(), runtimeUID, st)
+		assert.NotEmpty(t, run.Waiting)
+	})
+	t.Run("a succeeded Job without a version is used", func(t *testing.T) {
+		t.Parallel()
+		jobs := mocks.NewMockJobRunner(gomock.NewController(t))
+		jobs.EXPECT().Status(gomock.Any(), bref).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+		jobs.EXPECT().Output(gomock.Any(), bref).Return(refs, nil)
+		run := app.StageRunner{Jobs: jobs, Image: image, AICRVersion: "1.1.0"}.Run(context.Background(), runtimeUID, st)
+		assert.Nil(t, run.Stall)
+		assert.Equal(t, fs.FS(refs), run.Files)
+	})
 }

@@ -42,6 +42,45 @@ func (m *MockRegistry) EXPECT() *MockRegistryMockRecorder {
 	return m.recorder
 }
 
+// BundleTarget mocks base method.
+func (m *MockRegistry) BundleTarget(ctx context.Context) (ports.BundleTarget, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "BundleTarget", ctx)
+	ret0, _ := ret[0].(ports.BundleTarget)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// BundleTarget indicates an expected call of BundleTarget.
+func (mr *MockRegistryMockRecorder) BundleTarget(ctx any) *MockRegistryBundleTargetCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "BundleTarget", reflect.TypeOf((*MockRegistry)(nil).BundleTarget), ctx)
+	return &MockRegistryBundleTargetCall{Call: call}
+}
+
+// MockRegistryBundleTargetCall wrap *gomock.Call
+type MockRegistryBundleTargetCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockRegistryBundleTargetCall) Return(arg0 ports.BundleTarget, arg1 error) *MockRegistryBundleTargetCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockRegistryBundleTargetCall) Do(f func(context.Context) (ports.BundleTarget, error)) *MockRegistryBundleTargetCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockRegistryBundleTargetCall) DoAndReturn(f func(context.Context) (ports.BundleTarget, error)) *MockRegistryBundleTargetCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // MirrorChart mocks base method.
 func (m *MockRegistry) MirrorChart(ctx context.Context, chart ports.UpstreamChart) (ports.PinnedChart, error) {
 	m.ctrl.T.Helper()
@@ -155,45 +194,6 @@ func (c *MockRegistryPullEvidenceCall) Do(f func(context.Context, ports.Digest) 
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
 func (c *MockRegistryPullEvidenceCall) DoAndReturn(f func(context.Context, ports.Digest) (ports.Evidence, error)) *MockRegistryPullEvidenceCall {
-	c.Call = c.Call.DoAndReturn(f)
-	return c
-}
-
-// PushBundle mocks base method.
-func (m *MockRegistry) PushBundle(ctx context.Context, planDigest string, bundle fs.FS) (ports.Digest, error) {
-	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "PushBundle", ctx, planDigest, bundle)
-	ret0, _ := ret[0].(ports.Digest)
-	ret1, _ := ret[1].(error)
-	return ret0, ret1
-}
-
-// PushBundle indicates an expected call of PushBundle.
-func (mr *MockRegistryMockRecorder) PushBundle(ctx, planDigest, bundle any) *MockRegistryPushBundleCall {
-	mr.mock.ctrl.T.Helper()
-	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PushBundle", reflect.TypeOf((*MockRegistry)(nil).PushBundle), ctx, planDigest, bundle)
-	return &MockRegistryPushBundleCall{Call: call}
-}
-
-// MockRegistryPushBundleCall wrap *gomock.Call
-type MockRegistryPushBundleCall struct {
-	*gomock.Call
-}
-
-// Return rewrite *gomock.Call.Return
-func (c *MockRegistryPushBundleCall) Return(arg0 ports.Digest, arg1 error) *MockRegistryPushBundleCall {
-	c.Call = c.Call.Return(arg0, arg1)
-	return c
-}
-
-// Do rewrite *gomock.Call.Do
-func (c *MockRegistryPushBundleCall) Do(f func(context.Context, string, fs.FS) (ports.Digest, error)) *MockRegistryPushBundleCall {
-	c.Call = c.Call.Do(f)
-	return c
-}
-
-// DoAndReturn rewrite *gomock.Call.DoAndReturn
-func (c *MockRegistryPushBundleCall) DoAndReturn(f func(context.Context, string, fs.FS) (ports.Digest, error)) *MockRegistryPushBundleCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

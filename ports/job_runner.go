@@ -29,6 +29,11 @@ const (
 	// JobArtifactFile is the file of Output holding the artifact a job wrote to its
 	// OutputRef (AICR names it so whatever the artifact: snapshot, recipe or report).
 	JobArtifactFile = "snapshot.yaml"
+	// JobImageRefsPath is the file a job pushing to a registry hands AICR as --image-refs:
+	// AICR writes the pushed digest there ("sha256:<64 hex>\n", AICR-CLI.md section 7).
+	JobImageRefsPath = "/dev/termination-log"
+	// JobImageRefsFile is the file of Output holding what the job wrote to JobImageRefsPath.
+	JobImageRefsFile = "image-refs"
 )
 
 // JobSpec describes one run of the pinned AICR image. Name is the job's
@@ -82,8 +87,10 @@ type JobStatus struct {
 // Contract: Start is idempotent by JobSpec.Name and returns without waiting
 // for the job; Status and Output never mutate and return ErrJobNotFound when
 // the job does not exist; Output returns the files the job wrote (for a bundle
-// job the bundle directory, readable by the same bundle reader as a directory
-// on disk, for any other job JobArtifactFile) and an error wrapping
+// job writing to OutputRef the bundle directory, readable by the same bundle reader
+// as a directory on disk; for a job given --image-refs JobImageRefsPath the file
+// JobImageRefsFile, read from the job's own finished container; for any other
+// job JobArtifactFile) and an error wrapping
 // ErrJobNotFound until the job succeeded, and an error wrapping ErrUntrustedOutput when
 // what it finds at the job's output was not written for that job by the job itself (then
 // JobStatus.AICRVersion is empty too). A job reads its inputs under

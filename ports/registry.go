@@ -83,6 +83,24 @@ type Evidence struct {
 	Report []byte
 }
 
+// ErrBundleRejected reports a bundle artifact the operator refuses to read: not
+// AICR's bundle artifact type, not exactly one gzip tar layer, larger than the
+// bound, or an archive that is not a plain tree of regular files. It is never
+// transient: the caller stalls.
+var ErrBundleRejected = errors.New("bundle artifact rejected")
+
+// BundleTarget is where and how a bundle Job pushes its bundle with AICR's
+// `-o oci://` (AICR-CLI.md section 7).
+type BundleTarget struct {
+	// Repository is <registry>/bundles/cluster, without scheme.
+	Repository string
+	// PlainHTTP makes the Job push over plain HTTP (AICR's --plain-http).
+	PlainHTTP bool
+	// DockerConfig is a docker config.json holding only the push credential for
+	// the repository's host, for the Job's run-scoped Secret (RES-8).
+	DockerConfig []byte
+}
+
 // Registry is the runtime's OCI registry (mirrored charts, wrapper charts,
 // rendered bundles, evidence). Every artifact is addressed by manifest digest:
 // <registry>/charts/<name>, <registry>/wrappers/<name> and
@@ -93,8 +111,9 @@ type Evidence struct {
 // same input yields the same digest. MirrorChart verifies the upstream archive
 // before anything is pushed and returns ErrArchiveRejected when it does not
 // verify; a chart version mirrored once keeps its archive digest and upstream
-// (the same is reused, anything else is ErrArchiveRejected). PushBundle and
-// PushEvidence tag each artifact uniquely by its content and never move a tag:
+// (the same is reused, anything else is ErrArchiveRejected). Bundles are pushed
+// by AICR itself (BundleTarget) and pulled only by digest. PushEvidence tags
+// each artifact uniquely by its content and never moves a tag:
 // a tag that already holds other content is ErrForeignObject. Every method
 // returns ErrCredentialsUnavailable when no credentials can be obtained,
 // ErrCredentialsStale when the credentials expired and ErrUnauthorized when
@@ -109,11 +128,14 @@ type Registry interface {
 	// PushWrapper packages a bundle-local chart (chart is the chart folder,
 	// Chart.yaml at its root) to <registry>/wrappers/<name>:<version>.
 	PushWrapper(ctx context.Context, chart fs.FS) (PinnedChart, error)
-	// PushBundle stores the rendered bundle (bundle-info.yaml at the root of
-	// bundle) in <registry>/bundles/cluster, tagged for planDigest, and returns
-	// its manifest digest.
-	PushBundle(ctx context.Context, planDigest string, bundle fs.FS) (Digest, error)
-	// PullBundle returns the files of the bundle stored under digest.
+	// BundleTarget returns where a bundle Job pushes the bundle it renders and
+	// the short-lived push credential it needs (RES-8).
+	BundleTarget(ctx context.Context) (BundleTarget, error)
+	// PullBundle returns the files of the bundle AICR pushed to
+	// <registry>/bundles/cluster@digest, after verifying the artifact: AICR's
+	// artifact type, exactly one gzip tar layer within the size bound, its
+	// content matching its digest, and a plain tree of regular files.
+	// Anything else is ErrBundleRejected.
 	PullBundle(ctx context.Context, digest Digest) (fs.FS, error)
 	// PushEvidence stores ev next to the bundles and returns its manifest digest.
 	PushEvidence(ctx context.Context, ev Evidence) (Digest, error)

@@ -10,13 +10,44 @@
 //     upgrade-check and validate: the artifact is under the data key
 //     "snapshot.yaml" (AICR uses that key even for a recipe, AICR-CLI.md section
 //     3) and the ConfigMap carries the label app.kubernetes.io/version=<AICR
-//     version>, which Status reports as JobStatus.AICRVersion. A bundle is a
-//     directory, so the bundle Job stores it as a gzip tar archive under the
-//     binaryData key "bundle.tar.gz" of the same ConfigMap; Output unpacks it
-//     into an in-memory fs.FS (no path escapes, no links, bounded size) that
-//     adapters/aicr.ReadBundle reads unchanged. Whether AICR v1 packs the
-//     bundle itself or the Job needs a packaging step is the open point of this
-//     protocol.
+//     version>, which Status reports as JobStatus.AICRVersion.
+//   - Bundle transport. A bundle is a directory, which AICR writes to a
+//     directory or, with "-o oci://<registry>/<repository>[:<tag>]", pushes as
+//     one gzip tar layer of artifact type application/vnd.nvidia.aicr.artifact
+//     (AICR-CLI.md section 7); it has no cm:// form, and a ConfigMap is capped
+//     near 1 MiB while a bundle may be far larger. So the bundle Job runs
+//     "aicr bundle ... -o oci://<registry>/bundles/cluster:<job name>
+//     --image-refs /dev/termination-log" (plus --plain-http for the in-cluster
+//     registry), authenticated by the docker config of its run-scoped Secret
+//     "<job>-registry" (RES-8), which carries only the operator's current push
+//     credential for the registry host (ports.Registry.BundleTarget).
+//     How the digest comes back: AICR writes the pushed digest
+//     ("sha256:<64 hex>" and a newline) to its --image-refs file, and that
+//     file is the container's termination log, which the kubelet copies into
+//     the terminated state of the container; Output returns it as
+//     ports.JobImageRefsFile, read only from a Pod the Job controls whose aicr
+//     container exited 0 (FallbackToLogsOnError falls back to the log only on
+//     a failure). This was chosen over resolving a per-run tag afterwards: a
+//     tag can be moved by anyone holding a push credential between the push
+//     and the read, while the termination message is written only by the
+//     Job's own container and recorded by the kubelet, like the exit code the
+//     stage already trusts. The digest is still untrusted: the resolver pulls
+//     <registry>/bundles/cluster@<digest> through the Registry port, which
+//     verifies the manifest against the digest, its artifact type, exactly one
+//     gzip tar layer within the size bound and the layer against its digest,
+//     and unpacks it with Untar (no path escapes, no links, bounded size) into
+//     the fs.FS adapters/aicr.ReadBundle reads unchanged; the plan records that
+//     digest as its bundle reference, what `kubectl aicr reproduce` hands to
+//     `oras pull`. Such a Job writes no output ConfigMap, so its AICR version
+//     is the one bundle-info.yaml records (RES-5). Only a resolver without a
+//     Registry (the test suites; the operator refuses to start without one)
+//     still has the bundle stored as a gzip tar archive under the binaryData
+//     key "bundle.tar.gz" of the output ConfigMap, which Output unpacks the
+//     same way. To check against a real AICR v1 image: that --image-refs may
+//     name /dev/termination-log (AICR must write the file in place, not
+//     rename a temporary file next to it), and that the layer carries an
+//     org.opencontainers.image.title (oras pull skips an untitled layer; the
+//     AICR source read for this titles none, test/aicroci titles it ".").
 //   - Failures. The container "aicr" runs with terminationMessagePolicy
 //     FallbackToLogsOnError, so a failed container's termination message is the
 //     tail of its log (AICR logs JSON to stderr with --log-json). Status reads

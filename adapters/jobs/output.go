@@ -25,8 +25,10 @@ const MaxBundleBytes = 64 << 20
 var ErrBadArchive = errors.New("bad bundle archive")
 
 // Output returns the files of a succeeded Job: the output ConfigMap's data keys as files
-// (snapshot.yaml), or for a bundle the unpacked bundle.tar.gz. The output must be the Job's own
-// (verifiedOutput); one that is not wraps ports.ErrUntrustedOutput.
+// (snapshot.yaml), or for a bundle the unpacked bundle.tar.gz, and for a Job given
+// --image-refs ports.JobImageRefsPath what AICR wrote there (ports.JobImageRefsFile, see
+// imageRefs). The output must be the Job's own (verifiedOutput); one that is not wraps
+// ports.ErrUntrustedOutput.
 func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 	job, err := r.getJob(ctx, ref)
 	if err != nil {
@@ -43,6 +45,13 @@ func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 		return Untar(archive, MaxBundleBytes)
 	}
 	files := fstest.MapFS{}
+	if writesImageRefs(job) {
+		refs, err := r.imageRefs(ctx, job)
+		if err != nil {
+			return nil, err
+		}
+		files[ports.JobImageRefsFile] = &fstest.MapFile{Data: refs, Mode: 0o444}
+	}
 	for k, v := range cm.Data {
 		files[k] = &fstest.MapFile{Data: []byte(v), Mode: 0o444}
 	}

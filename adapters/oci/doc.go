@@ -3,6 +3,10 @@
 // after their archive digest is verified, bundle-local charts are pushed to
 // <registry>/wrappers/<name>, rendered bundles and validation evidence go to
 // <registry>/bundles/cluster, and everything is addressed by manifest digest.
+// Bundles are pushed by the AICR bundle Job itself (`aicr bundle -o oci://`,
+// one gzip tar layer of artifact type application/vnd.nvidia.aicr.artifact)
+// with the credential BundleTarget hands it; PullBundle reads them only by
+// digest and verifies the artifact before unpacking it (bundle.go).
 // Package chartref maps a plan's releases to those pinned sources for engine
 // adapters.
 //
@@ -16,9 +20,10 @@
 // second one stalls ChartSourceUnsupported). Namespacing would move every
 // chart of existing plans, which chartref derives as <registry>/charts/<name>,
 // and widen the Argo CD AppProject's sourceRepos from <registry>/charts/*
-// (one path segment) to <registry>/charts/**. Bundles and evidence are tagged
+// (one path segment) to <registry>/charts/**. Evidence is tagged
 // <name>-<manifest digest> so a reused name never moves an earlier tag (a tag
-// holding other content is ports.ErrForeignObject).
+// holding other content is ports.ErrForeignObject); a bundle is tagged with the
+// name of the Job that rendered it, and the operator never reads it by tag.
 //
 // Upstream requests are https only (a transport refuses anything else,
 // including redirects and token realms). A Helm repository's archive URL must

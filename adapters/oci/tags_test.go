@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,13 +52,6 @@ func TestContentTags_AreUniqueAndNeverMove(t *testing.T) {
 				return reg.PushEvidence(ctx, ev)
 			},
 			prefix: "evidence-rollout-aaaa",
-		},
-		{
-			name: "bundles of one plan digest",
-			push: func(ctx context.Context, reg *oci.Registry, n int) (ports.Digest, error) {
-				return reg.PushBundle(ctx, planDigest, fstest.MapFS{"bundle-info.yaml": {Data: []byte(strings.Repeat("b", n+1))}})
-			},
-			prefix: "plan-3f9a1c0d2b7e4a51-",
 		},
 	}
 	for _, tt := range tests {

@@ -15,7 +15,6 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/oci"
-	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -55,7 +54,6 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, reg 
 			Image:               cfg.AICRImage,
 			AICRVersion:         cfg.AICRVersion,
 			AllowedNamespaces:   cfg.ComponentNamespaces,
-			BundleRepository:    chartref.Base(cfg.RegistryRepository) + "/" + oci.BundlesRepository,
 			AgentServiceAccount: cfg.JobsServiceAccount,
 			AdmissionPolicies:   shared.ChartAdmissionPolicies,
 		})

@@ -7,6 +7,8 @@
 // (its ServiceAccount with the bound token's pod-name claim, so the chart's
 // admission policies judge the write as they would in a cluster), marks the
 // Pod terminated with the exit code and the log tail, and sets the Job status.
+// A bundle Job writing to `-o oci://` pushes the bundle to that registry
+// instead, with the Job's mounted credential, as AICR does (pushBundle).
 // It never touches operator objects. Not modelled: scheduling, image pulls,
 // restarts, and the real AICR binary.
 package jobexec
@@ -35,13 +37,15 @@ type Result struct {
 	Hold bool
 	// ExitCode is the container's exit code; non-zero fails the Job.
 	ExitCode int32
-	// Log is the log tail the termination message carries (FallbackToLogsOnError).
+	// Log is the log tail the termination message carries (FallbackToLogsOnError); after a
+	// push to a registry, what AICR wrote to --image-refs /dev/termination-log.
 	Log string
 	// Version is the AICR version label of the output ConfigMap ("" = none).
 	Version string
 	// Data are the output ConfigMap's data keys (snapshot.yaml).
 	Data map[string]string
-	// Bundle is a gzip tar archive stored as binaryData bundle.tar.gz.
+	// Bundle is the bundle directory as a gzip tar archive: stored as binaryData
+	// bundle.tar.gz for `-o cm://`, pushed as AICR pushes it for `-o oci://` (pushBundle).
 	Bundle []byte
 }
 

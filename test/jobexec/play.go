@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // errNotReady means the Job's run-scoped objects do not exist yet.
@@ -30,12 +31,13 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 		}
 	}
 	objs := []client.Object{out, in}
+	var secret *corev1.Secret
 	if usesRegistry(job) {
-		s := &corev1.Secret{}
-		if err := e.c.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: jobs.RegistryName(job.Name)}, s); err != nil {
+		secret = &corev1.Secret{}
+		if err := e.c.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: jobs.RegistryName(job.Name)}, secret); err != nil {
 			return errNotReady
 		}
-		objs = append(objs, s)
+		objs = append(objs, secret)
 	}
 	e.mu.Lock()
 	serviceAccount := e.serviceAccount
@@ -53,12 +55,18 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	e.mu.Lock()
 	e.executed = append(e.executed, job.Name)
 	e.mu.Unlock()
+	dest, toRegistry := ociOutput(job)
+	if toRegistry && res.Bundle != nil && res.ExitCode == 0 {
+		res = pushBundle(ctx, job, secret, dest, res)
+	}
 	pod, err := e.createPod(ctx, job)
 	if err != nil {
 		return err
 	}
-	if err = e.writeOutput(ctx, pod, out, res); err != nil {
-		return err
+	if !toRegistry {
+		if err = e.writeOutput(ctx, pod, out, res); err != nil {
+			return err
+		}
 	}
 	if err = e.terminate(ctx, pod, res); err != nil {
 		return err
@@ -91,8 +99,10 @@ func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object, serviceAcc
 		check(c.Image == e.image, "image %q, want the pinned %q", c.Image, e.image)
 		check(slices.Contains(c.Args, "--log-json"), "args %v lack --log-json", c.Args)
 		i := slices.Index(c.Args, "-o")
-		check(i >= 0 && i+1 < len(c.Args) && c.Args[i+1] == "cm://"+job.Namespace+"/"+jobs.OutputName(job.Name),
-			"args %v do not write the output ConfigMap", c.Args)
+		_, toRegistry := ociOutput(job)
+		check(i >= 0 && i+1 < len(c.Args) && (c.Args[i+1] == "cm://"+job.Namespace+"/"+jobs.OutputName(job.Name) ||
+			toRegistry && job.Labels[jobs.KindLabel] == string(ports.JobBundle)),
+			"args %v write neither the output ConfigMap nor (a bundle) to a registry", c.Args)
 		check(c.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError, "terminationMessagePolicy %q", c.TerminationMessagePolicy)
 	}
 	check(pod.ServiceAccountName == serviceAccount, "serviceAccountName %q, want %q", pod.ServiceAccountName, serviceAccount)

@@ -66,7 +66,7 @@ func start(t testing.TB, o options) *harness {
 	r, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, aicr.Reader{}, o.registry, h.clock,
 		mgr.GetEventRecorderFor("aicr-resolver"), resolver.Config{
 			OperatorNamespace: operatorNS, JobNamespace: jobNS, Image: image,
-			AICRVersion: o.version, AllowedNamespaces: o.allowed, BundleRepository: "registry.example.com/bundles/cluster",
+			AICRVersion: o.version, AllowedNamespaces: o.allowed,
 		})
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,10 +22,9 @@ import (
 )
 
 const (
-	pinned       = ports.Digest("sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
-	archive      = ports.Digest("sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")
-	wrapper      = ports.Digest("sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc")
-	bundleDigest = ports.Digest("sha256:dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd")
+	pinned  = ports.Digest("sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+	archive = ports.Digest("sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")
+	wrapper = ports.Digest("sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc")
 )
 
 // TestResolved_RegistryReasons: publishing charts to the runtime registry maps
@@ -45,7 +46,8 @@ func TestResolved_RegistryReasons(t *testing.T) {
 			reg := mocks.NewMockRegistry(gomock.NewController(t))
 			reg.EXPECT().MirrorChart(gomock.Any(), gomock.Any()).Return(ports.PinnedChart{}, fmt.Errorf("registry: %w", tc.err)).AnyTimes()
 			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
-			start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: reg})
+			bundles := serveBundleRegistry(t, pushPass)
+			start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{reg, bundles.reg}})
 			createRuntime(t, runtimeSpec())
 			cond, _ := resolvedWith(t, tc.reason, tc.contains)
 			assert.Contains(t, cond.Message, tc.contains)
@@ -58,12 +60,9 @@ func TestResolved_RegistryReasons(t *testing.T) {
 			_, err := fs.Stat(chart, "Chart.yaml")
 			return ports.PinnedChart{ManifestDigest: wrapper}, err
 		}).AnyTimes()
-		reg.EXPECT().PushBundle(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, _ string, bundle fs.FS) (ports.Digest, error) {
-			_, err := fs.Stat(bundle, "bundle-info.yaml")
-			return bundleDigest, err
-		}).AnyTimes()
 		f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
-		start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: reg})
+		bundles := serveBundleRegistry(t, pushPass)
+		start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{reg, bundles.reg}})
 		createRuntime(t, runtimeSpec())
 		_, live := resolved(t, resolver.ReasonResolved)
 		require.NotEqual(t, wantDigest(t, v1Synthetic), live.Status.CandidatePlanDigest, "pinning is part of the digest")
@@ -82,9 +81,9 @@ func TestResolved_RegistryReasons(t *testing.T) {
 		}
 		assert.Positive(t, kinds[ports.KindUpstream])
 		assert.Positive(t, kinds[ports.KindLocal], "the fixture has local charts")
-		assert.Equal(t, "registry.example.com/bundles/cluster@"+string(bundleDigest), stored.BundleRef)
+		assert.Regexp(t, "^"+regexp.QuoteMeta(bundles.repository())+"@sha256:[a-f0-9]{64}$", stored.BundleRef)
 		ref, err := registry.ParseReference(stored.BundleRef)
 		require.NoError(t, err, "oras pull takes the bundle reference kubectl aicr reproduce prints")
-		assert.Equal(t, string(bundleDigest), ref.Reference)
+		assert.Equal(t, strings.TrimPrefix(stored.BundleRef, bundles.repository()+"@"), ref.Reference)
 	})
 }

@@ -118,3 +118,46 @@ func succeededJob(t *testing.T, name string) (*jobs.Runner, ports.JobRef) {
 	}, wait, tick)
 	return runner, ref
 }
+
+// TestRunner_ImageRefsOnlyFromTheJobsOwnPod: the digest a Job handed --image-refs
+// /dev/termination-log reports is read from the terminated aicr container of a Pod the Job
+// controls; once no such Pod remains (here re-owned) it is untrusted and the stage runs again.
+func TestRunner_ImageRefsOnlyFromTheJobsOwnPod(t *testing.T) {
+	ctx := context.Background()
+	name, digest := "aicr-bundle-image-refs-trust", "sha256:"+zeros+"\n"
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, k8s, k8s)
+	require.NoError(t, err)
+	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
+		return jobexec.Result{Log: digest}
+	})
+	require.NoError(t, err)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = exec.Run(runCtx); close(done) }()
+	ref, err := runner.Start(ctx, ports.JobSpec{Name: name, Kind: ports.JobBundle, Image: image,
+		Args:  []string{"--log-json", "bundle", "-o", "oci://registry.test/aicr/bundles/cluster:" + name, "--image-refs", ports.JobImageRefsPath},
+		Owner: ports.ReleaseOwner{RuntimeUID: "uid-refs"}})
+	require.NoError(t, err)
+	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { deleteJob(t, runner, ref) })
+	require.Eventually(t, func() bool {
+		st, serr := runner.Status(ctx, ref)
+		return serr == nil && st.State == ports.JobSucceeded
+	}, wait, tick)
+
+	files, err := runner.Output(ctx, ref)
+	require.NoError(t, err)
+	data, err := fs.ReadFile(files, ports.JobImageRefsFile)
+	require.NoError(t, err)
+	assert.Equal(t, digest, string(data))
+
+	pods := &corev1.PodList{}
+	require.NoError(t, k8s.List(ctx, pods, client.InNamespace(jobNS), client.MatchingLabels{jobs.JobNameLabel: name}))
+	require.Len(t, pods.Items, 1)
+	pod := &pods.Items[0]
+	patch := client.MergeFrom(pod.DeepCopy())
+	pod.OwnerReferences[0].UID = types.UID("0b7e4a51-3f9a-4c0d-8b2e-1a2b3c4d5e6f")
+	require.NoError(t, k8s.Patch(ctx, pod, patch))
+	_, err = runner.Output(ctx, ref)
+	require.ErrorIs(t, err, ports.ErrUntrustedOutput)
+}

@@ -41,10 +41,6 @@ type Config struct {
 	AICRVersion string
 	// AllowedNamespaces are the chart's namespaces.components (RES-3).
 	AllowedNamespaces []string
-	// BundleRepository is the runtime registry's bundle repository
-	// (<registry>/bundles/cluster, no scheme) the plan's bundle reference
-	// names; used only when the resolver has a Registry.
-	BundleRepository string
 	// AgentServiceAccount is the pre-provisioned ServiceAccount of AICR's snapshot agent
 	// (snapshot --service-account-name); empty leaves AICR's default.
 	AgentServiceAccount string

@@ -125,10 +125,9 @@ func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunt
 
 // render finishes the resolution: a plan already recorded for the bundle
 // Job (the resolved-by label) is success without a new Job; otherwise the
-// upgrade-check (when there is an active plan) and bundle Jobs run, the plan
-// is built and written, and both Jobs are deleted once it is recorded. A
-// bundle Job AICR rejects for an override component the recipe does not list
-// stalls with OverridePathUnknown.
+// upgrade-check (when there is an active plan) and bundle Jobs run
+// (bundleStage), the plan is built and written with the bundle's reference,
+// and both Jobs are deleted once it is recorded.
 func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte, unlisted []string) *resOutcome {
 	args := shared.BundleArgs(cr)
 	name := shared.BundleJob(string(cr.UID), recipeName, args)
@@ -142,21 +141,16 @@ func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 	if out != nil {
 		return out
 	}
-	files, out := r.runStage(ctx, cr, app.Stage{
-		Kind: ports.JobBundle, Name: name, Inputs: map[string][]byte{resInputRecipe: recipe},
-		Args: append(append([]string{"--log-json", "bundle", "--deployer", "helm", "-r", resInputsDir + resInputRecipe}, args...),
-			"-o", r.Jobs.OutputRef(name)),
-	})
+	files, bundleRef, out := r.bundleStage(ctx, cr, name, recipe, args, unlisted)
 	if out != nil {
-		return resRejectedOverride(out, unlisted)
+		return out
 	}
 	built, out := r.buildPlan(cr, files)
 	if out != nil {
 		return out
 	}
 	plan := built.plan
-	bundleRef, out := r.publish(ctx, plan, files, built.chartDirs)
-	if out != nil {
+	if out = r.publish(ctx, plan, files, built.chartDirs); out != nil {
 		return out
 	}
 	w := shared.PlanWrite{Plan: plan, Recipe: recipe, ValidationRecipe: built.validationRecipe, BundleJob: name, RenderFlags: args,
@@ -182,34 +176,26 @@ func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 
 // publish serves every chart of the plan from the runtime registry, pinned
 // by manifest digest (mirrored upstream charts, wrapper charts for bundle-local
-// ones), and stores the rendered bundle next to them (PLAN-2, PLAN-3, REG-1).
-// It returns the bundle's reference for the plan document. Credential
-// problems stall with RegistryCredentialsUnavailable, RegistryCredentialsStale
-// or Unauthorized, a chart that cannot be served with ChartSourceUnsupported;
-// any other registry error retries with backoff (RES-6). Without a registry
-// the plan stays unpinned (its digest is the offline one) and has no bundle
-// reference.
-func (r *Reconciler) publish(ctx context.Context, plan *domain.Plan, files fs.FS, chartDirs map[string]string) (string, *resOutcome) {
+// ones; PLAN-2, PLAN-3, REG-1); the bundle itself is already there, pushed by
+// its Job. Credential problems stall with RegistryCredentialsUnavailable,
+// RegistryCredentialsStale or Unauthorized, a chart that cannot be served with
+// ChartSourceUnsupported; any other registry error retries with backoff
+// (RES-6). Without a registry the plan stays unpinned (its digest is the
+// offline one).
+func (r *Reconciler) publish(ctx context.Context, plan *domain.Plan, files fs.FS, chartDirs map[string]string) *resOutcome {
 	if r.Registry == nil {
-		return "", nil
+		return nil
 	}
 	stall, err := domain.PublishCharts(ctx, r.Registry, plan, func(id string) (fs.FS, error) {
 		return fs.Sub(files, chartDirs[id])
 	})
 	if err != nil {
-		return "", resTransient(err)
+		return resTransient(err)
 	}
 	if stall != nil {
-		return "", resStalled(stall)
+		return resStalled(stall)
 	}
-	d, err := r.Registry.PushBundle(ctx, plan.Digest, files)
-	if err != nil {
-		if s := domain.RegistryStall("push the rendered bundle", err); s != nil {
-			return "", resStalled(s)
-		}
-		return "", resTransient(fmt.Errorf("push the rendered bundle: %w", err))
-	}
-	return r.Config.BundleRepository + "@" + string(d), nil
+	return nil
 }
 
 func resSuccess(digest string) *resOutcome {

@@ -1,0 +1,89 @@
+package resolver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/app"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// resImageRefs is what AICR writes to --image-refs: the pushed manifest digest and a newline.
+var resImageRefs = regexp.MustCompile(`^(sha256:[a-f0-9]{64})\n?$`)
+
+// bundleStage runs the bundle Job (AICR-CLI.md section 7) and returns the rendered bundle and
+// its reference for the plan. With a registry the Job pushes the bundle itself with AICR's
+// `-o oci://<registry>/bundles/cluster:<job name>` and `--image-refs`, under a run-scoped
+// credential Secret (RES-8); the digest it reports is untrusted: the bundle is pulled by that
+// digest through the Registry port, which verifies the artifact before it is unpacked, and
+// the reference is <registry>/bundles/cluster@<digest> (REG-1). Without a registry (only the
+// test suites run the resolver so; the operator refuses to start without one) the Job writes
+// the bundle to its output ConfigMap and the plan has no bundle reference. A bundle AICR
+// rejects for an override component the recipe does not list stalls with OverridePathUnknown.
+func (r *Reconciler) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string, recipe []byte,
+	args, unlisted []string) (fs.FS, string, *resOutcome) {
+	st := app.Stage{
+		Kind: ports.JobBundle, Name: name, Inputs: map[string][]byte{resInputRecipe: recipe},
+		Args: append([]string{"--log-json", "bundle", "--deployer", "helm", "-r", resInputsDir + resInputRecipe}, args...),
+	}
+	if r.Registry == nil {
+		st.Args = append(st.Args, "-o", r.Jobs.OutputRef(name))
+		files, out := r.runStage(ctx, cr, st)
+		if out != nil {
+			return nil, "", resRejectedOverride(out, unlisted)
+		}
+		return files, "", nil
+	}
+	target, err := r.Registry.BundleTarget(ctx)
+	if err != nil {
+		return nil, "", resRegistryOutcome("get the bundle push credential", err)
+	}
+	st.Args = append(st.Args, "-o", "oci://"+target.Repository+":"+name, "--image-refs", ports.JobImageRefsPath)
+	if target.PlainHTTP {
+		st.Args = append(st.Args, "--plain-http")
+	}
+	st.Credentials, st.VersionInArtifact = target.DockerConfig, true
+	files, out := r.runStage(ctx, cr, st)
+	if out != nil {
+		return nil, "", resRejectedOverride(out, unlisted)
+	}
+	refs, _ := fs.ReadFile(files, ports.JobImageRefsFile)
+	m := resImageRefs.FindSubmatch(refs)
+	if m == nil {
+		return nil, "", r.refuseBundle(ctx, name, fmt.Sprintf("aicr bundle job %s reported %q as the digest it pushed (--image-refs %s), not sha256:<64 hex>",
+			name, refs, ports.JobImageRefsPath))
+	}
+	digest := ports.Digest(m[1])
+	bundle, err := r.Registry.PullBundle(ctx, digest)
+	if errors.Is(err, ports.ErrBundleRejected) || errors.Is(err, ports.ErrArtifactNotFound) {
+		return nil, "", r.refuseBundle(ctx, name, fmt.Sprintf("aicr bundle job %s reported %s: %v", name, digest, err))
+	}
+	if err != nil {
+		return nil, "", resRegistryOutcome("pull the rendered bundle", err)
+	}
+	return bundle, target.Repository + "@" + string(digest), nil
+}
+
+// refuseBundle keeps the bundle Job for inspection (RES-7) and stalls AICRArtifactUnsupported:
+// what the Job reported is not a bundle the operator reads.
+func (r *Reconciler) refuseBundle(ctx context.Context, job, msg string) *resOutcome {
+	if err := r.Jobs.Retain(ctx, ports.JobRef{Name: job}); err != nil {
+		return resTransient(err)
+	}
+	return resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: msg +
+		"; the Job is kept for inspection: check what else pushes to the bundle repository, then request a new resolution " +
+		"(annotate the ClusterRuntime with " + aicrv1alpha1.AnnotationResolveRequestedAt + "=<now>)"})
+}
+
+// resRegistryOutcome stalls on a credential problem (RES-6) and retries anything else.
+func resRegistryOutcome(what string, err error) *resOutcome {
+	if s := domain.RegistryStall(what, err); s != nil {
+		return resStalled(s)
+	}
+	return resTransient(fmt.Errorf("%s: %w", what, err))
+}

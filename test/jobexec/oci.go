@@ -1,0 +1,171 @@
+package jobexec
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/errcode"
+
+	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/aicroci"
+)
+
+// argValue returns the value following flag in args ("" when absent).
+func argValue(args []string, flag string) string {
+	i := slices.Index(args, flag)
+	if i < 0 || i+1 >= len(args) {
+		return ""
+	}
+	return args[i+1]
+}
+
+// ociOutput returns the oci:// destination of a Job's -o, if it has one.
+func ociOutput(job *batchv1.Job) (string, bool) {
+	for _, c := range job.Spec.Template.Spec.Containers {
+		if c.Name == jobs.ContainerName {
+			return strings.CutPrefix(argValue(c.Args, "-o"), "oci://")
+		}
+	}
+	return "", false
+}
+
+// pushBundle plays `aicr bundle -o oci://<repository>:<tag> --image-refs <file> [--plain-http]`
+// (AICR-CLI.md section 7) for a successful bundle result: the bundle directory packed as AICR
+// packs it (aicroci), pushed with the credential of the mounted docker config (DOCKER_CONFIG,
+// the Job's run-scoped Secret; anonymous without an entry for the host), and the digest
+// written to --image-refs, which for ports.JobImageRefsPath is the termination message. A
+// push the registry refuses fails as AICR fails (exit code per AICR-CLI.md section 4).
+func pushBundle(ctx context.Context, job *batchv1.Job, secret *corev1.Secret, dest string, res Result) Result {
+	files, err := bundleFiles(res.Bundle)
+	if err != nil {
+		return failure(8, "[INTERNAL] failed to package bundle: "+err.Error())
+	}
+	art, err := aicroci.Bundle(files)
+	if err != nil {
+		return failure(8, "[INTERNAL] failed to package bundle: "+err.Error())
+	}
+	ref, tag := dest, res.Version // AICR tags with its own version by default
+	if i := strings.LastIndex(dest, ":"); i > strings.LastIndex(dest, "/") {
+		ref, tag = dest[:i], dest[i+1:]
+	}
+	args := job.Spec.Template.Spec.Containers[0].Args
+	if !dockerConfigMounted(job) {
+		secret = nil // AICR reads $DOCKER_CONFIG/config.json only
+	}
+	cred, err := dockerCredential(secret, strings.SplitN(ref, "/", 2)[0])
+	if err != nil {
+		return failure(8, "[INTERNAL] failed to read the docker config: "+err.Error())
+	}
+	repo, err := aicroci.Repository(ref, slices.Contains(args, "--plain-http"), cred)
+	if err != nil {
+		return failure(2, "[INVALID_REQUEST] invalid registry reference: "+err.Error())
+	}
+	desc, err := art.Push(ctx, repo, tag)
+	if err != nil {
+		return pushFailure(err)
+	}
+	out := Result{Version: res.Version}
+	if argValue(args, "--image-refs") == ports.JobImageRefsPath {
+		out.Log = string(desc.Digest) + "\n"
+	}
+	return out
+}
+
+// pushFailure is AICR's failed push (classifyRegistryPushFailure): 401 and 403 are
+// UNAUTHORIZED, 404 NOT_FOUND, 429 RATE_LIMIT_EXCEEDED, other 4xx INVALID_REQUEST, 5xx and
+// unreachable registries SERVICE_UNAVAILABLE.
+func pushFailure(err error) Result {
+	code, name := int32(6), "SERVICE_UNAVAILABLE"
+	var resp *errcode.ErrorResponse
+	if errors.As(err, &resp) {
+		switch s := resp.StatusCode; {
+		case s == http.StatusUnauthorized || s == http.StatusForbidden:
+			code, name = 4, "UNAUTHORIZED"
+		case s == http.StatusNotFound:
+			code, name = 3, "NOT_FOUND"
+		case s == http.StatusTooManyRequests:
+			code, name = 7, "RATE_LIMIT_EXCEEDED"
+		case s < http.StatusInternalServerError:
+			code, name = 2, "INVALID_REQUEST"
+		}
+	}
+	return failure(code, fmt.Sprintf("[%s] OCI registry push failed: %v", name, err))
+}
+
+// bundleFiles unpacks a bundle archive into files keyed by slash path.
+func bundleFiles(archive []byte) (map[string][]byte, error) {
+	fsys, err := jobs.Untar(archive, jobs.MaxBundleBytes)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files[p], err = fs.ReadFile(fsys, p)
+		return err
+	})
+	return files, err
+}
+
+// dockerCredential returns the credential of host in the Secret's docker config.json
+// (auth.EmptyCredential without a Secret or an entry for host).
+func dockerCredential(secret *corev1.Secret, host string) (auth.Credential, error) {
+	if secret == nil {
+		return auth.EmptyCredential, nil
+	}
+	var cfg struct {
+		Auths map[string]struct {
+			Auth string `json:"auth"`
+		} `json:"auths"`
+	}
+	if err := json.Unmarshal(secret.Data[corev1.DockerConfigJsonKey], &cfg); err != nil {
+		return auth.EmptyCredential, err
+	}
+	entry, ok := cfg.Auths[host]
+	if !ok {
+		return auth.EmptyCredential, nil
+	}
+	dec, err := base64.StdEncoding.DecodeString(entry.Auth)
+	if err != nil {
+		return auth.EmptyCredential, err
+	}
+	user, pass, _ := strings.Cut(string(dec), ":")
+	return auth.Credential{Username: user, Password: pass}, nil
+}
+
+// dockerConfigMounted reports whether the aicr container's DOCKER_CONFIG is the directory its
+// registry Secret is mounted at, with the docker config as config.json.
+func dockerConfigMounted(job *batchv1.Job) bool {
+	pod := job.Spec.Template.Spec
+	var dir string
+	for _, env := range pod.Containers[0].Env {
+		if env.Name == "DOCKER_CONFIG" {
+			dir = env.Value
+		}
+	}
+	for _, m := range pod.Containers[0].VolumeMounts {
+		if m.MountPath != dir {
+			continue
+		}
+		for _, v := range pod.Volumes {
+			if v.Name == m.Name && v.Secret != nil && v.Secret.SecretName == jobs.RegistryName(job.Name) &&
+				slices.Contains(v.Secret.Items, corev1.KeyToPath{Key: corev1.DockerConfigJsonKey, Path: "config.json"}) {
+				return true
+			}
+		}
+	}
+	return false
+}
