@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -84,23 +85,34 @@ func pushBundle(ctx context.Context, job *batchv1.Job, secret *corev1.Secret, de
 
 // pushFailure is AICR's failed push (classifyRegistryPushFailure): 401 and 403 are
 // UNAUTHORIZED, 404 NOT_FOUND, 429 RATE_LIMIT_EXCEEDED, other 4xx INVALID_REQUEST, 5xx and
-// unreachable registries SERVICE_UNAVAILABLE.
+// unreachable registries SERVICE_UNAVAILABLE, anything else (such as a registry asking for a
+// login the docker config does not hold, which fails before any response) INTERNAL.
 func pushFailure(err error) Result {
-	code, name := int32(6), "SERVICE_UNAVAILABLE"
+	code, name := int32(8), "INTERNAL"
 	var resp *errcode.ErrorResponse
-	if errors.As(err, &resp) {
-		switch s := resp.StatusCode; {
-		case s == http.StatusUnauthorized || s == http.StatusForbidden:
-			code, name = 4, "UNAUTHORIZED"
-		case s == http.StatusNotFound:
-			code, name = 3, "NOT_FOUND"
-		case s == http.StatusTooManyRequests:
-			code, name = 7, "RATE_LIMIT_EXCEEDED"
-		case s < http.StatusInternalServerError:
-			code, name = 2, "INVALID_REQUEST"
-		}
+	var netErr net.Error
+	switch {
+	case errors.As(err, &resp):
+		code, name = statusFailure(resp.StatusCode)
+	case errors.As(err, &netErr):
+		code, name = 6, "SERVICE_UNAVAILABLE"
 	}
 	return failure(code, fmt.Sprintf("[%s] OCI registry push failed: %v", name, err))
+}
+
+// statusFailure is AICR's exit code and error code for a registry's HTTP status.
+func statusFailure(status int) (int32, string) {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return 4, "UNAUTHORIZED"
+	case status == http.StatusNotFound:
+		return 3, "NOT_FOUND"
+	case status == http.StatusTooManyRequests:
+		return 7, "RATE_LIMIT_EXCEEDED"
+	case status < http.StatusInternalServerError:
+		return 2, "INVALID_REQUEST"
+	}
+	return 6, "SERVICE_UNAVAILABLE"
 }
 
 // bundleFiles unpacks a bundle archive into files keyed by slash path.

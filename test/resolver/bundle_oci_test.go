@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -169,14 +170,35 @@ func TestResolved_BundleDigestIsUntrusted(t *testing.T) {
 
 func withNewline(pushed string) string { return pushed + "\n" }
 
-// TestResolved_BundlePushWithAWrongCredentialFailsAsAICR: the bundle Job pushes with the
-// credential of its run-scoped Secret only; when the registry refuses it, AICR exits 4 and
-// the resolution stalls AICRUnauthorized (RES-4, RES-8).
-func TestResolved_BundlePushWithAWrongCredentialFailsAsAICR(t *testing.T) {
-	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
-	bundles := serveBundleRegistry(t, "wrong")
-	start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{chartsPinned(t), bundles.reg}})
-	createRuntime(t, runtimeSpec())
-	cond, _ := resolvedWith(t, string(domain.StallAICRUnauthorized), "OCI registry push failed")
-	assert.Contains(t, cond.Message, "aicr bundle job")
+// TestResolved_BundlePushCredential: the bundle Job pushes with the credential of its
+// run-scoped Secret only. A login the registry refuses makes AICR exit 4 and the resolution
+// stall AICRUnauthorized; a docker config without an entry for the registry fails the push
+// before any response, AICR exits 8 and the resolution stalls AICRInternal (RES-4, RES-8).
+// When the operator cannot obtain a push credential at all, no bundle Job starts and the
+// resolution stalls with the registry reason (RES-6).
+func TestResolved_BundlePushCredential(t *testing.T) {
+	for _, tc := range []struct {
+		name, password string
+		reason         domain.StallReason
+	}{{"wrong", "wrong", domain.StallAICRUnauthorized}, {"missing", "", domain.StallAICRInternal}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+			bundles := serveBundleRegistry(t, tc.password)
+			start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{chartsPinned(t), bundles.reg}})
+			createRuntime(t, runtimeSpec())
+			cond, _ := resolvedWith(t, string(tc.reason), "OCI registry push failed")
+			assert.Contains(t, cond.Message, "aicr bundle job")
+		})
+	}
+	t.Run("unavailable", func(t *testing.T) {
+		reg := chartsPinned(t)
+		reg.EXPECT().BundleTarget(gomock.Any()).Return(ports.BundleTarget{}, fmt.Errorf("read registry secret: %w", ports.ErrCredentialsUnavailable)).AnyTimes()
+		f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+		h := start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: reg})
+		createRuntime(t, runtimeSpec())
+		resolvedWith(t, string(domain.StallRegistryCredentialsUnavailable), "get the bundle push credential")
+		for _, job := range h.exec.Executed() {
+			assert.NotContains(t, job, "aicr-bundle-", "no bundle Job runs without a push credential")
+		}
+	})
 }

@@ -27,7 +27,8 @@ const (
 
 // bundleRegistry is an in-process OCI registry demanding pushUser's basic auth on every
 // request, and the operator's oci.Registry for it with the static provider reading a docker
-// config Secret that holds pushUser with password (pushPass, or a wrong one).
+// config Secret that holds pushUser with password (pushPass, or a wrong one; "": no
+// credential provider, so the Job's docker config has no entry).
 type bundleRegistry struct {
 	host string
 	reg  *oci.Registry
@@ -46,12 +47,13 @@ func serveBundleRegistry(t testing.TB, password string) bundleRegistry {
 	}))
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	a := base64.StdEncoding.EncodeToString([]byte(pushUser + ":" + password))
-	cfg := fmt.Appendf(nil, `{"auths":{%q:{"auth":%q}}}`, host, a)
-	reg, err := oci.New(oci.Options{
-		Registry: host + "/aicr", PlainHTTP: true,
-		Credentials: oci.Static{Secrets: staticSecrets{oci.DockerConfigKey: cfg}, SecretName: "regcred"},
-	})
+	opts := oci.Options{Registry: host + "/aicr", PlainHTTP: true}
+	if password != "" {
+		a := base64.StdEncoding.EncodeToString([]byte(pushUser + ":" + password))
+		cfg := fmt.Appendf(nil, `{"auths":{%q:{"auth":%q}}}`, host, a)
+		opts.Credentials = oci.Static{Secrets: staticSecrets{oci.DockerConfigKey: cfg}, SecretName: "regcred"}
+	}
+	reg, err := oci.New(opts)
 	require.NoError(t, err)
 	return bundleRegistry{host: host, reg: reg}
 }
