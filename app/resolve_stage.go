@@ -33,6 +33,8 @@ type Stage struct {
 	// KeepRole, when set, keeps the result (ports.KeptResult of that role) and deletes the Job
 	// at once; otherwise the caller deletes the Job once it recorded the result.
 	KeepRole string
+	// Placement pins the Job to nodes (nil: anywhere).
+	Placement *ports.JobPlacement
 }
 
 // StageEvent is something a stage run did, for the caller to record as an Event.
@@ -90,7 +92,7 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 	switch {
 	case errors.Is(err, ports.ErrJobNotFound):
 		spec := ports.JobSpec{Name: st.Name, Kind: st.Kind, Image: s.Image, Args: st.Args, Inputs: st.Inputs,
-			Owner: ports.ReleaseOwner{RuntimeUID: runtimeUID}}
+			Owner: ports.ReleaseOwner{RuntimeUID: runtimeUID}, Placement: st.Placement}
 		if _, err = s.Jobs.Start(ctx, spec); err != nil {
 			return run.transient(err)
 		}

@@ -76,7 +76,7 @@ func TestRetentionKeepsTheActivePlanDerivedFromRolloutsRET1RO13(t *testing.T) {
 	ro := aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-a-1",
 		Labels: map[string]string{aicrv1alpha1.LabelOutcome: string(aicrv1alpha1.PhaseSucceeded)}},
 		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: retTestUID, ToPlanDigest: retDigest(0)}}
-	got := decideRetention(retTestRuntime(), []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
+	got := decideRetention(retTestRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
 	assert.Equal(t, []string{"plan/" + retPlanName(1)}, retNames(got))
 }
 
@@ -84,14 +84,14 @@ func TestRetentionKeepsThePlansOfARolloutInProgressRET1(t *testing.T) {
 	t.Parallel()
 	ro := aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-a-1"},
 		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: retTestUID, FromPlanDigest: retDigest(0), ToPlanDigest: retDigest(1)}}
-	got := decideRetention(retTestRuntime(), []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
+	got := decideRetention(retTestRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
 	assert.Empty(t, got)
 }
 
 func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 	t.Parallel()
 	cr := retTestRuntime()
-	res := retCurrentResolution(cr)
+	res := retCurrentResolution(cr, shared.Release{}, nil)
 	plans := retSevenPlans()
 	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = res.bundle // the plan the resolver recorded for the current inputs
 	others := []metav1.PartialObjectMetadata{
@@ -101,7 +101,7 @@ func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 		retTestObject(res.recipe, aicrv1alpha1.RoleRecipe, ""),
 	}
 	others[1].CreationTimestamp = metav1.NewTime(retT0.Add(time.Hour))
-	got := decideRetention(cr, nil, retStored{plans: plans, others: others})
+	got := decideRetention(cr, shared.Release{}, nil, retStored{plans: plans, others: others})
 	assert.ElementsMatch(t, []string{"plan/" + retPlanName(1), "snapshot/aicr-snapshot-older"}, retNames(got))
 }
 
@@ -114,7 +114,7 @@ func TestRetentionKeepsTheRecipeResultARetainedPlanWasRenderedFromRET3(t *testin
 		retTestObject("aicr-recipe-kept", aicrv1alpha1.RoleRecipe, ""),
 		retTestObject("aicr-recipe-gone", aicrv1alpha1.RoleRecipe, ""),
 	}
-	got := decideRetention(retTestRuntime(), nil, retStored{plans: plans, others: others})
+	got := decideRetention(retTestRuntime(), shared.Release{}, nil, retStored{plans: plans, others: others})
 	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1), "recipe/aicr-recipe-gone"}, retNames(got))
 }
 
@@ -127,10 +127,10 @@ func TestRetentionKeepsEveryRecipeAndValuesWhileARetainedPlanIsUnreadableRET1(t 
 		retTestObject("values-0", aicrv1alpha1.RoleValues, retDigest(0)),
 		retTestObject("aicr-recipe-result", aicrv1alpha1.RoleRecipe, ""),
 	}
-	got := decideRetention(retTestRuntime(), nil, retStored{plans: plans, others: others})
+	got := decideRetention(retTestRuntime(), shared.Release{}, nil, retStored{plans: plans, others: others})
 	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1)}, retNames(got))
 	plans[6] = retTestPlan(6)
-	got = decideRetention(retTestRuntime(), nil, retStored{plans: plans, others: others})
+	got = decideRetention(retTestRuntime(), shared.Release{}, nil, retStored{plans: plans, others: others})
 	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1),
 		"recipe/recipe-0", "values/values-0", "recipe/aicr-recipe-result"}, retNames(got))
 }
