@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -133,4 +134,32 @@ func TestRetentionKeepsEveryRecipeAndValuesWhileARetainedPlanIsUnreadableRET1(t 
 	got = decideRetention(retTestRuntime(), shared.Release{}, nil, retStored{plans: plans, others: others})
 	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1),
 		"recipe/recipe-0", "values/values-0", "recipe/aicr-recipe-result"}, retNames(got))
+}
+
+// TestRetentionNamesTheCurrentResolutionOfTheRelease: the current resolution's Jobs are named
+// for the resolver's AICR release, and its recipe for the active plan it inherits from when
+// another release rendered that plan, as the resolver names them (issue 15).
+func TestRetentionNamesTheCurrentResolutionOfTheRelease(t *testing.T) {
+	t.Parallel()
+	rel := shared.Release{Version: "1.2.0", Image: "registry.example.com/aicr:v1.2.0@sha256:12"}
+	cr := retTestRuntime()
+	cr.Status.ActivePlanDigest = retDigest(3)
+	config, err := shared.AICRConfig(cr)
+	require.NoError(t, err)
+	snapshot := shared.SnapshotJob(cr, rel)
+	for _, tt := range []struct {
+		name, image, inherit string
+	}{
+		{"the active plan is of another release", "registry.example.com/aicr:v1.1.0@sha256:11", retDigest(3)},
+		{"the active plan is of this release", rel.Image, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			plans := retSevenPlans()
+			plans[3].doc.AICRImage = tt.image
+			res := retCurrentResolution(cr, rel, plans)
+			assert.Equal(t, snapshot, res.snapshot)
+			assert.Equal(t, shared.RecipeJob(cr, rel, snapshot, config, tt.inherit), res.recipe)
+		})
+	}
 }
