@@ -27,6 +27,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
@@ -94,7 +95,16 @@ func TestUpgrade_AICR11To12(t *testing.T) {
 
 	upgrade := waitRollout(t, func(ro *aicrv1alpha1.RuntimeRollout) bool { return ro.Spec.FromPlanDigest == active })
 	assert.NotEqual(t, active, upgrade.Spec.ToPlanDigest, "AICR 1.2 renders a new plan")
+	plan, stall, err := shared.NewPlanReader(k8s, operatorNS).Document(ctx, upgrade.Spec.ToPlanDigest, string(liveRuntime(t).UID))
+	require.NoError(t, err)
+	require.Nil(t, stall)
+	assert.Equal(t, aicr12.version, plan.AICRVersion, "the new plan is AICR 1.2's")
+	assert.Equal(t, aicr12.image(), plan.AICRImage)
 	assert.NotEmpty(t, upgrade.Spec.AssessmentDigest, "upgrade-check assessed the transition")
+	assessment, err := configdoc.AssessmentConfigMapName(active, upgrade.Spec.ToPlanDigest, upgrade.Spec.AssessmentDigest)
+	require.NoError(t, err)
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: operatorNS, Name: assessment}, &corev1.ConfigMap{}),
+		"the assessment is recorded")
 	if upgrade.Spec.ApprovalRequired {
 		approve(t, upgrade)
 	}
