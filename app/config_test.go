@@ -53,7 +53,7 @@ func TestConfigValidate(t *testing.T) {
 			wantIs: app.ErrEngineUnknown, wantMsg: `engine "Sveltos": unknown deployment engine`},
 		{name: "ENG-5 an empty engine is refused", extra: []string{"--engine="}, wantIs: app.ErrEngineUnknown},
 		{name: "CH-1 an AICR version outside the range is refused", extra: []string{"--aicr-version=2.0.0"},
-			wantIs: app.ErrInvalidConfig, wantMsg: `--aicr-version "2.0.0" is outside the supported range >=1.0.0 <2.0.0`},
+			wantIs: app.ErrInvalidConfig, wantMsg: `--aicr-version "2.0.0" is outside the supported range >=1.0.0, <2.0.0-0`},
 		{name: "CH-2 an AICR image without digest is refused", extra: []string{"--aicr-image=ghcr.io/nvidia/aicr:v1.1.0"},
 			wantIs: app.ErrInvalidConfig, wantMsg: "--aicr-image \"ghcr.io/nvidia/aicr:v1.1.0\" must be pinned by digest"},
 		{name: "CH-2 a registry without oci:// is refused", extra: []string{"--registry-repository=ghcr.io/x"},

@@ -38,6 +38,8 @@ type Stage struct {
 	// VersionInArtifact says the Job writes no output ConfigMap to carry AICR's version (a
 	// bundle pushed to a registry): the caller checks the version the artifact records.
 	VersionInArtifact bool
+	// Placement pins the Job to nodes (nil: anywhere).
+	Placement *ports.JobPlacement
 }
 
 // StageEvent is something a stage run did, for the caller to record as an Event.
@@ -95,7 +97,7 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 	switch {
 	case errors.Is(err, ports.ErrJobNotFound):
 		spec := ports.JobSpec{Name: st.Name, Kind: st.Kind, Image: s.Image, Args: st.Args, Inputs: st.Inputs,
-			Credentials: st.Credentials, Owner: ports.ReleaseOwner{RuntimeUID: runtimeUID}}
+			Credentials: st.Credentials, Owner: ports.ReleaseOwner{RuntimeUID: runtimeUID}, Placement: st.Placement}
 		if _, err = s.Jobs.Start(ctx, spec); err != nil {
 			return run.transient(err)
 		}

@@ -16,6 +16,12 @@ type AICRExit struct {
 	Stall *Stall
 }
 
+// unauthorizedRemedy is what to do when AICR's Job identity lacks a right: the chart grants
+// exactly the rights each Job uses, so a missing one was removed or never installed.
+const unauthorizedRemedy = "the Job's ServiceAccount lacks a right AICR uses: restore the chart's RBAC " +
+	"(helm upgrade the aicr-operator release, see the chart README's RBAC section), then request a " +
+	"resolution again (annotate the ClusterRuntime with operator.aicr.run/resolve-requested-at)"
+
 var bracketCode = regexp.MustCompile(`\[([A-Z_]+)\]`)
 
 // codeCategories maps AICR's structured error codes to exit codes (AICR-CLI.md section 4).
@@ -59,6 +65,9 @@ func ClassifyAICRExit(exitCode int, failureLog string) AICRExit {
 	}
 	if msg == "" {
 		msg = "aicr exited with code " + itoa(exitCode)
+	}
+	if r.reason == StallAICRUnauthorized {
+		msg += "; " + unauthorizedRemedy
 	}
 	return AICRExit{Category: r.category, Stall: stallf(r.reason, msg)}
 }

@@ -6,10 +6,12 @@ import (
 	"strings"
 )
 
-// SupportedAICRRange is the AICR version range the operator accepts (PLAT-1). In
-// Masterminds/semver terms (the library Helm's semverCompare uses) it is the constraint
-// ">=1.0.0, <2.0.0-0": a pre-release of 1.0.0 is below it, a pre-release of 2.0.0 above it.
-const SupportedAICRRange = ">=1.0.0 <2.0.0"
+// SupportedAICRRange is the AICR version range the operator accepts (PLAT-1), as the
+// Masterminds/semver constraint Helm's semverCompare takes: a pre-release of 1.0.0 is below it,
+// a pre-release of 2.0.0 above it. The chart checks aicr.version against the same range (its
+// values.schema.json pattern and its semverCompare), the operator at start (--aicr-version)
+// and on every Job result; test/chart runs one table of versions through all of them.
+const SupportedAICRRange = ">=1.0.0, <2.0.0-0"
 
 // AICRVersionSupported reports whether version (with or without a leading
 // "v") lies in SupportedAICRRange. Pre-releases of 1.0.0 and unparsable

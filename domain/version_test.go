@@ -14,7 +14,7 @@ import (
 // supportedAICRConstraint is domain.SupportedAICRRange as a Masterminds/semver constraint: the
 // upper bound "<2.0.0-0" also keeps 2.0.0's pre-releases out and lets the group include
 // pre-releases, so 1.2.0-rc.1 is in and 1.0.0-rc.1 (below 1.0.0) is out.
-const supportedAICRConstraint = ">=1.0.0, <2.0.0-0"
+const supportedAICRConstraint = domain.SupportedAICRRange
 
 // supportedAICR is supportedAICRConstraint, parsed; a constraint that does not parse fails
 // every test of the package.

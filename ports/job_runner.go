@@ -50,6 +50,20 @@ type JobSpec struct {
 	Credentials []byte
 	// Owner records the runtime UID and plan or rollout the job works for.
 	Owner ReleaseOwner
+	// Placement pins the job to nodes (nil: anywhere). The snapshot agent runs on a node of
+	// the accelerated group, so it reads that node (AICR-CLI.md section 5).
+	Placement *JobPlacement
+}
+
+// JobPlacement is where a job runs: a node selector and the tolerations it needs.
+type JobPlacement struct {
+	NodeSelector map[string]string
+	Tolerations  []JobToleration
+}
+
+// JobToleration is one toleration of a job (a Kubernetes toleration's fields).
+type JobToleration struct {
+	Key, Operator, Value, Effect string
 }
 
 // JobRef identifies a started job.

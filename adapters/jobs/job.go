@@ -34,7 +34,7 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 		mounts = append(mounts, corev1.VolumeMount{Name: "registry", MountPath: RegistryDir, ReadOnly: true})
 		env = append(env, corev1.EnvVar{Name: "DOCKER_CONFIG", Value: RegistryDir})
 	}
-	return &batchv1.Job{
+	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: spec.Name, Namespace: r.cfg.Namespace, Labels: labels(spec), Annotations: annotations(spec),
 		},
@@ -71,6 +71,40 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 			},
 		},
 	}
+	placeJob(&job.Spec.Template.Spec, spec.Placement)
+	if r.cfg.Agent {
+		agentPod(&job.Spec.Template.Spec)
+	}
+	return job
+}
+
+// placeJob sets the Pod's node selector and tolerations from the spec's placement.
+func placeJob(pod *corev1.PodSpec, pl *ports.JobPlacement) {
+	if pl == nil {
+		return
+	}
+	if len(pl.NodeSelector) > 0 {
+		pod.NodeSelector = map[string]string{}
+		for k, v := range pl.NodeSelector {
+			pod.NodeSelector[k] = v
+		}
+	}
+	for _, t := range pl.Tolerations {
+		pod.Tolerations = append(pod.Tolerations, corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOperator(t.Operator),
+			Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+	}
+}
+
+// agentPod makes the Pod AICR's snapshot agent, as the Job aicr snapshot deploys itself
+// (AICR-CLI.md section 5): AICR_AGENT_MODE=true, NODE_NAME from the downward API, privileged
+// (it reads the node's devices, kernel and services), in the privileged discovery namespace.
+func agentPod(pod *corev1.PodSpec) {
+	pod.SecurityContext = nil
+	c := &pod.Containers[0]
+	c.Env = append(c.Env,
+		corev1.EnvVar{Name: AgentModeEnv, Value: "true"},
+		corev1.EnvVar{Name: NodeNameEnv, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}})
+	c.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
 }
 
 // splitInputs stores UTF-8 inputs as data (readable with kubectl) and the rest as binaryData.

@@ -22,6 +22,13 @@ const (
 	// ServiceAccount is the identity AICR Jobs run as unless Config names
 	// another (RES-8).
 	ServiceAccount = "aicr-jobs"
+	// AgentServiceAccount is the identity of AICR's snapshot agent in the discovery namespace:
+	// the chart pre-provisions it with exactly the read rights the agent uses.
+	AgentServiceAccount = "aicr-snapshot-agent"
+	// AgentModeEnv and NodeNameEnv are the environment of AICR's snapshot agent (AICR-CLI.md
+	// section 5): agent mode on, and the node it runs on from the downward API.
+	AgentModeEnv = "AICR_AGENT_MODE"
+	NodeNameEnv  = "NODE_NAME"
 	// ContainerName is the name of the AICR container.
 	ContainerName = "aicr"
 	// InputsDir is where the inputs ConfigMap is mounted (the port's JobInputsDir).
@@ -60,6 +67,10 @@ type Config struct {
 	// ServiceAccount is the identity the Jobs run as (empty: ServiceAccount).
 	// Deployment validation runs as its own identity in its own namespace.
 	ServiceAccount string
+	// Agent makes every Job AICR's snapshot agent (the discovery namespace's runner): a
+	// privileged container with AICR_AGENT_MODE=true and NODE_NAME from the downward API,
+	// placed by the JobSpec's Placement (see the package documentation).
+	Agent bool
 }
 
 // Runner runs AICR commands as batch/v1 Jobs. It writes through Client and

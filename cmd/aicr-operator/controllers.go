@@ -43,19 +43,35 @@ func provideValidationJobs(cfg app.Config, mgr ctrl.Manager) (validationJobs, er
 	return validationJobs{r}, err
 }
 
-// provideResolver builds the resolver over the Jobs and the registry, which mirrors and pins
-// every chart of a plan by digest (PLAN-3). The Jobs it sees finish are counted.
-func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, reg *oci.Registry, clk ports.Clock) (*resolver.Reconciler, error) {
-	jobs := countJobs(runner, shared.NewMetrics().JobsFinished, shared.JobRunnerResolver)
-	return resolver.New(mgr.GetClient(), mgr.GetAPIReader(), jobs, aicr.Reader{}, reg, clk,
+// snapshotJobs runs AICR's snapshot agent (RES-1): the pinned AICR image in agent mode, in the
+// privileged discovery namespace, as the agent identity the chart pre-provisions with read
+// rights only (adapters/jobs package documentation).
+type snapshotJobs struct{ *jobs.Runner }
+
+func provideSnapshotJobs(cfg app.Config, mgr ctrl.Manager) (snapshotJobs, error) {
+	r, err := jobs.New(jobs.Config{
+		Namespace: cfg.DiscoveryNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.AICRImage,
+		ServiceAccount: jobs.AgentServiceAccount, Agent: true,
+	}, mgr.GetClient(), mgr.GetAPIReader())
+	return snapshotJobs{r}, err
+}
+
+// provideResolver builds the resolver over the Jobs, the snapshot agent and the registry,
+// which mirrors and pins every chart of a plan by digest (PLAN-3). The Jobs it sees finish
+// are counted.
+func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agent snapshotJobs, reg *oci.Registry,
+	clk ports.Clock) (*resolver.Reconciler, error) {
+	finished := shared.NewMetrics().JobsFinished
+	return resolver.New(mgr.GetClient(), mgr.GetAPIReader(), countJobs(runner, finished, shared.JobRunnerResolver),
+		countJobs(agent, finished, shared.JobRunnerResolver), aicr.Reader{}, reg, clk,
 		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
-			OperatorNamespace:   cfg.OperatorNamespace,
-			JobNamespace:        cfg.JobsNamespace,
-			Image:               cfg.AICRImage,
-			AICRVersion:         cfg.AICRVersion,
-			AllowedNamespaces:   cfg.ComponentNamespaces,
-			AgentServiceAccount: cfg.JobsServiceAccount,
-			AdmissionPolicies:   shared.ChartAdmissionPolicies,
+			OperatorNamespace:  cfg.OperatorNamespace,
+			JobNamespace:       cfg.JobsNamespace,
+			DiscoveryNamespace: cfg.DiscoveryNamespace,
+			Image:              cfg.AICRImage,
+			AICRVersion:        cfg.AICRVersion,
+			AllowedNamespaces:  cfg.ComponentNamespaces,
+			AdmissionPolicies:  shared.ChartAdmissionPolicies,
 		})
 }
 
@@ -84,5 +100,6 @@ func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validati
 // operator namespace uncached (mgr.GetAPIReader()) so a plan just written is never missed.
 func provideRetention(cfg app.Config, mgr ctrl.Manager) (*retention.Reconciler, error) {
 	return retention.New(mgr.GetClient(), mgr.GetAPIReader(),
-		mgr.GetEventRecorderFor(retention.RecorderName), cfg.OperatorNamespace, retention.DefaultInterval)
+		mgr.GetEventRecorderFor(retention.RecorderName), cfg.OperatorNamespace, retention.DefaultInterval,
+		shared.Release{Version: cfg.AICRVersion, Image: cfg.AICRImage})
 }

@@ -37,9 +37,8 @@ func provideRestConfig() (*rest.Config, error) {
 // cached in the engine namespace only, in a cache that needs their CRD only once they are
 // read or watched: the operator starts before Argo CD is installed (ENG-4).
 func provideManagerOptions(cfg app.Config) manager.Options {
-	// The discovery namespace is reserved for AICR's snapshot agent; the operator runs nothing
-	// there and the chart grants it nothing there, so it is not cached either.
-	jobNamespaces := []string{cfg.JobsNamespace}
+	// The discovery namespace holds the snapshot agent's Jobs (RES-1).
+	jobNamespaces := []string{cfg.JobsNamespace, cfg.DiscoveryNamespace}
 	if cfg.ValidationEnabled { // the chart grants the validation namespace only then
 		jobNamespaces = append(jobNamespaces, cfg.ValidationNamespace)
 	}

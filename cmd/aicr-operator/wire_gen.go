@@ -45,12 +45,16 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	mainSnapshotJobs, err := provideSnapshotJobs(cfg, v)
+	if err != nil {
+		return nil, nil, err
+	}
 	clock := provideClock()
 	registry, err := provideRegistry(cfg, v, clock)
 	if err != nil {
 		return nil, nil, err
 	}
-	reconciler, err := provideResolver(cfg, v, jobsRunner, registry, clock)
+	reconciler, err := provideResolver(cfg, v, jobsRunner, mainSnapshotJobs, registry, clock)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -156,7 +156,8 @@ func (d *demo) startProcesses(context.Context) error {
 		{"kubelet-simulator", "--namespace", flagValue(op, "--jobs-namespace"), "--image", flagValue(op, "--aicr-image"),
 			"--aicr-version", aicrVersion, "--upstream-server", d.reg.srv.URL,
 			"--validation-namespace", flagValue(op, "--validation-namespace"), "--validator-image", flagValue(op, "--validator-image"),
-			"--validation-service-account", flagValue(op, "--validation-service-account")},
+			"--validation-service-account", flagValue(op, "--validation-service-account"),
+			"--discovery-namespace", flagValue(op, "--discovery-namespace")},
 		{"argocd-simulator", "--namespace", flagValue(op, "--engine-namespace")},
 	} {
 		p, err := start(d.workdir, sim[0], d.adminKC, d.reg.caFile, self, sim...)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/clock"
+	"github.com/nvidia/aicr-operator/adapters/jobs"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/test/argocdsim"
 	"github.com/nvidia/aicr-operator/test/jobexec"
@@ -30,8 +31,9 @@ var (
 	overrideBundle = filepath.Join("upgrade-set-overrides-eks-h100-ubuntu-training-kubeflow", "v1-synthetic", "bundle-helm")
 )
 
-// runKubeletSimulator plays the AICR container of every Job in the jobs namespace and the
-// validator container of every Job in the validation namespace until SIGTERM.
+// runKubeletSimulator plays the AICR container of every Job in the jobs namespace, the snapshot
+// agent of every Job in the discovery namespace and the validator container of every Job in the
+// validation namespace until SIGTERM.
 func runKubeletSimulator(args []string) error {
 	ctrl.SetLogger(zap.New())
 	fs := flag.NewFlagSet("kubelet-simulator", flag.ContinueOnError)
@@ -42,6 +44,7 @@ func runKubeletSimulator(args []string) error {
 	validationNamespace := fs.String("validation-namespace", "aicr-validation", "namespace of the deployment validation Jobs")
 	validatorImage := fs.String("validator-image", "", "validator image every validation Job must run, pinned by digest")
 	validatorIdentity := fs.String("validation-service-account", "aicr-validator", "identity the validation Jobs run as")
+	discoveryNamespace := fs.String("discovery-namespace", "aicr-discovery", "namespace of the snapshot agent's Jobs")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,13 +76,19 @@ func runKubeletSimulator(args []string) error {
 		return err
 	}
 	validation.ExpectServiceAccount(*validatorIdentity)
+	agent, err := jobexec.New(cfg, scheme, *discoveryNamespace, *image, initial.Behavior())
+	if err != nil {
+		return err
+	}
+	agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	errs := make(chan error, 2)
-	for _, e := range []*jobexec.Executor{aicrJobs, validation} {
+	executors := []*jobexec.Executor{aicrJobs, agent, validation}
+	errs := make(chan error, len(executors))
+	for _, e := range executors {
 		go func() { errs <- e.Run(ctx) }()
 	}
-	for range 2 {
+	for range executors {
 		if err := <-errs; err != nil && !errors.Is(err, context.Canceled) {
 			stop()
 			return err

@@ -9,7 +9,10 @@
 // Pod terminated with the exit code and the log tail, and sets the Job status.
 // A bundle Job writing to `-o oci://` pushes the bundle to that registry
 // instead, with the Job's mounted credential, as AICR does (pushBundle).
-// It never touches operator objects. Not modelled: scheduling, image pulls,
+// It never touches operator objects. It enforces the snapshot contract (agent.go): a
+// snapshot runs only as AICR's snapshot agent in the discovery namespace, and fails with
+// AICR's exit code when its ServiceAccount lacks a right the agent uses (the executor asks the
+// API server with a SubjectAccessReview). Not modelled: scheduling, image pulls,
 // restarts, and the real AICR binary.
 package jobexec
 
@@ -65,6 +68,9 @@ type Executor struct {
 	image     string
 	// serviceAccount is the identity every Job must run as.
 	serviceAccount string
+	// agent marks the discovery namespace's executor: every Job is AICR's snapshot agent
+	// (ExpectSnapshotAgent, agent.go).
+	agent bool
 
 	kick chan struct{}
 

@@ -52,6 +52,16 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	if res.Hold {
 		return nil
 	}
+	refused, err := e.snapshotRun(ctx, job, res.Version)
+	if err != nil {
+		return err
+	}
+	if refused != nil && refused.Hold {
+		return nil
+	}
+	if refused != nil {
+		res = *refused
+	}
 	e.mu.Lock()
 	e.executed = append(e.executed, job.Name)
 	e.mu.Unlock()

@@ -45,7 +45,7 @@ func TestResolve_V1FixturesMatchOfflinePlan(t *testing.T) {
 			assert.True(t, h.clock.Now().Equal(cond.LastTransitionTime.Time), "transition time from the fake clock")
 			assert.Equal(t, want, live.Status.CandidatePlanDigest)
 			assertPlan(t, planConfigMap(t, want), want, string(cr.UID))
-			assert.Len(t, h.exec.Executed(), 3, "snapshot, recipe and bundle jobs")
+			assert.Len(t, h.Executed(), 3, "snapshot, recipe and bundle jobs")
 			assertJobsGone(t)
 		})
 	}

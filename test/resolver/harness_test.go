@@ -39,7 +39,9 @@ const (
 
 // harness is one running resolver (its own manager) and job executor.
 type harness struct {
-	exec  *jobexec.Executor
+	exec *jobexec.Executor
+	// agent plays the snapshot agent's Jobs in the discovery namespace.
+	agent *jobexec.Executor
 	clock *clock.Fake
 }
 
@@ -62,30 +64,51 @@ func start(t testing.TB, o options) *harness {
 	require.NoError(t, err)
 	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(t, err)
+	agent, err := jobs.New(jobs.Config{Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: image,
+		ServiceAccount: jobs.AgentServiceAccount, Agent: true}, mgr.GetClient(), mgr.GetAPIReader())
+	require.NoError(t, err)
 	h := &harness{clock: clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))}
-	r, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, aicr.Reader{}, o.registry, h.clock,
+	r, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, agent, aicr.Reader{}, o.registry, h.clock,
 		mgr.GetEventRecorderFor("aicr-resolver"), resolver.Config{
-			OperatorNamespace: operatorNS, JobNamespace: jobNS, Image: image,
+			OperatorNamespace: operatorNS, JobNamespace: jobNS, DiscoveryNamespace: discoveryNS, Image: image,
 			AICRVersion: o.version, AllowedNamespaces: o.allowed,
 		})
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))
 	h.exec, err = jobexec.New(restConfig, scheme, jobNS, image, o.behavior)
 	require.NoError(t, err)
+	h.agent, err = jobexec.New(restConfig, scheme, discoveryNS, image, o.behavior)
+	require.NoError(t, err)
+	h.agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)
 	mgrCtx, stopMgr := context.WithCancel(context.Background())
 	execCtx, stopExec := context.WithCancel(context.Background())
-	mgrDone, execDone := make(chan struct{}), make(chan struct{})
+	mgrDone, execDone := make(chan struct{}), make(chan struct{}, 2)
 	go func() { _ = mgr.Start(mgrCtx); close(mgrDone) }()
-	go func() { _ = h.exec.Run(execCtx); close(execDone) }()
+	for _, e := range []*jobexec.Executor{h.exec, h.agent} {
+		go func() { _ = e.Run(execCtx); execDone <- struct{}{} }()
+	}
 	t.Cleanup(func() {
 		stopMgr()
 		<-mgrDone
 		clearJobs(t)
 		stopExec()
 		<-execDone
+		<-execDone
 		require.Empty(t, h.exec.Violations(), "job spec assertions")
+		require.Empty(t, h.agent.Violations(), "snapshot agent assertions")
 	})
 	return h
+}
+
+// SetBehavior replaces the behavior of both executors.
+func (h *harness) SetBehavior(b jobexec.Behavior) {
+	h.exec.SetBehavior(b)
+	h.agent.SetBehavior(b)
+}
+
+// Executed returns the names of the Jobs both executors played.
+func (h *harness) Executed() []string {
+	return append(h.agent.Executed(), h.exec.Executed()...)
 }
 
 // clearJobs deletes every Job and every role-labelled ConfigMap a test left.
@@ -95,17 +118,24 @@ func start(t testing.TB, o options) *harness {
 func clearJobs(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
-	require.NoError(t, k8s.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(jobNS),
-		client.PropagationPolicy(metav1.DeletePropagationBackground)))
+	for _, ns := range []string{jobNS, discoveryNS} {
+		require.NoError(t, k8s.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(ns),
+			client.PropagationPolicy(metav1.DeletePropagationBackground)))
+	}
 	require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNS),
 		client.HasLabels{aicrv1alpha1.LabelRole}))
 	require.Eventually(t, noJobs, wait, tick, "jobs of the test deleted")
 }
 
-// noJobs reports that the Job namespace holds no Job.
+// noJobs reports that the Job and discovery namespaces hold no Job.
 func noJobs() bool {
-	list := &batchv1.JobList{}
-	return k8s.List(context.Background(), list, client.InNamespace(jobNS)) == nil && len(list.Items) == 0
+	for _, ns := range []string{jobNS, discoveryNS} {
+		list := &batchv1.JobList{}
+		if k8s.List(context.Background(), list, client.InNamespace(ns)) != nil || len(list.Items) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // fixture loads a bundle fixture and the namespaces its releases use.

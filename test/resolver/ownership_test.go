@@ -44,7 +44,7 @@ func TestResolved_DisjointFieldManagers(t *testing.T) {
 	_, live := resolvedWith(t, resolver.ReasonResolving, "aicr-snapshot-")
 	require.NotNil(t, meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionReady))
 
-	h.exec.SetBehavior(f.Behavior())
+	h.SetBehavior(f.Behavior())
 	_, live = resolved(t, resolver.ReasonResolved)
 	ready := meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionReady)
 	require.NotNil(t, ready, "the resolver's apply kept Ready")
@@ -98,7 +98,7 @@ func TestResolve_ConfigurationReusesSnapshotRequestTakesNew(t *testing.T) {
 
 func countJobs(h *harness, kind string) int {
 	n := 0
-	for _, name := range h.exec.Executed() {
+	for _, name := range h.Executed() {
 		if strings.HasPrefix(name, "aicr-"+kind+"-") {
 			n++
 		}

@@ -101,7 +101,7 @@ func TestPlanRules_SameRuntime(t *testing.T) {
 			cr := createRuntime(t, runtimeSpec())
 			resolvedWith(t, resolver.ReasonResolving, "aicr-bundle-")
 			old := createStoredPlan(t, want, storedPlan{want, "1", want, string(cr.UID), tc.source})
-			h.exec.SetBehavior(f.Behavior())
+			h.SetBehavior(f.Behavior())
 			resolved(t, resolver.ReasonResolved)
 			live := planConfigMap(t, want)
 			assert.Equal(t, tc.replace, old.UID != live.UID)

@@ -31,7 +31,7 @@ func TestRunner_CredentialsSecretOwnedByJob(t *testing.T) {
 	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, k8s, k8s)
 	require.NoError(t, err)
 	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
-		return jobexec.Result{Version: "1.1.0", Data: map[string]string{jobs.OutputKey: "kind: Snapshot\n"}}
+		return jobexec.Result{Version: "1.1.0", Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\n"}}
 	})
 	require.NoError(t, err)
 	runCtx, cancel := context.WithCancel(ctx)
@@ -40,8 +40,8 @@ func TestRunner_CredentialsSecretOwnedByJob(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 
 	spec := ports.JobSpec{
-		Name: "aicr-snapshot-credentials", Kind: ports.JobSnapshot, Image: image,
-		Args:        []string{"--log-json", "snapshot", "-o", runner.OutputRef("aicr-snapshot-credentials")},
+		Name: "aicr-recipe-credentials", Kind: ports.JobRecipe, Image: image,
+		Args:        []string{"--log-json", "recipe", "-o", runner.OutputRef("aicr-recipe-credentials")},
 		Credentials: []byte(`{"auths":{"registry.example.com":{"auth":"dTpw"}}}`),
 		Owner:       ports.ReleaseOwner{RuntimeUID: "uid-1"},
 	}

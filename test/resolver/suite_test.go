@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/test/env"
 	"github.com/nvidia/aicr-operator/test/jobexec"
@@ -26,7 +27,9 @@ import (
 const (
 	operatorNS = "aicr-system"
 	jobNS      = "aicr-jobs"
-	image      = "registry.example.com/nvidia/aicr@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	// discoveryNS is where the snapshot agent runs, as jobs.AgentServiceAccount.
+	discoveryNS = "aicr-discovery"
+	image       = "registry.example.com/nvidia/aicr@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 )
 
 var (
@@ -52,8 +55,8 @@ func run(m *testing.M) int {
 	})
 }
 
-// setup creates the namespaces, the aicr-jobs and aicr-validator identities with the grants
-// the chart gives them (a Job's Pod writes its output ConfigMap, test/jobexec plays it with
+// setup creates the namespaces, the aicr-jobs, aicr-validator and snapshot agent identities
+// with the grants the chart gives them (a Job's Pod writes its output ConfigMap, test/jobexec plays it with
 // the Pod's identity) and the test Nodes: pool system, pool gpu (H100) and pool gpu-mixed
 // (an H100 and an A100).
 func setup() error {
@@ -82,11 +85,13 @@ func setup() error {
 				{Kind: rbacv1.ServiceAccountKind, Name: "aicr-validator", Namespace: jobNS},
 			},
 		},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: discoveryNS}},
 		node("sys-1", map[string]string{"aicr.test/pool": "system", "aicr.test/zone": "a"}),
 		node("gpu-1", map[string]string{"aicr.test/pool": "gpu", "aicr.test/zone": "a", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),
 		node("gpu-2", map[string]string{"aicr.test/pool": "gpu-mixed", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),
 		node("gpu-3", map[string]string{"aicr.test/pool": "gpu-mixed", "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}),
 	}
+	objs = append(objs, jobexec.AgentGrants(discoveryNS, jobs.AgentServiceAccount)...)
 	for _, o := range objs {
 		if err = k8s.Create(ctx, o); err != nil {
 			return fmt.Errorf("create %s: %w", o.GetName(), err)

@@ -19,6 +19,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -197,7 +198,7 @@ func rollouts(t *testing.T) []string {
 func newReconciler(t *testing.T, c client.Client) (*retention.Reconciler, *record.FakeRecorder) {
 	t.Helper()
 	rec := record.NewFakeRecorder(100)
-	r, err := retention.New(c, k8s, rec, operatorNamespace, time.Hour)
+	r, err := retention.New(c, k8s, rec, operatorNamespace, time.Hour, shared.Release{})
 	require.NoError(t, err)
 	return r, rec
 }

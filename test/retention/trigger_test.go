@@ -18,6 +18,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 )
 
 const (
@@ -35,7 +36,7 @@ func startManager(t *testing.T) {
 	})
 	require.NoError(t, err)
 	r, err := retention.New(mgr.GetClient(), mgr.GetAPIReader(),
-		mgr.GetEventRecorderFor(retention.RecorderName), operatorNamespace, time.Hour)
+		mgr.GetEventRecorderFor(retention.RecorderName), operatorNamespace, time.Hour, shared.Release{})
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))
 	ctx, cancel := context.WithCancel(context.Background())

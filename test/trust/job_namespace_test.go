@@ -56,13 +56,19 @@ func TestAttack_OperatorRunsTheValidatorAsAnotherIdentity(t *testing.T) {
 	refused(t, operator().Create(context.Background(), j), "as aicr-validator")
 }
 
-// TestAttack_OperatorRunsAJobInTheDiscoveryNamespace: the privileged discovery namespace, which
-// nothing of the operator uses, grants the operator nothing.
+// TestAttack_OperatorRunsAJobInTheDiscoveryNamespace: in the privileged discovery namespace the
+// operator runs only the snapshot agent: the pinned AICR image as aicr-snapshot-agent. Another
+// identity or another image there is refused.
 func TestAttack_OperatorRunsAJobInTheDiscoveryNamespace(t *testing.T) {
 	baseline(t).noEngineWrite(t)
-	j := job("attack-discovery", aicrImage, "aicr-jobs")
-	j.Namespace = discoveryNS
-	refused(t, operator().Create(context.Background(), j), `cannot create resource "jobs"`)
+	for _, j := range []*batchv1.Job{
+		job("attack-discovery", aicrImage, "aicr-jobs"),
+		job("attack-discovery", "registry.example.com/evil:latest", jobs.AgentServiceAccount),
+	} {
+		j.Namespace = discoveryNS
+		refused(t, operator().Create(context.Background(), j),
+			"RES-8: Jobs in "+discoveryNS+" run only the pinned images "+aicrImage+" as "+jobs.AgentServiceAccount)
+	}
 }
 
 // TestAttack_JobsAdminCreatesAPodAsTheJobIdentity: a Pod of the pinned image running as

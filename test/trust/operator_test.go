@@ -44,6 +44,8 @@ const (
 type world struct {
 	engine *memengine.Engine
 	exec   *jobexec.Executor
+	// agent plays the snapshot agent in the discovery namespace.
+	agent *jobexec.Executor
 	// active is the plan the initial install rolled out; target the plan the override made.
 	active, target string
 	// awaiting is the rollout toward target that waits for an approver.
@@ -85,6 +87,10 @@ func start() (*world, error) {
 	if w.exec, err = jobexec.New(controlPlane.Config, scheme, jobsNS, aicrImage, playAICR(f, overridden)); err != nil {
 		return nil, err
 	}
+	if w.agent, err = jobexec.New(controlPlane.Config, scheme, discoveryNS, aicrImage, f.Behavior()); err != nil {
+		return nil, err
+	}
+	w.agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)
 	if err = runOperator(w); err != nil {
 		return nil, err
 	}
@@ -115,7 +121,7 @@ func playAICR(f, overridden jobexec.Fixture) jobexec.Behavior {
 // operator binary builds it, acting as the operator's ServiceAccount.
 func runOperator(w *world) error {
 	mgr, err := manager.New(operatorConfig(), manager.Options{
-		OperatorNamespace: operatorNS, JobNamespaces: []string{jobsNS},
+		OperatorNamespace: operatorNS, JobNamespaces: []string{jobsNS, discoveryNS},
 		MetricsBindAddress: "0", HealthProbeBindAddress: "0",
 	})
 	if err != nil {
@@ -127,9 +133,13 @@ func runOperator(w *world) error {
 	if err != nil {
 		return err
 	}
-	res, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, aicr.Reader{}, nil, clk,
+	agent, err := snapshotAgent(mgr.GetClient(), mgr.GetAPIReader())
+	if err != nil {
+		return err
+	}
+	res, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, agent, aicr.Reader{}, nil, clk,
 		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
-			OperatorNamespace: operatorNS, JobNamespace: jobsNS, Image: aicrImage, AICRVersion: aicrVersion,
+			OperatorNamespace: operatorNS, JobNamespace: jobsNS, DiscoveryNamespace: discoveryNS, Image: aicrImage, AICRVersion: aicrVersion,
 			AllowedNamespaces: components, AdmissionPolicies: shared.ChartAdmissionPolicies,
 		})
 	if err != nil {
@@ -148,8 +158,9 @@ func runOperator(w *world) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var running sync.WaitGroup
-	running.Add(2)
+	running.Add(3)
 	go func() { defer running.Done(); _ = w.exec.Run(ctx) }()
+	go func() { defer running.Done(); _ = w.agent.Run(ctx) }()
 	go func() {
 		defer running.Done()
 		if err := mgr.Start(ctx); err != nil {

@@ -26,7 +26,8 @@ system:serviceaccount:{{ .Release.Namespace }}:aicr-operator
 
 {{/*
 The usernames of the chart's other ServiceAccounts as a JSON list: aicr-jobs in each Job
-namespace and aicr-validator (bound to cluster-admin) in the validation namespace. The
+namespace, aicr-validator (bound to cluster-admin) in the validation namespace and
+aicr-snapshot-agent in the discovery namespace. The
 approval policy refuses spec.approval changes from them (ADM-1): they run AICR, not people.
 The validator is listed whether or not validation.enabled, so turning validation on later
 never widens who can approve.
@@ -37,6 +38,7 @@ never widens who can approve.
 {{- $users = append $users (printf "system:serviceaccount:%s:aicr-jobs" .) -}}
 {{- end -}}
 {{- $users = append $users (printf "system:serviceaccount:%s:aicr-validator" .Values.namespaces.validation.name) -}}
+{{- $users = append $users (printf "system:serviceaccount:%s:aicr-snapshot-agent" .Values.namespaces.discovery.name) -}}
 {{- toJson (uniq $users) -}}
 {{- end }}
 
@@ -56,13 +58,21 @@ The operator image, pinned by digest.
 {{- end }}
 
 {{/*
+aicr.version without the leading "v" the schema allows: the images are tagged v<version> and
+the operator gets the bare version.
+*/}}
+{{- define "aicr-operator.aicrVersion" -}}
+{{- trimPrefix "v" .Values.aicr.version -}}
+{{- end }}
+
+{{/*
 The AICR and validator images, tagged with aicr.version and pinned by digest.
 */}}
 {{- define "aicr-operator.aicrImage" -}}
-{{- printf "%s:v%s@%s" .Values.aicr.image.repository .Values.aicr.version .Values.aicr.image.digest -}}
+{{- printf "%s:v%s@%s" .Values.aicr.image.repository (include "aicr-operator.aicrVersion" .) .Values.aicr.image.digest -}}
 {{- end }}
 {{- define "aicr-operator.validatorImage" -}}
-{{- printf "%s:v%s@%s" .Values.aicr.validatorImage.repository .Values.aicr.version .Values.aicr.validatorImage.digest -}}
+{{- printf "%s:v%s@%s" .Values.aicr.validatorImage.repository (include "aicr-operator.aicrVersion" .) .Values.aicr.validatorImage.digest -}}
 {{- end }}
 
 {{/*
@@ -86,9 +96,9 @@ namespaces and the Job, discovery and validation namespaces, without the release
 {{- end }}
 
 {{/*
-The namespaces the operator runs Jobs in (the Job namespace and, with validation, the
-validation namespace), deduplicated. The discovery namespace is reserved for AICR's snapshot
-agent: the operator runs nothing there, so it holds no rights there.
+The namespaces AICR Jobs run in as aicr-jobs (the Job namespace and, with validation, the
+validation namespace), deduplicated. The discovery namespace holds only the snapshot agent,
+which runs as aicr-snapshot-agent (operatorJobNamespaces).
 */}}
 {{- define "aicr-operator.jobNamespaces" -}}
 {{- $ns := list .Values.namespaces.jobs.name -}}
@@ -99,11 +109,21 @@ agent: the operator runs nothing there, so it holds no rights there.
 {{- end }}
 
 {{/*
+The namespaces the operator runs Jobs in: the Job namespaces and the discovery namespace,
+where it runs AICR's snapshot agent (RES-1), deduplicated.
+*/}}
+{{- define "aicr-operator.operatorJobNamespaces" -}}
+{{- toJson (append (include "aicr-operator.jobNamespaces" . | fromJsonArray) .Values.namespaces.discovery.name | uniq) -}}
+{{- end }}
+
+{{/*
 Checks the schema cannot express. Each failure names the value to fix.
 */}}
 {{- define "aicr-operator.validate" -}}
-{{- if not (semverCompare ">=1.0.0, <2.0.0-0" .Values.aicr.version) -}}
-{{- fail (printf "aicr.version %s is not supported: this chart runs AICR >=1.0.0, <2.0.0" .Values.aicr.version) -}}
+{{- /* values.schema.json's aicr.version pattern, for installs that skip the schema (test/chart checks both agree) */ -}}
+{{- $supported := `^v?1\.(0\.0|0\.[1-9][0-9]*(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?|[1-9][0-9]*\.(0|[1-9][0-9]*)(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?)(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$` -}}
+{{- if not (and (regexMatch $supported .Values.aicr.version) (semverCompare ">=1.0.0, <2.0.0-0" .Values.aicr.version)) -}}
+{{- fail (printf "aicr.version %s is not supported: this chart runs AICR >=1.0.0, <2.0.0-0 (SemVer 2.0.0, 1.0.0's pre-releases below it)" .Values.aicr.version) -}}
 {{- end -}}
 {{- if eq .Values.registry.auth.provider "aws" -}}
 {{- if not (or (get .Values.operator.serviceAccountAnnotations "eks.amazonaws.com/role-arn") .Values.operator.awsPodIdentity) -}}

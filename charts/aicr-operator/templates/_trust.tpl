@@ -10,16 +10,18 @@ install stays guarded).
 
 {{/*
 What may run in each guarded namespace, as a JSON object (a CEL map literal) namespace ->
-{serviceAccounts, images}: the AICR Jobs' identity and the pinned AICR image in the Job and
-discovery namespaces, the validators' identity and the pinned validator image in the
-validation namespace. Namespaces that coincide get both.
+{serviceAccounts, images}: the AICR Jobs' identity and the pinned AICR image in the Job
+namespace, the snapshot agent's identity and the pinned AICR image in the discovery namespace,
+the validators' identity and the pinned validator image in the validation namespace.
+Namespaces that coincide get both.
 */}}
 {{- define "aicr-operator.jobRunners" -}}
 {{- $v := .Values.namespaces -}}
 {{- $aicr := dict "serviceAccounts" (list "aicr-jobs") "images" (list (include "aicr-operator.aicrImage" .)) -}}
+{{- $agent := dict "serviceAccounts" (list "aicr-snapshot-agent") "images" (list (include "aicr-operator.aicrImage" .)) -}}
 {{- $validator := dict "serviceAccounts" (list "aicr-validator") "images" (list (include "aicr-operator.validatorImage" .)) -}}
 {{- $out := dict -}}
-{{- range $pair := list (list $v.jobs.name $aicr) (list $v.discovery.name $aicr) (list $v.validation.name $validator) -}}
+{{- range $pair := list (list $v.jobs.name $aicr) (list $v.discovery.name $agent) (list $v.validation.name $validator) -}}
 {{- $ns := index $pair 0 -}}
 {{- $add := index $pair 1 -}}
 {{- $cur := get $out $ns | default (dict "serviceAccounts" list "images" list) -}}

@@ -33,17 +33,15 @@ const resolverPoll = 30 * time.Second
 type Config struct {
 	// OperatorNamespace holds plans, recipes, values and kept results.
 	OperatorNamespace string
-	// JobNamespace is where AICR Jobs run (the Job watch is limited to it).
-	JobNamespace string
+	// JobNamespace is where AICR Jobs run, DiscoveryNamespace where the snapshot agent runs (the
+	// Job watch is limited to them).
+	JobNamespace, DiscoveryNamespace string
 	// Image is the pinned AICR image (by digest).
 	Image string
 	// AICRVersion is the pinned AICR version every Job must report (RES-5).
 	AICRVersion string
 	// AllowedNamespaces are the chart's namespaces.components (RES-3).
 	AllowedNamespaces []string
-	// AgentServiceAccount is the pre-provisioned ServiceAccount of AICR's snapshot agent
-	// (snapshot --service-account-name); empty leaves AICR's default.
-	AgentServiceAccount string
 	// AdmissionPolicies are the chart's policies (shared.ChartAdmissionPolicies) whose absence stalls
 	// the resolution with AdmissionPolicyMissing: kept results and plans are trusted only under
 	// them. Empty checks none.
@@ -58,6 +56,9 @@ type Reconciler struct {
 	Client client.Client
 	Reader client.Reader
 	Jobs   ports.JobRunner
+	// Snapshots runs the snapshot stage: AICR's snapshot agent in the discovery namespace
+	// (adapters/jobs with Agent set).
+	Snapshots ports.JobRunner
 	// Bundles reads a bundle Job's output (AICR's helm bundle).
 	Bundles ports.BundleReader
 	// Registry, when set, serves every chart of a new plan from the runtime
@@ -74,16 +75,17 @@ type Reconciler struct {
 
 // New returns a Reconciler. c is the manager's client (cached reads of
 // the ClusterRuntime and Nodes), reader the uncached API reader (ConfigMaps),
-// reg the runtime registry or nil (no chart pinning).
-func New(c client.Client, reader client.Reader, jobs ports.JobRunner, bundles ports.BundleReader, reg ports.Registry,
+// reg the runtime registry or nil (no chart pinning); jobs runs the AICR Jobs of the Job
+// namespace, snapshots the snapshot agent of the discovery namespace.
+func New(c client.Client, reader client.Reader, jobs, snapshots ports.JobRunner, bundles ports.BundleReader, reg ports.Registry,
 	clock ports.Clock, recorder record.EventRecorder, cfg Config) (*Reconciler, error) {
-	if c == nil || reader == nil || jobs == nil || bundles == nil || clock == nil || recorder == nil {
+	if c == nil || reader == nil || jobs == nil || snapshots == nil || bundles == nil || clock == nil || recorder == nil {
 		return nil, fmt.Errorf("resolver: every dependency is required")
 	}
-	if cfg.OperatorNamespace == "" || cfg.JobNamespace == "" || cfg.AICRVersion == "" {
-		return nil, fmt.Errorf("resolver: operator namespace, job namespace and AICR version are required")
+	if cfg.OperatorNamespace == "" || cfg.JobNamespace == "" || cfg.DiscoveryNamespace == "" || cfg.AICRVersion == "" {
+		return nil, fmt.Errorf("resolver: operator namespace, job and discovery namespaces and AICR version are required")
 	}
-	return &Reconciler{Client: c, Reader: reader, Jobs: jobs, Bundles: bundles, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg,
+	return &Reconciler{Client: c, Reader: reader, Jobs: jobs, Snapshots: snapshots, Bundles: bundles, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg,
 		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies)}, nil
 }
 
@@ -144,7 +146,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
 	})
 	ownJobs := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return o.GetNamespace() == r.Config.JobNamespace && o.GetLabels()[aicrv1alpha1.LabelManagedBy] == aicrv1alpha1.ManagedByValue
+		ns := o.GetNamespace()
+		return (ns == r.Config.JobNamespace || ns == r.Config.DiscoveryNamespace) &&
+			o.GetLabels()[aicrv1alpha1.LabelManagedBy] == aicrv1alpha1.ManagedByValue
 	})
 	// A deleted plan ConfigMap is resolved again (PLAN-7).
 	lostPlans := predicate.Funcs{

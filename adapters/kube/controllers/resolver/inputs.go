@@ -17,6 +17,7 @@ const (
 	resInputSnapshot = "snapshot.yaml"
 	resInputRecipe   = "recipe.yaml"
 	resInputFrom     = "from.yaml"
+	resInputInherit  = "inherit.yaml"
 	resInputsDir     = ports.JobInputsDir + "/"
 )
 

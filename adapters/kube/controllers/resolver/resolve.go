@@ -23,7 +23,7 @@ func (r *Reconciler) resolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	if out := r.discover(ctx, cr); out != nil {
 		return out
 	}
-	snapName := shared.SnapshotJob(cr)
+	snapName := shared.SnapshotJob(cr, r.release())
 	snapshot, out := r.snapshotStage(ctx, cr, snapName)
 	if out != nil {
 		return out
@@ -39,11 +39,20 @@ func (r *Reconciler) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.Cluster
 	if err != nil {
 		return resStalled(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: err.Error()})
 	}
-	recipeName := shared.RecipeJob(cr, snapName, config)
+	inherit, out := r.inheritance(ctx, cr)
+	if out != nil {
+		return out
+	}
+	recipeName := shared.RecipeJob(cr, r.release(), snapName, config, inherit.digest)
+	args := []string{"--log-json", "recipe", "--config", resInputsDir + resInputConfig, "--snapshot", resInputsDir + resInputSnapshot}
+	inputs := map[string][]byte{resInputConfig: config, resInputSnapshot: snapshot}
+	if inherit.recipe != nil {
+		args = append(args, "--inherit-from", resInputsDir+resInputInherit)
+		inputs[resInputInherit] = inherit.recipe
+	}
 	recipe, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobRecipe, Name: recipeName, KeepRole: aicrv1alpha1.RoleRecipe,
-		Args:   []string{"--log-json", "recipe", "--config", resInputsDir + resInputConfig, "--snapshot", resInputsDir + resInputSnapshot, "-o", r.Jobs.OutputRef(recipeName)},
-		Inputs: map[string][]byte{resInputConfig: config, resInputSnapshot: snapshot},
+		Args: append(args, "-o", r.Jobs.OutputRef(recipeName)), Inputs: inputs,
 	})
 	if out != nil {
 		return out
@@ -91,7 +100,7 @@ func (r *Reconciler) discover(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 func (r *Reconciler) snapshotStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string) ([]byte, *resOutcome) {
 	snapshot, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobSnapshot, Name: name, KeepRole: aicrv1alpha1.RoleSnapshot,
-		Args: append(append([]string{"--log-json", "snapshot"}, resSnapshotArgs(cr, r.Config.AgentServiceAccount)...), "-o", r.Jobs.OutputRef(name)),
+		Args: []string{"--log-json", "snapshot", "-o", r.Snapshots.OutputRef(name)}, Placement: resAgentPlacement(cr),
 	})
 	if out != nil {
 		return nil, out
@@ -198,6 +207,11 @@ func (r *Reconciler) publish(ctx context.Context, plan *domain.Plan, files fs.FS
 	return nil
 }
 
+// release is the AICR release every Job name and kept result is keyed by.
+func (r *Reconciler) release() shared.Release {
+	return shared.Release{Version: r.Config.AICRVersion, Image: r.Config.Image}
+}
+
 func resSuccess(digest string) *resOutcome {
 	return &resOutcome{status: metav1.ConditionTrue, reason: ReasonResolved, message: "candidate plan " + digest, candidate: digest}
 }
@@ -240,18 +254,16 @@ func (r *Reconciler) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (re
 	return built, nil
 }
 
-// resSnapshotArgs pins the snapshot agent to the accelerated group (AICR-CLI.md section 5).
-func resSnapshotArgs(cr *aicrv1alpha1.ClusterRuntime, sa string) []string {
-	var args []string
+// resAgentPlacement places the snapshot agent on the accelerated group (AICR-CLI.md section
+// 5): its node selector and tolerations, so the agent reads a GPU node.
+func resAgentPlacement(cr *aicrv1alpha1.ClusterRuntime) *ports.JobPlacement {
 	sel := cr.Spec.Placement.Accelerated
-	for _, k := range shared.SortedKeys(sel.NodeSelector) {
-		args = append(args, "--node-selector", k+"="+string(sel.NodeSelector[k]))
+	pl := &ports.JobPlacement{NodeSelector: map[string]string{}}
+	for k, v := range sel.NodeSelector {
+		pl.NodeSelector[k] = string(v)
 	}
 	for _, t := range sel.Tolerations {
-		args = append(args, "--toleration", shared.Toleration(t))
+		pl.Tolerations = append(pl.Tolerations, ports.JobToleration{Key: t.Key, Operator: string(t.Operator), Value: t.Value, Effect: string(t.Effect)})
 	}
-	if sa != "" {
-		args = append(args, "--service-account-name", sa)
-	}
-	return args
+	return pl
 }

@@ -10,6 +10,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // resOutcome is what one resolver reconcile found: the Resolved condition to
@@ -55,7 +56,11 @@ func resTransient(err error) *resOutcome {
 // returns the stage's result files, or the outcome to report while the Job runs or after it
 // failed.
 func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) (fs.FS, *resOutcome) {
-	run := app.StageRunner{Jobs: r.Jobs, Image: r.Config.Image, AICRVersion: r.Config.AICRVersion}.Run(ctx, string(cr.UID), st)
+	jobs := r.Jobs
+	if st.Kind == ports.JobSnapshot {
+		jobs = r.Snapshots
+	}
+	run := app.StageRunner{Jobs: jobs, Image: r.Config.Image, AICRVersion: r.Config.AICRVersion}.Run(ctx, string(cr.UID), st)
 	for _, e := range run.Events {
 		typ := corev1.EventTypeNormal
 		if e.Warning {

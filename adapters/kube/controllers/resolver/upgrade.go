@@ -38,11 +38,11 @@ func (r *Reconciler) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterR
 	if active == "" {
 		return resCheck{}, nil
 	}
-	from, out := r.activeRecipe(ctx, cr, active)
+	_, from, out := r.activeRecipe(ctx, cr, active, "upgrade-check", func(*configdoc.Plan) bool { return true })
 	if out != nil || from == nil {
 		return resCheck{}, out
 	}
-	name := shared.JobName("upgrade-check", string(cr.UID), active, string(recipe))
+	name := shared.UpgradeCheckJob(cr, r.release(), active, recipe)
 	report, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobUpgradeCheck, Name: name,
 		Inputs: map[string][]byte{resInputFrom: from, resInputRecipe: recipe},
@@ -55,33 +55,64 @@ func (r *Reconciler) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterR
 	return resCheck{job: name, report: report}, nil
 }
 
-// activeRecipe returns the resolved recipe of the active plan, verified against the digest
-// the plan records, or nil when there is nothing to compare: the plan's ConfigMap is gone
-// (it is rebuilt from the engine objects, without a recipe), it records no recipe, or its
-// recipe ConfigMap is gone. A recipe whose content is not the recorded one stalls.
-func (r *Reconciler) activeRecipe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, active string) ([]byte, *resOutcome) {
+// activeRecipe returns the verified document of the active plan and, when use accepts that
+// document, its resolved recipe, verified against the digest the plan records; the recipe is nil
+// when there is nothing to compare: the plan's ConfigMap is gone (it is rebuilt from the engine
+// objects, without a recipe), it records no recipe, or its recipe ConfigMap is gone. A plan or
+// recipe that does not verify stalls; purpose names what the recipe is read for.
+func (r *Reconciler) activeRecipe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, active, purpose string,
+	use func(*configdoc.Plan) bool) (*configdoc.Plan, []byte, *resOutcome) {
 	plans := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace)
 	doc, stall, err := plans.Document(ctx, active, string(cr.UID))
 	switch {
 	case err != nil:
-		return nil, resTransient(err)
+		return nil, nil, resTransient(err)
 	case stall != nil && stall.Reason == domain.StallPlanUnreadable && r.planMissing(ctx, active):
-		return nil, nil
+		return nil, nil, nil
 	case stall != nil:
-		return nil, resStalled(&domain.Stall{Reason: stall.Reason, Message: "active plan for upgrade-check: " + stall.Message})
-	case doc.ConfigMapRef == nil:
-		return nil, nil
+		return nil, nil, resStalled(&domain.Stall{Reason: stall.Reason, Message: "active plan for " + purpose + ": " + stall.Message})
+	case doc.ConfigMapRef == nil || !use(doc):
+		return doc, nil, nil
 	}
 	raw, stall, err := plans.Recipe(ctx, doc, doc.ConfigMapRef)
 	switch {
 	case err != nil:
-		return nil, resTransient(err)
+		return nil, nil, resTransient(err)
 	case stall != nil && stall.Reason == domain.StallPlanWithoutRecipe:
-		return nil, nil // a lost recipe leaves nothing to compare: every Upgrade then needs approval
+		return doc, nil, nil // a lost recipe leaves nothing to compare: every Upgrade then needs approval
 	case stall != nil:
-		return nil, resStalled(&domain.Stall{Reason: domain.StallPlanUnreadable, Message: "active plan for upgrade-check: " + stall.Message})
+		return nil, nil, resStalled(&domain.Stall{Reason: domain.StallPlanUnreadable, Message: "active plan for " + purpose + ": " + stall.Message})
 	}
-	return raw, nil
+	return doc, raw, nil
+}
+
+// resInherit is what the recipe Job inherits from (recipe --inherit-from).
+type resInherit struct {
+	// digest is the active plan's digest ("" = nothing to inherit).
+	digest string
+	// recipe is the active plan's verified recipe.
+	recipe []byte
+}
+
+// inheritance returns the recipe the recipe Job inherits from on an AICR upgrade (AICR-CLI.md
+// section 6): the active plan's resolved recipe when another AICR release (another pinned
+// image) rendered that plan, read only through the verified plan and the content digest it
+// records (activeRecipe), so a ConfigMap is never trusted by its name. The recipe is a few
+// kilobytes, well inside the inputs ConfigMap next to the snapshot and AICRConfig. A plan of
+// this release, or one without a recipe, inherits nothing.
+func (r *Reconciler) inheritance(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (resInherit, *resOutcome) {
+	active := cr.Status.ActivePlanDigest
+	if active == "" {
+		return resInherit{}, nil
+	}
+	rel := r.release()
+	doc, raw, out := r.activeRecipe(ctx, cr, active, "recipe --inherit-from", func(doc *configdoc.Plan) bool {
+		return shared.InheritFrom(doc, active, rel) != ""
+	})
+	if out != nil || raw == nil {
+		return resInherit{}, out
+	}
+	return resInherit{digest: shared.InheritFrom(doc, active, rel), recipe: raw}, nil
 }
 
 // planMissing reports whether the plan ConfigMap of digest does not exist.

@@ -50,21 +50,24 @@ type Reconciler struct {
 	metrics   *shared.Metrics
 	namespace string
 	interval  time.Duration
+	release   shared.Release
 }
 
 // New returns the retention reconciler. c reads the ClusterRuntime and the
 // rollouts (cached) and deletes; reader lists the labelled ConfigMaps of namespace uncached,
 // so a plan the resolver has just written is never missed; interval is the periodic pass
-// (DefaultInterval when zero).
+// (DefaultInterval when zero); release is the AICR release the resolver runs, which names the
+// Jobs and kept results of the current resolution.
 func New(c client.Client, reader client.Reader, recorder record.EventRecorder, namespace string,
-	interval time.Duration) (*Reconciler, error) {
+	interval time.Duration, release shared.Release) (*Reconciler, error) {
 	if c == nil || reader == nil || recorder == nil || namespace == "" {
 		return nil, fmt.Errorf("retention: client, reader, recorder and namespace are required")
 	}
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	return &Reconciler{client: c, reader: reader, recorder: recorder, metrics: shared.NewMetrics(), namespace: namespace, interval: interval}, nil
+	return &Reconciler{client: c, reader: reader, recorder: recorder, metrics: shared.NewMetrics(), namespace: namespace, interval: interval,
+		release: release}, nil
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
@@ -93,7 +96,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	decision := decideRetention(cr, rollouts.Items, stored)
+	decision := decideRetention(cr, r.release, rollouts.Items, stored)
 	deleted := map[string]int{}
 	conflicted, err := r.deleteAll(ctx, decision.owners, deleted)
 	if err == nil && !conflicted {

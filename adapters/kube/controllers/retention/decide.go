@@ -28,10 +28,10 @@ type retDecision struct {
 	owners, dependents []retDoomed
 }
 
-func decideRetention(cr *aicrv1alpha1.ClusterRuntime, rollouts []aicrv1alpha1.RuntimeRollout, stored retStored) retDecision {
+func decideRetention(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, rollouts []aicrv1alpha1.RuntimeRollout, stored retStored) retDecision {
 	active := retActiveRollouts(rollouts)
 	owners, kept := retRollouts(rollouts, active)
-	res := retCurrentResolution(cr)
+	res := retCurrentResolution(cr, rel, stored.plans)
 	plans, retained := retPlans(stored.plans, retKeepPlans(cr, rollouts, active), res.bundle)
 	return retDecision{owners: append(owners, plans...), dependents: retDependents(res, retained, kept, stored.others)}
 }
@@ -137,15 +137,30 @@ type retResolution struct {
 	snapshot, recipe, bundle string
 }
 
-func retCurrentResolution(cr *aicrv1alpha1.ClusterRuntime) retResolution {
-	res := retResolution{snapshot: shared.SnapshotJob(cr)}
+func retCurrentResolution(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []retPlan) retResolution {
+	res := retResolution{snapshot: shared.SnapshotJob(cr, rel)}
 	config, err := shared.AICRConfig(cr)
 	if err != nil {
 		return res
 	}
-	res.recipe = shared.RecipeJob(cr, res.snapshot, config)
+	res.recipe = shared.RecipeJob(cr, rel, res.snapshot, config, retInheritFrom(cr, rel, plans))
 	res.bundle = shared.BundleJob(string(cr.UID), res.recipe, shared.BundleArgs(cr))
 	return res
+}
+
+// retInheritFrom is shared.InheritFrom over the stored plans: the active plan's digest when
+// another AICR release rendered it, as the resolver decides it.
+func retInheritFrom(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []retPlan) string {
+	name, err := configdoc.PlanConfigMapName(cr.Status.ActivePlanDigest)
+	if err != nil {
+		return ""
+	}
+	for _, p := range plans {
+		if p.meta.Name == name {
+			return shared.InheritFrom(p.doc, cr.Status.ActivePlanDigest, rel)
+		}
+	}
+	return ""
 }
 
 func retPlanNames(digests ...string) map[string]bool {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -76,7 +77,7 @@ func TestRetentionKeepsTheActivePlanDerivedFromRolloutsRET1RO13(t *testing.T) {
 	ro := aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-a-1",
 		Labels: map[string]string{aicrv1alpha1.LabelOutcome: string(aicrv1alpha1.PhaseSucceeded)}},
 		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: retTestUID, ToPlanDigest: retDigest(0)}}
-	got := decideRetention(retTestRuntime(), []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
+	got := decideRetention(retTestRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
 	assert.Equal(t, []string{"plan/" + retPlanName(1)}, retNames(got))
 }
 
@@ -84,14 +85,14 @@ func TestRetentionKeepsThePlansOfARolloutInProgressRET1(t *testing.T) {
 	t.Parallel()
 	ro := aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-a-1"},
 		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: retTestUID, FromPlanDigest: retDigest(0), ToPlanDigest: retDigest(1)}}
-	got := decideRetention(retTestRuntime(), []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
+	got := decideRetention(retTestRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
 	assert.Empty(t, got)
 }
 
 func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 	t.Parallel()
 	cr := retTestRuntime()
-	res := retCurrentResolution(cr)
+	res := retCurrentResolution(cr, shared.Release{}, nil)
 	plans := retSevenPlans()
 	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = res.bundle // the plan the resolver recorded for the current inputs
 	others := []metav1.PartialObjectMetadata{
@@ -101,7 +102,7 @@ func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 		retTestObject(res.recipe, aicrv1alpha1.RoleRecipe, ""),
 	}
 	others[1].CreationTimestamp = metav1.NewTime(retT0.Add(time.Hour))
-	got := decideRetention(cr, nil, retStored{plans: plans, others: others})
+	got := decideRetention(cr, shared.Release{}, nil, retStored{plans: plans, others: others})
 	assert.ElementsMatch(t, []string{"plan/" + retPlanName(1), "snapshot/aicr-snapshot-older"}, retNames(got))
 }
 
@@ -114,7 +115,7 @@ func TestRetentionKeepsTheRecipeResultARetainedPlanWasRenderedFromRET3(t *testin
 		retTestObject("aicr-recipe-kept", aicrv1alpha1.RoleRecipe, ""),
 		retTestObject("aicr-recipe-gone", aicrv1alpha1.RoleRecipe, ""),
 	}
-	got := decideRetention(retTestRuntime(), nil, retStored{plans: plans, others: others})
+	got := decideRetention(retTestRuntime(), shared.Release{}, nil, retStored{plans: plans, others: others})
 	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1), "recipe/aicr-recipe-gone"}, retNames(got))
 }
 
@@ -127,10 +128,38 @@ func TestRetentionKeepsEveryRecipeAndValuesWhileARetainedPlanIsUnreadableRET1(t 
 		retTestObject("values-0", aicrv1alpha1.RoleValues, retDigest(0)),
 		retTestObject("aicr-recipe-result", aicrv1alpha1.RoleRecipe, ""),
 	}
-	got := decideRetention(retTestRuntime(), nil, retStored{plans: plans, others: others})
+	got := decideRetention(retTestRuntime(), shared.Release{}, nil, retStored{plans: plans, others: others})
 	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1)}, retNames(got))
 	plans[6] = retTestPlan(6)
-	got = decideRetention(retTestRuntime(), nil, retStored{plans: plans, others: others})
+	got = decideRetention(retTestRuntime(), shared.Release{}, nil, retStored{plans: plans, others: others})
 	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1),
 		"recipe/recipe-0", "values/values-0", "recipe/aicr-recipe-result"}, retNames(got))
+}
+
+// TestRetentionNamesTheCurrentResolutionOfTheRelease: the current resolution's Jobs are named
+// for the resolver's AICR release, and its recipe for the active plan it inherits from when
+// another release rendered that plan, as the resolver names them (issue 15).
+func TestRetentionNamesTheCurrentResolutionOfTheRelease(t *testing.T) {
+	t.Parallel()
+	rel := shared.Release{Version: "1.2.0", Image: "registry.example.com/aicr:v1.2.0@sha256:12"}
+	cr := retTestRuntime()
+	cr.Status.ActivePlanDigest = retDigest(3)
+	config, err := shared.AICRConfig(cr)
+	require.NoError(t, err)
+	snapshot := shared.SnapshotJob(cr, rel)
+	for _, tt := range []struct {
+		name, image, inherit string
+	}{
+		{"the active plan is of another release", "registry.example.com/aicr:v1.1.0@sha256:11", retDigest(3)},
+		{"the active plan is of this release", rel.Image, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			plans := retSevenPlans()
+			plans[3].doc.AICRImage = tt.image
+			res := retCurrentResolution(cr, rel, plans)
+			assert.Equal(t, snapshot, res.snapshot)
+			assert.Equal(t, shared.RecipeJob(cr, rel, snapshot, config, tt.inherit), res.recipe)
+		})
+	}
 }
