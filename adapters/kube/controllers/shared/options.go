@@ -34,6 +34,8 @@ type Options struct {
 	// AdmissionPolicies are the chart's policies (ChartAdmissionPolicies) whose absence stalls
 	// every rollout and the runtime with AdmissionPolicyMissing; empty checks none.
 	AdmissionPolicies []string
+	// Track wraps the rollout and runtime reconcilers (the liveness tracker); nil: none.
+	Track Track
 	// RequeueCap caps every requeue delay the domain asks for (0: no cap). Tests with a fake
 	// clock set it low so time moved on the clock is observed promptly.
 	RequeueCap time.Duration
