@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/nvidia/aicr-operator/ports"
@@ -66,7 +67,8 @@ func (l *Liveness) start(controller string, req reconcile.Request) func() {
 }
 
 // Check is the liveness check: an error naming the oldest reconcile in flight for longer than
-// the bound, nil otherwise (no reconcile in flight, or all of them younger).
+// the bound, nil otherwise (no reconcile in flight, or all of them younger). The error is also
+// logged, as the probe's answer withholds it.
 func (l *Liveness) Check(*http.Request) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -80,8 +82,10 @@ func (l *Liveness) Check(*http.Request) error {
 	if oldest == nil {
 		return nil
 	}
-	return fmt.Errorf("controller %s has not completed its reconcile of %s started %s ago (bound %s); "+
+	err := fmt.Errorf("controller %s has not completed its reconcile of %s started %s ago (bound %s); "+
 		"the operator restarts to free its worker", oldest.controller, objectName(oldest.request), now.Sub(oldest.at).Round(time.Second), l.bound)
+	logf.Log.WithName("liveness").Error(err, "liveness check failed")
+	return err
 }
 
 // objectName is the request's object: <name> when cluster-scoped, <namespace>/<name> otherwise.
