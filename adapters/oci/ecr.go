@@ -92,10 +92,17 @@ func NewECR(push, pull TokenSource, writer RepoCredsWriter, clock ports.Clock) *
 func (e *ECR) Refresh(ctx context.Context) (time.Duration, error) {
 	var pullWait time.Duration
 	var pullErr error
+	var pullPanic any
 	var wg sync.WaitGroup
-	wg.Go(func() { pullWait, pullErr = e.refresh(ctx, &e.pull) })
+	wg.Go(func() {
+		defer func() { pullPanic = recover() }() // re-raised in the caller's goroutine, which may recover it
+		pullWait, pullErr = e.refresh(ctx, &e.pull)
+	})
 	pushWait, pushErr := e.refresh(ctx, &e.push)
 	wg.Wait()
+	if pullPanic != nil {
+		panic(pullPanic)
+	}
 	return min(pullWait, pushWait), errors.Join(pullErr, pushErr)
 }
 
@@ -118,6 +125,12 @@ func (e *ECR) refresh(ctx context.Context, l *ecrLane) (time.Duration, error) {
 	fetching := make(chan struct{})
 	l.fetching = fetching
 	e.mu.Unlock()
+	defer func() { // after the result is recorded, or on a panic of the token source
+		e.mu.Lock()
+		l.fetching = nil
+		e.mu.Unlock()
+		close(fetching)
+	}()
 
 	tok, err := l.tokens.Token(ctx)
 	if err == nil && l.write != nil {
@@ -126,8 +139,6 @@ func (e *ECR) refresh(ctx context.Context, l *ecrLane) (time.Duration, error) {
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	l.fetching = nil
-	close(fetching)
 	return l.record(now, tok, err)
 }
 
