@@ -79,6 +79,13 @@ type Config struct {
 	MetricsSecure            bool
 	HealthProbeBindAddress   string
 	LogLevel                 string
+	// StepTimeout bounds one rollout step (--step-timeout).
+	StepTimeout time.Duration
+	// ComponentStepTimeouts bound the steps of the named components instead of StepTimeout
+	// (--component-step-timeout).
+	ComponentStepTimeouts map[string]time.Duration
+	// RolloutWindow is the time from a rollout's creation to its deadline (--rollout-window).
+	RolloutWindow time.Duration
 }
 
 // Validate reports every configuration problem at once, each wrapped with ErrInvalidConfig
@@ -114,6 +121,7 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.validateRegistry()...)
+	errs = append(errs, c.validateRollout()...)
 	if len(c.ComponentNamespaces) == 0 {
 		add("--component-namespaces must list at least one namespace")
 	}

@@ -26,7 +26,7 @@ var chartArgs = []string{
 	"--validation-enabled=true", "--jobs-service-account=aicr-jobs", "--validation-service-account=aicr-validator",
 	"--leader-elect=true", "--leader-election-lease-duration=15s", "--leader-election-renew-deadline=10s",
 	"--leader-election-retry-period=2s", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
-	"--log-level=info",
+	"--log-level=info", "--step-timeout=15m", "--rollout-window=24h",
 }
 
 func parse(t *testing.T, args ...string) app.Config {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/nvidia/aicr-operator/domain"
 )
 
 // BindFlags registers the operator's flags on fs, exactly as the chart's Deployment passes
@@ -50,6 +52,13 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		"serve metrics over HTTPS to callers the API server authenticates and authorizes for get on /metrics; false serves plain HTTP to anyone")
 	fs.StringVar(&c.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address of the health probes")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info or error")
+	fs.DurationVar(&c.StepTimeout, "step-timeout", domain.DefaultActionTimeout,
+		"how long one rollout step may take to become ready before the rollout fails")
+	fs.DurationVar(&c.RolloutWindow, "rollout-window", domain.DefaultRolloutWindow,
+		"time from a rollout's creation to its deadline; must exceed every step timeout")
+	fs.Func("component-step-timeout",
+		"step timeout of one component instead of --step-timeout, as <component>=<duration> "+
+			"(repeatable or comma-separated, for example gpu-operator=2h)", c.addComponentStepTimeouts)
 }
 
 func splitList(s string) []string {

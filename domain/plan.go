@@ -134,6 +134,12 @@ func BuildPlan(in PlanInput) (*Plan, error) {
 // release ID): lowercase DNS labels joined by dots.
 var helmReleaseName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
+// IsHelmReleaseName reports whether name is a Helm release name of at most
+// MaxReleaseIDLength characters.
+func IsHelmReleaseName(name string) bool {
+	return len(name) <= MaxReleaseIDLength && helmReleaseName.MatchString(name)
+}
+
 func checkRelease(br ports.BundleRelease) error {
 	if len(br.Name) > MaxReleaseIDLength {
 		return stallErr(StallContentTooLarge,

@@ -12,8 +12,12 @@ import (
 const (
 	// MaxSteps is the largest number of steps a rollout may hold.
 	MaxSteps = 256
-	// DefaultActionTimeout bounds how long one step may take to become ready.
+	// DefaultActionTimeout bounds how long one step may take to become ready (the chart's
+	// rollout.stepTimeout, the operator's --step-timeout).
 	DefaultActionTimeout = 15 * time.Minute
+	// DefaultRolloutWindow is how long a new rollout has before its deadline (the chart's
+	// rollout.window, the operator's --rollout-window).
+	DefaultRolloutWindow = 24 * time.Hour
 )
 
 // ErrInvalidRollout reports a rollout spec that breaks an invariant.
@@ -162,6 +166,21 @@ type Environment struct {
 	Deleting bool
 	// ActionTimeout bounds one step (DefaultActionTimeout when zero).
 	ActionTimeout time.Duration
+	// ComponentTimeouts bounds the steps of the named components instead of ActionTimeout
+	// (a GPU driver upgrade across a large fleet takes longer than other steps).
+	ComponentTimeouts map[string]time.Duration
+}
+
+// StepTimeout is how long step s may take to become ready: its component's timeout when one
+// is set, else ActionTimeout, else DefaultActionTimeout.
+func (e Environment) StepTimeout(s Step) time.Duration {
+	if d := e.ComponentTimeouts[s.Component]; d > 0 {
+		return d
+	}
+	if e.ActionTimeout > 0 {
+		return e.ActionTimeout
+	}
+	return DefaultActionTimeout
 }
 
 // holds reports whether no step and no validation run may start now: spec.paused or

@@ -124,10 +124,7 @@ func (r *Rollout) apply(ctx context.Context, p Ports, env Environment, s Step, o
 
 // judge decides whether the mutated step is done, failed or still running.
 func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environment, now time.Time) Outcome {
-	timeout := env.ActionTimeout
-	if timeout == 0 {
-		timeout = DefaultActionTimeout
-	}
+	timeout := env.StepTimeout(s)
 	done := !exists
 	if s.Operation != OpRemove {
 		if st.Operation == ports.OperationFailed && r.failedSinceStep(st) {

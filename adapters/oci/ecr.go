@@ -83,13 +83,79 @@ func NewECR(push, pull TokenSource, writer RepoCredsWriter, clock ports.Clock) *
 // with an expired token ports.ErrCredentialsStale; otherwise (a valid token
 // is still in place) the error is transient and the refresh is retried with a
 // doubling backoff. The errors of both tokens are joined.
+//
+// The two tokens are refreshed side by side, and no lock is held across a call to AWS or the
+// API server: one caller at a time fetches a token, and a caller that finds that token's fetch
+// in flight returns at once while the token it has is valid (so a hung AWS endpoint never
+// blocks a reader of the cached token), or waits for the fetch, or for ctx, when there is no
+// valid token to serve.
 func (e *ECR) Refresh(ctx context.Context) (time.Duration, error) {
+	var pullWait time.Duration
+	var pullErr error
+	var pullPanic any
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer func() { pullPanic = recover() }() // re-raised in the caller's goroutine, which may recover it
+		pullWait, pullErr = e.refresh(ctx, &e.pull)
+	})
+	pushWait, pushErr := e.refresh(ctx, &e.push)
+	wg.Wait()
+	if pullPanic != nil {
+		panic(pullPanic)
+	}
+	return min(pullWait, pushWait), errors.Join(pullErr, pushErr)
+}
+
+// refresh fetches l's token when it is due, holding the mutex only to read and record l's state.
+func (e *ECR) refresh(ctx context.Context, l *ecrLane) (time.Duration, error) {
+	e.mu.Lock()
+	now := e.clock.Now()
+	if fetching := l.fetching; fetching != nil {
+		valid := l.token != nil && now.Before(l.token.ExpiresAt)
+		e.mu.Unlock()
+		if valid {
+			return ECRRetryMin, nil
+		}
+		return e.await(ctx, l, fetching)
+	}
+	if wait, due, err := l.schedule(now); !due {
+		e.mu.Unlock()
+		return wait, err
+	}
+	fetching := make(chan struct{})
+	l.fetching = fetching
+	e.mu.Unlock()
+	defer func() { // after the result is recorded, or on a panic of the token source
+		e.mu.Lock()
+		l.fetching = nil
+		e.mu.Unlock()
+		close(fetching)
+	}()
+
+	tok, err := l.tokens.Token(ctx)
+	if err == nil && l.write != nil {
+		err = l.write(ctx, tok.Login)
+	}
+
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	now := e.clock.Now()
-	pullWait, pullErr := e.pull.refresh(ctx, now)
-	pushWait, pushErr := e.push.refresh(ctx, now)
-	return min(pullWait, pushWait), errors.Join(pullErr, pushErr)
+	return l.record(now, tok, err)
+}
+
+// await waits for the fetch in flight of l (another caller's) or for ctx, and returns what
+// the fetch left.
+func (e *ECR) await(ctx context.Context, l *ecrLane, fetching <-chan struct{}) (time.Duration, error) {
+	select {
+	case <-fetching:
+	case <-ctx.Done():
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return ECRRetryMin, l.classify(e.clock.Now(), fmt.Errorf("wait for the refresh in flight: %w", ctx.Err()))
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	wait, _, err := l.schedule(e.clock.Now())
+	return wait, err
 }
 
 // Credential returns the operator's own push token, refreshing due tokens
@@ -132,7 +198,7 @@ func (e *ECR) Run(ctx context.Context, after func(time.Duration) <-chan time.Tim
 }
 
 // ecrLane is one token of the aws provider with its refresh state; ECR's
-// mutex guards it.
+// mutex guards it (never held across a fetch: fetching marks one in flight).
 type ecrLane struct {
 	what   string
 	tokens TokenSource
@@ -143,6 +209,8 @@ type ecrLane struct {
 	failures    int
 	nextAttempt time.Time
 	lastErr     error
+	// fetching is closed when the fetch in flight ends; nil when none is.
+	fetching chan struct{}
 }
 
 // interval is how long the current token is used before a new one is
@@ -152,17 +220,20 @@ func (l *ecrLane) interval() time.Duration {
 	return min(ECRRefreshInterval, max(l.token.ExpiresAt.Sub(l.refreshed)/2, ECRRetryMin))
 }
 
-func (l *ecrLane) refresh(ctx context.Context, now time.Time) (time.Duration, error) {
+// schedule reports whether a fetch is due at now (none yet, the refresh interval passed, or a
+// failed attempt's backoff passed) and, when not, how long until one is and the last failure.
+func (l *ecrLane) schedule(now time.Time) (wait time.Duration, due bool, lastErr error) {
 	if l.failures > 0 && now.Before(l.nextAttempt) {
-		return l.nextAttempt.Sub(now), l.lastErr
+		return l.nextAttempt.Sub(now), false, l.lastErr
 	}
 	if l.failures == 0 && l.token != nil && now.Before(l.refreshed.Add(l.interval())) {
-		return l.refreshed.Add(l.interval()).Sub(now), nil
+		return l.refreshed.Add(l.interval()).Sub(now), false, nil
 	}
-	tok, err := l.tokens.Token(ctx)
-	if err == nil && l.write != nil {
-		err = l.write(ctx, tok.Login)
-	}
+	return 0, true, nil
+}
+
+// record keeps the result of a fetch started at now and returns how long until the next one.
+func (l *ecrLane) record(now time.Time, tok ECRToken, err error) (time.Duration, error) {
 	if err != nil {
 		l.failures++
 		wait := min(ECRRetryMin<<min(l.failures-1, 10), ECRRetryMax)

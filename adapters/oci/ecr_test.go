@@ -320,3 +320,41 @@ func TestECR_ShortLivedTokenIsRefreshedAtHalfItsLife(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, rec.count())
 }
+
+// panicsOnce is a TokenSource whose first call panics.
+type panicsOnce struct {
+	*fakeECR
+	calls counter
+}
+
+func (p *panicsOnce) Token(ctx context.Context) (oci.ECRToken, error) {
+	if p.calls.inc() == 1 {
+		panic("token source bug")
+	}
+	return p.fakeECR.Token(ctx)
+}
+
+// TestECR_PanickingTokenSourceLeavesNoFetchInFlight: a fetch that panics (recovered by the
+// caller, as controller-runtime recovers a reconcile, whichever token's fetch it was) is no
+// longer in flight, so the next caller fetches again instead of waiting for it.
+func TestECR_PanickingTokenSourceLeavesNoFetchInFlight(t *testing.T) {
+	t.Parallel()
+	for _, lane := range []string{"push", "pull"} {
+		t.Run(lane, func(t *testing.T) {
+			t.Parallel()
+			clock := &fakeClock{now: t0}
+			var push, pull oci.TokenSource = &fakeECR{clock: clock, prefix: "push-"}, &fakeECR{clock: clock}
+			if lane == "push" {
+				push = &panicsOnce{fakeECR: &fakeECR{clock: clock, prefix: "push-"}}
+			} else {
+				pull = &panicsOnce{fakeECR: &fakeECR{clock: clock}}
+			}
+			e := oci.NewECR(push, pull, &recorder{}, clock)
+			require.Panics(t, func() { _, _ = e.Refresh(context.Background()) })
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a stuck fetch would end the wait here
+			defer cancel()
+			_, err := e.Credential(ctx, ecrURL)
+			require.NoError(t, err, "the next caller fetched the %s token again", lane)
+		})
+	}
+}

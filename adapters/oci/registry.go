@@ -36,7 +36,7 @@ type Options struct {
 	Credentials CredentialProvider
 	// PlainHTTP talks plain HTTP to the runtime registry (the in-cluster provider).
 	PlainHTTP bool
-	// HTTPClient is the base client for every request (nil: http.DefaultClient):
+	// HTTPClient is the base client for every request (nil: NewHTTPClient()):
 	// its transport and timeout (none: requestTimeout) are kept, its redirect
 	// policy is replaced. Tests pass the client of an httptest TLS server.
 	HTTPClient *http.Client
@@ -68,7 +68,7 @@ func New(opts Options) (*Registry, error) {
 	}
 	base := opts.HTTPClient
 	if base == nil {
-		base = http.DefaultClient
+		base = NewHTTPClient()
 	}
 	policy := opts.Retry
 	if policy == nil {

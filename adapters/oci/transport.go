@@ -2,6 +2,7 @@ package oci
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,7 +18,31 @@ const (
 	requestTimeout = 2 * time.Minute
 	// maxRedirects is the redirect limit of net/http's default policy.
 	maxRedirects = 10
+	// dialTimeout bounds opening a TCP connection.
+	dialTimeout = 10 * time.Second
+	// tlsHandshakeTimeout bounds the TLS handshake.
+	tlsHandshakeTimeout = 10 * time.Second
+	// responseHeaderTimeout bounds the wait for a response's headers once the request is
+	// sent (a registry that accepted the connection but never answers).
+	responseHeaderTimeout = 30 * time.Second
 )
+
+// NewHTTPClient returns the client of every request of the adapter when Options.HTTPClient
+// is nil: proxies from the environment, connect, TLS-handshake and response-header timeouts
+// on its transport, and requestTimeout on each request as a whole (retries and body included).
+func NewHTTPClient() *http.Client {
+	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+	return &http.Client{Timeout: requestTimeout, Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   tlsHandshakeTimeout,
+		ResponseHeaderTimeout: responseHeaderTimeout,
+		ExpectContinueTimeout: time.Second,
+	}}
+}
 
 // newClient returns a client over rt with base's timeout (requestTimeout
 // when base has none) and the redirect policy check.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -34,6 +35,23 @@ func TestNew_EveryClientHasATimeoutAndARedirectPolicy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNew_DefaultTransportHasConnectTLSAndHeaderTimeouts: without a client of the caller's,
+// every request goes through a transport that bounds the connection, the TLS handshake and the
+// wait for response headers, under the retrying transport (issue 15, point 5).
+func TestNew_DefaultTransportHasConnectTLSAndHeaderTimeouts(t *testing.T) {
+	t.Parallel()
+	r, err := New(Options{Registry: "oci://registry.example.com/aicr"})
+	require.NoError(t, err)
+	rt, ok := r.http.Transport.(*retry.Transport)
+	require.True(t, ok, "retrying transport, got %T", r.http.Transport)
+	tr, ok := rt.Base.(*http.Transport)
+	require.True(t, ok, "net/http transport, got %T", rt.Base)
+	assert.NotNil(t, tr.DialContext, "a dialer with dialTimeout")
+	assert.Equal(t, tlsHandshakeTimeout, tr.TLSHandshakeTimeout)
+	assert.Equal(t, responseHeaderTimeout, tr.ResponseHeaderTimeout)
+	assert.NotNil(t, tr.Proxy, "proxies from the environment")
 }
 
 func TestRedirectPolicies(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/adapters/oci"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
@@ -60,7 +61,7 @@ func provideSnapshotJobs(cfg app.Config, mgr ctrl.Manager) (snapshotJobs, error)
 // which mirrors and pins every chart of a plan by digest (PLAN-3). The Jobs it sees finish
 // are counted.
 func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agent snapshotJobs, reg *oci.Registry,
-	clk ports.Clock) (*resolver.Reconciler, error) {
+	clk ports.Clock, liveness *manager.Liveness) (*resolver.Reconciler, error) {
 	finished := shared.NewMetrics().JobsFinished
 	return resolver.New(mgr.GetClient(), mgr.GetAPIReader(), countJobs(runner, finished, shared.JobRunnerResolver),
 		countJobs(agent, finished, shared.JobRunnerResolver), aicr.Reader{}, reg, clk,
@@ -72,6 +73,7 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agen
 			AICRVersion:        cfg.AICRVersion,
 			AllowedNamespaces:  cfg.ComponentNamespaces,
 			AdmissionPolicies:  shared.ChartAdmissionPolicies,
+			Track:              liveness.Track,
 		})
 }
 
@@ -79,7 +81,7 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agen
 // the selected engine, the validation Jobs (counted as they finish), the registry (evidence)
 // and the clock. The engine watch starts once Argo CD's Application kind is served (ENG-4).
 func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validation validationJobs, reg *oci.Registry,
-	clk ports.Clock, dc discovery.DiscoveryInterface) rollout.Setup {
+	clk ports.Clock, dc discovery.DiscoveryInterface, liveness *manager.Liveness) rollout.Setup {
 	return rollout.Setup{
 		Ports: domain.Ports{Engine: engine, Jobs: countJobs(validation, shared.NewMetrics().JobsFinished, shared.JobRunnerValidation),
 			Registry: reg, Clock: clk},
@@ -88,7 +90,11 @@ func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validati
 			ValidationEnabled:   cfg.ValidationEnabled,
 			ValidationImage:     cfg.ValidatorImage,
 			ValidationNamespace: cfg.ValidationNamespace,
+			ActionTimeout:       cfg.StepTimeout,
+			ComponentTimeouts:   cfg.ComponentStepTimeouts,
+			RolloutWindow:       cfg.RolloutWindow,
 			AdmissionPolicies:   shared.ChartAdmissionPolicies,
+			Track:               liveness.Track,
 		},
 		EngineObject: argocd.NewApplicationObject(),
 		EngineServed: func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },
@@ -98,8 +104,13 @@ func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validati
 // provideRetention deletes what RET-1..3 no longer keep: superseded plans with the recipe,
 // values and kept results only they referenced, and old terminal rollouts. It lists the
 // operator namespace uncached (mgr.GetAPIReader()) so a plan just written is never missed.
-func provideRetention(cfg app.Config, mgr ctrl.Manager) (*retention.Reconciler, error) {
-	return retention.New(mgr.GetClient(), mgr.GetAPIReader(),
+func provideRetention(cfg app.Config, mgr ctrl.Manager, liveness *manager.Liveness) (*retention.Reconciler, error) {
+	r, err := retention.New(mgr.GetClient(), mgr.GetAPIReader(),
 		mgr.GetEventRecorderFor(retention.RecorderName), cfg.OperatorNamespace, retention.DefaultInterval,
 		shared.Release{Version: cfg.AICRVersion, Image: cfg.AICRImage})
+	if err != nil {
+		return nil, err
+	}
+	r.Track = liveness.Track
+	return r, nil
 }

@@ -22,8 +22,24 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// gracefulShutdown bounds how long controllers get to finish after SIGTERM.
-const gracefulShutdown = 30 * time.Second
+const (
+	// gracefulShutdown bounds how long controllers get to finish after SIGTERM.
+	gracefulShutdown = 30 * time.Second
+	// reconcileTimeout is the deadline of every reconcile: long enough for the slowest reconcile
+	// that makes progress (the resolver mirroring a plan's charts, each request bounded by the
+	// registry client's timeouts), short enough that a hung call cannot hold a worker for long.
+	// A reconcile cut short resumes from what it wrote on its next attempt.
+	reconcileTimeout = 5 * time.Minute
+	// livenessGrace is how long past reconcileTimeout a reconcile may still be in flight before
+	// the liveness probe fails: a reconcile that outlives its deadline by that much is stuck on
+	// a call that ignores its context, and only a restart frees the worker.
+	livenessGrace = time.Minute
+)
+
+// provideLiveness tracks the controllers' reconciles in flight for the liveness probe.
+func provideLiveness(clk ports.Clock) *manager.Liveness {
+	return manager.NewLiveness(clk, reconcileTimeout+livenessGrace)
+}
 
 func provideRestConfig() (*rest.Config, error) {
 	cfg, err := ctrl.GetConfig()
@@ -36,7 +52,7 @@ func provideRestConfig() (*rest.Config, error) {
 // provideManagerOptions maps the configuration onto the manager. Argo CD's Applications are
 // cached in the engine namespace only, in a cache that needs their CRD only once they are
 // read or watched: the operator starts before Argo CD is installed (ENG-4).
-func provideManagerOptions(cfg app.Config) manager.Options {
+func provideManagerOptions(cfg app.Config, liveness *manager.Liveness) manager.Options {
 	// The discovery namespace holds the snapshot agent's Jobs (RES-1).
 	jobNamespaces := []string{cfg.JobsNamespace, cfg.DiscoveryNamespace}
 	if cfg.ValidationEnabled { // the chart grants the validation namespace only then
@@ -56,6 +72,8 @@ func provideManagerOptions(cfg app.Config) manager.Options {
 		AddToScheme:             []func(*runtime.Scheme) error{argocd.AddToScheme},
 		CacheByObject:           argocd.CacheByObject(cfg.EngineNamespace),
 		Uncached:                argocd.Uncached(),
+		ReconcileTimeout:        reconcileTimeout,
+		Liveness:                liveness,
 	}
 }
 

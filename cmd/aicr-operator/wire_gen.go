@@ -21,7 +21,9 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	options := provideManagerOptions(cfg)
+	clock := provideClock()
+	liveness := provideLiveness(clock)
+	options := provideManagerOptions(cfg, liveness)
 	v, err := provideManager(config, options)
 	if err != nil {
 		return nil, nil, err
@@ -49,12 +51,11 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	clock := provideClock()
 	registry, err := provideRegistry(cfg, v, clock)
 	if err != nil {
 		return nil, nil, err
 	}
-	reconciler, err := provideResolver(cfg, v, jobsRunner, mainSnapshotJobs, registry, clock)
+	reconciler, err := provideResolver(cfg, v, jobsRunner, mainSnapshotJobs, registry, clock, liveness)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,8 +63,8 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	setup := provideRolloutSetup(cfg, deploymentEngine, mainValidationJobs, registry, clock, discoveryInterface)
-	retentionReconciler, err := provideRetention(cfg, v)
+	setup := provideRolloutSetup(cfg, deploymentEngine, mainValidationJobs, registry, clock, discoveryInterface, liveness)
+	retentionReconciler, err := provideRetention(cfg, v, liveness)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,26 +28,49 @@ func TestDeploymentArgsParseAsOperatorConfig(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			objs, err := render(withValues(sets))
-			require.NoError(t, err)
-			d := find(objs, "Deployment", releaseNamespace, "aicr-operator")
-			require.NotNil(t, d)
-			containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
-			require.Len(t, containers, 1)
-			c, _ := containers[0].(map[string]any)
-			args, _, _ := unstructured.NestedStringSlice(c, "args")
-			for i, a := range args {
-				args[i] = strings.ReplaceAll(a, "$(POD_NAMESPACE)", releaseNamespace)
-			}
-			var cfg app.Config
-			fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			cfg.BindFlags(fs)
-			require.NoError(t, fs.Parse(args))
-			require.Empty(t, fs.Args(), "every arg is a flag")
-			require.NoError(t, cfg.Validate())
+			cfg := operatorConfig(t, sets)
 			require.Equal(t, releaseNamespace, cfg.OperatorNamespace)
 			require.Equal(t, []string{"gpu-operator"}, cfg.ComponentNamespaces)
 		})
 	}
+}
+
+// TestRolloutValuesReachTheOperator: rollout.stepTimeout, rollout.window and
+// rollout.componentStepTimeouts become the operator's step timeout, window and per-component
+// step timeouts.
+func TestRolloutValuesReachTheOperator(t *testing.T) {
+	t.Parallel()
+	cfg := operatorConfig(t, map[string]any{
+		"rollout.stepTimeout": "30m", "rollout.window": "48h",
+		"rollout.componentStepTimeouts": map[string]any{"gpu-operator": "2h", "network-operator": "45m"},
+	})
+	require.Equal(t, 30*time.Minute, cfg.StepTimeout)
+	require.Equal(t, 48*time.Hour, cfg.RolloutWindow)
+	require.Equal(t, map[string]time.Duration{"gpu-operator": 2 * time.Hour, "network-operator": 45 * time.Minute},
+		cfg.ComponentStepTimeouts)
+}
+
+// operatorConfig renders the chart with sets and parses the Deployment's args with the
+// operator's own flag set; the result must validate.
+func operatorConfig(t *testing.T, sets map[string]any) app.Config {
+	t.Helper()
+	objs, err := render(withValues(sets))
+	require.NoError(t, err)
+	d := find(objs, "Deployment", releaseNamespace, "aicr-operator")
+	require.NotNil(t, d)
+	containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	require.Len(t, containers, 1)
+	c, _ := containers[0].(map[string]any)
+	args, _, _ := unstructured.NestedStringSlice(c, "args")
+	for i, a := range args {
+		args[i] = strings.ReplaceAll(a, "$(POD_NAMESPACE)", releaseNamespace)
+	}
+	var cfg app.Config
+	fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg.BindFlags(fs)
+	require.NoError(t, fs.Parse(args))
+	require.Empty(t, fs.Args(), "every arg is a flag")
+	require.NoError(t, cfg.Validate())
+	return cfg
 }

@@ -82,7 +82,7 @@ func TestRenderRejectsInvalidValues(t *testing.T) {
 		"operator.resources.extra", "operator.resources.requests.gpu",
 		"engine.extra", "registry.extra", "registry.auth.extra",
 		"namespaces.extra", "namespaces.jobs.extra", "namespaces.discovery.extra", "namespaces.validation.extra",
-		"approvers.extra", "validation.extra",
+		"approvers.extra", "validation.extra", "rollout.extra",
 	} {
 		parent, key := path[:strings.LastIndex(path, ".")], path[strings.LastIndex(path, ".")+1:]
 		cases = append(cases, invalid{"CH-1 unknown key under " + parent, unknown(path),
@@ -146,6 +146,16 @@ func TestRenderRejectsInvalidValues(t *testing.T) {
 			[]string{"at '/registry/auth/provider'"}},
 		{"CH-2 operator image not pinned by digest", withValues(map[string]any{"operator.image.digest": "latest"}),
 			[]string{"at '/operator/image/digest'", "does not match pattern"}},
+		{"CH-2 rollout.stepTimeout not a duration", withValues(map[string]any{"rollout.stepTimeout": "15 minutes"}),
+			[]string{"at '/rollout/stepTimeout'", "does not match pattern"}},
+		{"CH-2 rollout.window zero", withValues(map[string]any{"rollout.window": "0s"}),
+			[]string{"at '/rollout/window'", "does not match pattern"}},
+		{"CH-2 rollout.componentStepTimeouts key not a component name",
+			withValues(map[string]any{"rollout.componentStepTimeouts": map[string]any{"GPU_Operator": "2h"}}),
+			[]string{"invalid propertyName 'GPU_Operator'"}},
+		{"CH-2 rollout.componentStepTimeouts value zero",
+			withValues(map[string]any{"rollout.componentStepTimeouts": map[string]any{"gpu-operator": "0m"}}),
+			[]string{"at '/rollout/componentStepTimeouts/gpu-operator'", "does not match pattern"}},
 		{"CH-2 AICR image not pinned by digest", withValues(map[string]any{"aicr.image.digest": "v1.0.0"}),
 			[]string{"at '/aicr/image/digest'", "does not match pattern"}},
 	}...)
@@ -263,6 +273,8 @@ func TestRenderDeployment(t *testing.T) {
 		"--metrics-secure=true",
 		"--health-probe-bind-address=:8081",
 		"--log-level=info",
+		"--step-timeout=15m",
+		"--rollout-window=24h",
 	}, args, "the composition root reads exactly these flags (chart README)")
 	sc, _, _ := unstructured.NestedMap(c, "securityContext")
 	assert.Equal(t, false, sc["allowPrivilegeEscalation"])

@@ -1,6 +1,7 @@
 // Package manager builds the operator's controller-runtime manager: leader election with a
 // Lease in the operator namespace, metrics (HTTPS, authenticated and authorized by the API
-// server unless turned off) and health endpoints, graceful shutdown, and
+// server unless turned off) and health endpoints (liveness fails while a reconcile is stuck past
+// its bound, Liveness), a deadline on every reconcile, graceful shutdown, and
 // caches limited to the operator's own labelled objects, so unrelated ConfigMaps are never
 // cached and Secrets (and the engine objects the operator only reads by name) are never
 // listed, watched or cached (CH-4, OPS-2).
@@ -21,6 +22,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -63,6 +65,12 @@ type Options struct {
 	CacheByObject map[client.Object]cache.ByObject
 	// Uncached are object types read by name only, never listed, watched or cached.
 	Uncached []client.Object
+	// ReconcileTimeout is the deadline of the context of every reconcile of every controller
+	// (0: none).
+	ReconcileTimeout time.Duration
+	// Liveness, when set, fails /healthz while a reconcile it tracks has run longer than its
+	// bound (the controllers wrap their reconcilers with Liveness.Track).
+	Liveness *Liveness
 }
 
 // metricsOptions serves metrics on o.MetricsBindAddress, authenticated and authorized by the
@@ -136,6 +144,7 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		Cache:                         cache.Options{ByObject: byObject, DefaultTransform: cache.TransformStripManagedFields()},
 		NewCache:                      newCache(o.CacheByObject),
 		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: append([]client.Object{&corev1.Secret{}}, o.Uncached...)}},
+		Controller:                    config.Controller{ReconciliationTimeout: o.ReconcileTimeout},
 	})
 	if err != nil {
 		events.Shutdown()
@@ -146,6 +155,11 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("add health check: %w", err)
+	}
+	if o.Liveness != nil {
+		if err := mgr.AddHealthzCheck("reconciles", o.Liveness.Check); err != nil {
+			return nil, fmt.Errorf("add reconcile liveness check: %w", err)
+		}
 	}
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("add readiness check: %w", err)

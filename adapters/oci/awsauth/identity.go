@@ -41,19 +41,20 @@ type Identity struct {
 // credential chain: environment keys, IRSA (AWS_ROLE_ARN and
 // AWS_WEB_IDENTITY_TOKEN_FILE), the shared config, EKS Pod Identity
 // (AWS_CONTAINER_CREDENTIALS_FULL_URI and AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE)
-// and the instance role, with the ECR API's FIPS endpoint for a FIPS registry.
+// and the instance role, with the ECR API's FIPS endpoint for a FIPS registry. Every call
+// (STS, ECR, credential endpoints) goes through NewHTTPClient(RequestTimeout).
 // It does not fail: a configuration the SDK cannot load yields an identity whose
 // every call fails with ports.ErrCredentialsUnavailable, so the runtime stalls
 // with the cause instead of the operator not starting.
 func LoadIdentity(ctx context.Context, reg Registry) Identity {
-	opts := []func(*config.LoadOptions) error{config.WithRegion(reg.Region)}
+	opts := []func(*config.LoadOptions) error{config.WithRegion(reg.Region), config.WithHTTPClient(NewHTTPClient(RequestTimeout))}
 	if reg.FIPS {
 		opts = append(opts, config.WithUseFIPSEndpoint(aws.FIPSEndpointStateEnabled))
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		err = fmt.Errorf("load AWS configuration: %w: %w", ports.ErrCredentialsUnavailable, err)
-		return Identity{Config: aws.Config{Region: reg.Region, Credentials: failing{err: err}}}
+		return Identity{Config: aws.Config{Region: reg.Region, Credentials: failing{err: err}, HTTPClient: NewHTTPClient(RequestTimeout)}}
 	}
 	id := Identity{Config: cfg}
 	for _, src := range cfg.ConfigSources {

@@ -46,6 +46,8 @@ type Config struct {
 	// the resolution with AdmissionPolicyMissing: kept results and plans are trusted only under
 	// them. Empty checks none.
 	AdmissionPolicies []string
+	// Track wraps the reconciler (the liveness tracker); nil: none.
+	Track shared.Track
 }
 
 // Reconciler resolves the ClusterRuntime into a candidate plan: discovery,
@@ -140,7 +142,8 @@ func (r *Reconciler) guardedResolve(ctx context.Context, cr *aicrv1alpha1.Cluste
 
 // SetupWithManager watches the ClusterRuntime (spec and annotation changes),
 // the operator's Jobs in the Job namespace, Node label changes and deleted
-// plan ConfigMaps (metadata only).
+// plan ConfigMaps (metadata only), all mapped to the one ClusterRuntime: one worker, as the
+// workqueue never hands one key to two workers at once.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toRuntime := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
@@ -166,5 +169,5 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&batchv1.Job{}, toRuntime, builder.WithPredicates(ownJobs)).
 		Watches(&corev1.Node{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		Watches(&corev1.ConfigMap{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(lostPlans))
-	return shared.WatchAdmission(b, r.admission, toRuntime).Complete(r)
+	return shared.WatchAdmission(b, r.admission, toRuntime).Complete(r.Config.Track.Wrap("resolver", r))
 }

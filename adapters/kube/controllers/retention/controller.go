@@ -51,6 +51,8 @@ type Reconciler struct {
 	namespace string
 	interval  time.Duration
 	release   shared.Release
+	// Track wraps the reconciler when it is registered (the liveness tracker); nil: none.
+	Track shared.Track
 }
 
 // New returns the retention reconciler. c reads the ClusterRuntime and the
@@ -115,7 +117,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 }
 
 // SetupWithManager registers the retention controller: the ClusterRuntime when a plan it
-// names moves, and rollouts whose outcome label changes, all mapped to the one runtime.
+// names moves, and rollouts whose outcome label changes, all mapped to the one runtime (one
+// worker: the workqueue never hands one key to two workers at once).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toRuntime := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
@@ -123,7 +126,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("retention").
 		For(&aicrv1alpha1.ClusterRuntime{}, builder.WithPredicates(retentionPlansMoved)).
 		Watches(&aicrv1alpha1.RuntimeRollout{}, toRuntime, builder.WithPredicates(retentionOutcomeSet)).
-		Complete(r)
+		Complete(r.Track.Wrap("retention", r))
 }
 
 // retentionPlansMoved passes a new ClusterRuntime and a change of the plans it names.

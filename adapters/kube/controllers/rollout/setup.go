@@ -17,6 +17,16 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 )
 
+// MaxConcurrentReconciles is how many rollouts the controller reconciles at once. The
+// workqueue never hands one rollout to two workers, and reconciles of different rollouts share
+// no mutable state: each reads its rollout, the runtime and the plans afresh, writes its own
+// status with an optimistic lock and the engine objects with one (a write that lost to another
+// is retried on the next reconcile), and the reconciler's fields are read-only or safe for
+// concurrent use (the per-request backoff, the metrics, the ports). At most one rollout targets
+// the runtime's plan at a time (a retry is created once the previous one ended), so a second
+// worker only keeps ended or superseded rollouts from waiting behind a slow engine call.
+const MaxConcurrentReconciles = 4
+
 // SetupWithManager registers the rollout controller: RuntimeRollouts (spec and label changes;
 // its own status writes do not re-trigger), the ClusterRuntime and plan ConfigMaps, both
 // mapped to the rollouts without an outcome. It returns the controller so shared.EngineWatch can add
@@ -28,7 +38,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) (controller.Controller, 
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Watches(&aicrv1alpha1.ClusterRuntime{}, toOpen).
 		Watches(&corev1.ConfigMap{}, toOpen, builder.WithPredicates(shared.PlanConfigMaps))
-	return shared.WatchAdmission(b, r.admission, toOpen).Build(r)
+	return shared.WatchAdmission(b, r.admission, toOpen).
+		WithOptions(controller.Options{MaxConcurrentReconciles: MaxConcurrentReconciles}).
+		Build(r.opts.Track.Wrap("runtimerollout", r))
 }
 
 // OpenRollouts maps any event to the rollouts without an outcome label.

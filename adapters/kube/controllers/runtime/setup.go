@@ -17,13 +17,14 @@ import (
 )
 
 // SetupWithManager registers the runtime controller: the ClusterRuntime, every RuntimeRollout
-// and plan ConfigMaps, all mapped to the one runtime.
+// and plan ConfigMaps, all mapped to the one runtime. One worker: there is one key (the
+// ClusterRuntime), which the workqueue never hands to two workers at once.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) (controller.Controller, error) {
 	b := ctrl.NewControllerManagedBy(mgr).Named("clusterruntime").
 		For(&aicrv1alpha1.ClusterRuntime{}).
 		Watches(&aicrv1alpha1.RuntimeRollout{}, r.EngineHandler()).
 		Watches(&corev1.ConfigMap{}, r.EngineHandler(), builder.WithPredicates(shared.PlanConfigMaps))
-	return shared.WatchAdmission(b, r.admission, r.EngineHandler()).Build(r)
+	return shared.WatchAdmission(b, r.admission, r.EngineHandler()).Build(r.opts.Track.Wrap("clusterruntime", r))
 }
 
 // EngineHandler returns the handler mapping any object to the one runtime.

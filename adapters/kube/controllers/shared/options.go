@@ -4,12 +4,13 @@ import (
 	"time"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
 )
 
 // Defaults of Options.
 const (
 	// DefaultRolloutWindow is how long a new rollout has before its deadline.
-	DefaultRolloutWindow = 24 * time.Hour
+	DefaultRolloutWindow = domain.DefaultRolloutWindow
 	// FieldManager is the server-side-apply field manager of the rollout controllers (CR-7).
 	FieldManager = "aicr-rollout"
 )
@@ -26,11 +27,15 @@ type Options struct {
 	ValidationNamespace string
 	// ActionTimeout bounds one step (domain.DefaultActionTimeout when zero).
 	ActionTimeout time.Duration
+	// ComponentTimeouts bound the steps of the named components instead of ActionTimeout.
+	ComponentTimeouts map[string]time.Duration
 	// RolloutWindow is the time from a rollout's creation to its deadline (DefaultRolloutWindow when zero).
 	RolloutWindow time.Duration
 	// AdmissionPolicies are the chart's policies (ChartAdmissionPolicies) whose absence stalls
 	// every rollout and the runtime with AdmissionPolicyMissing; empty checks none.
 	AdmissionPolicies []string
+	// Track wraps the rollout and runtime reconcilers (the liveness tracker); nil: none.
+	Track Track
 	// RequeueCap caps every requeue delay the domain asks for (0: no cap). Tests with a fake
 	// clock set it low so time moved on the clock is observed promptly.
 	RequeueCap time.Duration
