@@ -7,8 +7,11 @@
 // (its ServiceAccount with the bound token's pod-name claim, so the chart's
 // admission policies judge the write as they would in a cluster), marks the
 // Pod terminated with the exit code and the log tail, and sets the Job status.
-// It never touches operator objects. Not modelled: scheduling, image pulls,
-// restarts, and the real AICR binary.
+// A Behavior can also leave the Pod waiting (Unschedulable, ImagePullBackOff,
+// ErrImagePull, CreateContainerConfigError), kill it from outside AICR (exit
+// 137 or 143, OOMKilled, evicted, disrupted) or fail the Job at its deadline.
+// It never touches operator objects. Not modelled: real scheduling and image
+// pulls, restarts, and the real AICR binary.
 package jobexec
 
 import (
@@ -27,6 +30,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // Result is what the AICR container does in one Job.
@@ -43,6 +47,14 @@ type Result struct {
 	Data map[string]string
 	// Bundle is a gzip tar archive stored as binaryData bundle.tar.gz.
 	Bundle []byte
+	// Waiting leaves the Job's Pod pending as the scheduler or the kubelet would (no output,
+	// the Job running) until the behavior changes.
+	Waiting *Waiting
+	// Kill ends the Pod as something outside AICR does (KillOOM, KillEvicted, KillDisrupted),
+	// with ExitCode (137 when zero); an ExitCode of 137 or 143 alone is a kill by signal.
+	Kill string
+	// DeadlineExceeded fails the Job as its activeDeadlineSeconds does.
+	DeadlineExceeded bool
 }
 
 // Behavior decides the Result of a Job from the Job and its inputs.
@@ -64,7 +76,9 @@ type Executor struct {
 
 	kick chan struct{}
 
-	mu         sync.Mutex
+	mu sync.Mutex
+	// clock stamps the times the executor writes (nil: the wall clock).
+	clock      ports.Clock
 	behavior   Behavior
 	executed   []string
 	violations []error

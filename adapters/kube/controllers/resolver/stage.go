@@ -55,7 +55,7 @@ func resTransient(err error) *resOutcome {
 // returns the stage's result files, or the outcome to report while the Job runs or after it
 // failed.
 func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) (fs.FS, *resOutcome) {
-	run := app.StageRunner{Jobs: r.Jobs, Image: r.Config.Image, AICRVersion: r.Config.AICRVersion}.Run(ctx, string(cr.UID), st)
+	run := app.StageRunner{Jobs: r.Jobs, Image: r.Config.Image, AICRVersion: r.Config.AICRVersion, Clock: r.Clock}.Run(ctx, string(cr.UID), st)
 	for _, e := range run.Events {
 		typ := corev1.EventTypeNormal
 		if e.Warning {
