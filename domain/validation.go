@@ -48,7 +48,9 @@ func (r *Rollout) validate(ctx context.Context, p Ports, env Environment, now ti
 	case ports.JobRunning:
 	}
 	if s := JobWaitStall("deployment validation run "+ref.Name, st.Waiting, now); s != nil {
-		return r.stalled(s), nil
+		out := r.stalled(s)
+		out.RequeueAfter = pollInterval // no watch sees the pod start: poll, so the run goes on
+		return out, nil
 	}
 	return Outcome{Status: r.status, RequeueAfter: pollInterval}, nil
 }

@@ -325,6 +325,7 @@ func TestAdvance_ValidationPodNotRunning(t *testing.T) {
 			}
 			require.NotNil(t, out.Stall)
 			assert.Equal(t, domain.StallJobPodNotRunning, out.Stall.Reason)
+			assert.Positive(t, out.RequeueAfter, "the stalled run is polled, so it goes on once its pod runs")
 			for _, part := range []string{validationRun, "ImagePullBackOff", `Back-off pulling image "validator"`, "jobs.imagePullSecrets"} {
 				assert.Contains(t, out.Stall.Message, part)
 			}
