@@ -96,6 +96,9 @@ func waitFix(reason string) string {
 	case "Unschedulable":
 		return "make a node able to run it: check the chart values jobs.nodeSelector, jobs.tolerations and " +
 			"jobs.resources against the nodes and their free capacity"
+	case ports.JobPodNotCreated:
+		return "find what refuses its pod in the Job's events (kubectl describe job -n <job namespace> <job>): " +
+			"a ResourceQuota or LimitRange against jobs.resources, or an admission policy"
 	case "CreateContainerConfigError", "CreateContainerError":
 		return "make its container creatable: a Secret or ConfigMap it uses is missing or its settings are refused " +
 			"(kubectl describe pod -n <job namespace> -l batch.kubernetes.io/job-name=<job>)"

@@ -75,6 +75,7 @@ func TestJobWaitStall(t *testing.T) {
 		{"Unschedulable", "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector", "jobs.nodeSelector"},
 		{"CreateContainerConfigError", `secret "x" not found`, "a Secret or ConfigMap it uses is missing"},
 		{"ContainerCreating", "", "kubectl describe pod"},
+		{ports.JobPodNotCreated, "the Job controller started the Job but created no pod", "kubectl describe job"},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			t.Parallel()

@@ -89,10 +89,15 @@ type JobStatus struct {
 	Waiting *JobWaiting
 }
 
+// JobPodNotCreated is the JobWaiting reason of a started job that has no pod: the platform
+// refused to create it (a quota, a limit range or an admission policy).
+const JobPodNotCreated = "PodNotCreated"
+
 // JobWaiting is why a running job's pod does not run, in the pod's own words.
 type JobWaiting struct {
 	// Reason is the pod's machine-readable reason: Unschedulable, or the container's waiting
-	// reason (ImagePullBackOff, ErrImagePull, CreateContainerConfigError, ...).
+	// reason (ImagePullBackOff, ErrImagePull, CreateContainerConfigError, ...), or
+	// JobPodNotCreated.
 	Reason string
 	// Message is the pod's own message for Reason.
 	Message string

@@ -33,7 +33,9 @@
 //     the Pod's words (JobStatus.Waiting): PodScheduled=False with reason
 //     Unschedulable since that condition's transition, or the aicr container's
 //     waiting reason (ImagePullBackOff, ErrImagePull, CreateContainerConfigError,
-//     ...) since the ContainersReady condition's transition. The callers measure
+//     ...) since the ContainersReady condition's transition, or, for a started
+//     Job without a Pod (a quota or an admission policy refused it),
+//     ports.JobPodNotCreated since the Job's startTime. The callers measure
 //     the wait on their Clock and stall JobPodNotRunning past
 //     domain.JobPodWaitBound; the Job is left alone, so it goes on once the Pod
 //     can run.

@@ -17,7 +17,8 @@ import (
 // Status reports the Job's state, the AICR version its output ConfigMap carries (only an
 // output verifiedOutput proves the Job's own counts) and what its Pod shows: for a failed Job
 // the exit code, AICR's last JSON "command failed" line and what killed the Pod from outside
-// AICR; for a running Job why its Pod does not run yet, in the Pod's own words.
+// AICR; for a running Job why its Pod does not run yet, in the Pod's own words, or that a
+// started Job has no Pod at all (ports.JobPodNotCreated, since the Job's startTime).
 func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus, error) {
 	job, err := r.getJob(ctx, ref)
 	if err != nil {
@@ -34,12 +35,16 @@ func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus,
 		return st, nil
 	}
 	pod, err := r.lastPod(ctx, job)
-	if err != nil || pod == nil {
+	switch {
+	case err != nil:
 		return st, err
-	}
-	if st.State == ports.JobFailed {
+	case pod == nil && st.State == ports.JobRunning && job.Status.StartTime != nil:
+		st.Waiting = &ports.JobWaiting{Reason: ports.JobPodNotCreated, Since: job.Status.StartTime.Time,
+			Message: "the Job controller started the Job but created no pod"}
+	case pod == nil:
+	case st.State == ports.JobFailed:
 		readTermination(pod, &st)
-	} else {
+	default:
 		st.Waiting = podWaiting(pod)
 	}
 	return st, nil

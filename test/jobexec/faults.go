@@ -30,7 +30,8 @@ const Unschedulable = corev1.PodReasonUnschedulable
 
 // Waiting is a Pod that does not run: Reason Unschedulable (the scheduler's condition) or a
 // container waiting reason (ImagePullBackOff, ErrImagePull, CreateContainerConfigError), with
-// the message the scheduler or the kubelet would give.
+// the message the scheduler or the kubelet would give; ports.JobPodNotCreated starts the Job
+// without creating its Pod, as when a quota or an admission policy refuses it.
 type Waiting struct {
 	Reason  string
 	Message string
@@ -82,10 +83,17 @@ func (e *Executor) wait(ctx context.Context, job *batchv1.Job, pod *corev1.Pod, 
 	if err := e.c.Status().Update(ctx, pod); err != nil {
 		return fmt.Errorf("set waiting pod status: %w", err)
 	}
+	return e.start(ctx, job)
+}
+
+// start records the Job as started, as the Job controller does when it first syncs an
+// unsuspended Job (startTime), whether or not it could create the Job's Pod.
+func (e *Executor) start(ctx context.Context, job *batchv1.Job) error {
 	if job.Status.StartTime != nil {
 		return nil
 	}
-	job.Status.StartTime, job.Status.Active = &now, 1
+	now := e.now()
+	job.Status.StartTime = &now
 	if err := e.c.Status().Update(ctx, job); err != nil {
 		return fmt.Errorf("set job status: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // errNotReady means the Job's run-scoped objects do not exist yet.
@@ -47,8 +48,11 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	behavior := e.behavior
 	e.mu.Unlock()
 	res := behavior(job, in)
-	if res.Hold {
+	switch {
+	case res.Hold:
 		return nil
+	case res.Waiting != nil && res.Waiting.Reason == ports.JobPodNotCreated:
+		return e.start(ctx, job)
 	}
 	pod, err := e.createPod(ctx, job)
 	if err != nil {

@@ -62,8 +62,18 @@ func startFaking(t *testing.T, f jobexec.Fixture, allowed []string, b jobexec.Be
 	return h
 }
 
-// waitingPod reports whether a Pod in the Job namespace waits for reason.
+// waitingPod reports whether a Pod in the Job namespace waits for reason, or for
+// ports.JobPodNotCreated whether a started recipe Job has no Pod.
 func waitingPod(reason string) bool {
+	if reason == ports.JobPodNotCreated {
+		list := &batchv1.JobList{}
+		pods := &corev1.PodList{}
+		return k8s.List(context.Background(), list, client.InNamespace(jobNS)) == nil &&
+			k8s.List(context.Background(), pods, client.InNamespace(jobNS)) == nil && len(pods.Items) == 0 &&
+			slices.ContainsFunc(list.Items, func(j batchv1.Job) bool {
+				return strings.HasPrefix(j.Name, "aicr-recipe-") && j.Status.StartTime != nil
+			})
+	}
 	pods := &corev1.PodList{}
 	if k8s.List(context.Background(), pods, client.InNamespace(jobNS)) != nil {
 		return false
@@ -84,7 +94,7 @@ func waitingPod(reason string) bool {
 }
 
 // TestResolve_PodNotRunningStalls: a recipe Job whose pod waits (unschedulable, its image not
-// pulled, its container not configured) is Resolving until domain.JobPodWaitBound passed on
+// pulled, its container not configured) or was never created is Resolving until domain.JobPodWaitBound passed on
 // the clock, then stalls JobPodNotRunning with the pod's own reason and message and what to
 // fix; once the pod runs the stage goes on and the runtime resolves.
 func TestResolve_PodNotRunningStalls(t *testing.T) {
@@ -94,6 +104,7 @@ func TestResolve_PodNotRunningStalls(t *testing.T) {
 		{"ImagePullBackOff", `Back-off pulling image "registry.example.com/nvidia/aicr"`, "jobs.imagePullSecrets"},
 		{jobexec.Unschedulable, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector", "jobs.nodeSelector"},
 		{"CreateContainerConfigError", `secret "aicr-registry" not found`, "a Secret or ConfigMap it uses is missing"},
+		{ports.JobPodNotCreated, "the Job controller started the Job but created no pod", "kubectl describe job"},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
