@@ -71,6 +71,7 @@ type Config struct {
 	ValidationEnabled        bool
 	JobsServiceAccount       string
 	ValidationServiceAccount string
+	Jobs                     JobPodSettings
 	LeaderElect              bool
 	LeaseDuration            time.Duration
 	RenewDeadline            time.Duration
@@ -122,6 +123,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.validateRegistry()...)
 	errs = append(errs, c.validateRollout()...)
+	errs = append(errs, c.Jobs.validate()...)
 	if len(c.ComponentNamespaces) == 0 {
 		add("--component-namespaces must list at least one namespace")
 	}

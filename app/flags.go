@@ -43,6 +43,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.ValidationEnabled, "validation-enabled", false, "whether AICR deployment validation is installed")
 	fs.StringVar(&c.JobsServiceAccount, "jobs-service-account", "aicr-jobs", "identity of the AICR Jobs")
 	fs.StringVar(&c.ValidationServiceAccount, "validation-service-account", "", "identity of the validation Jobs")
+	c.Jobs.bindFlags(fs)
 	fs.BoolVar(&c.LeaderElect, "leader-elect", true, "elect a leader with a Lease in the operator namespace")
 	fs.DurationVar(&c.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "leader election lease duration")
 	fs.DurationVar(&c.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "leader election renew deadline")

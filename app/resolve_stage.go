@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strconv"
 
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -68,14 +70,23 @@ type StageRun struct {
 // StageRunner runs the stages of a resolution over the JobRunner port: a kept result first,
 // else the stage's Job, started once, its output used only when it is the Job's own and of the
 // pinned AICR version, kept when the stage keeps it; a failed Job is retried when AICR's exit
-// is transient and kept for inspection when it is not (RES-1, RES-4, RES-5, RES-7).
+// is transient and kept for inspection when it is not (RES-1, RES-4, RES-5, RES-7). A Job
+// killed from outside AICR runs again under the next run's name (<name>-2, <name>-3) after a
+// backoff, at most domain.JobKillAttempts runs in all; a pod that does not run within
+// domain.JobPodWaitBound stalls the stage JobPodNotRunning until it runs.
 type StageRunner struct {
 	Jobs ports.JobRunner
 	// Image is the pinned AICR image every Job runs.
 	Image string
 	// AICRVersion is the AICR version every Job must report (RES-5).
 	AICRVersion string
+	// Clock measures how long a pod waits and the backoff between runs of a killed Job.
+	Clock ports.Clock
 }
+
+// newResolution says how a stalled stage runs again with new Jobs.
+const newResolution = "a changed chart value takes effect with a new resolution " +
+	"(a new operator.aicr.run/resolve-requested-at value on the ClusterRuntime)"
 
 // Run runs st for the runtime runtimeUID as far as it gets in one call.
 func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) StageRun {
@@ -92,42 +103,80 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 			return run
 		}
 	}
-	ref := ports.JobRef{Name: st.Name}
-	js, err := s.Jobs.Status(ctx, ref)
-	switch {
-	case errors.Is(err, ports.ErrJobNotFound):
-		spec := ports.JobSpec{Name: st.Name, Kind: st.Kind, Image: s.Image, Args: st.Args, Inputs: st.Inputs,
-			Credentials: st.Credentials, Owner: ports.ReleaseOwner{RuntimeUID: runtimeUID}, Placement: st.Placement}
-		if _, err = s.Jobs.Start(ctx, spec); err != nil {
+	var killed *ports.JobStatus
+	for attempt := 1; ; attempt++ {
+		ref := ports.JobRef{Name: st.job(attempt)}
+		js, err := s.Jobs.Status(ctx, ref)
+		switch {
+		case errors.Is(err, ports.ErrJobNotFound):
+			return s.start(ctx, runtimeUID, st, attempt, killed, run)
+		case err != nil:
 			return run.transient(err)
 		}
-		run.event(false, EventStageStarted, "aicr %s job %s started", st.Kind, st.Name)
-		return run.waiting(st)
-	case err != nil:
+		switch js.State {
+		case ports.JobSucceeded:
+			return s.finish(ctx, runtimeUID, st, ref, js, run)
+		case ports.JobFailed:
+			exit := domain.ClassifyJobFailure(js)
+			if exit.Killed && attempt < domain.JobKillAttempts {
+				killed = &js
+				continue
+			}
+			return s.fail(ctx, st, attempt, js, exit, run)
+		case ports.JobRunning:
+		}
+		return s.running(st, ref, js, run)
+	}
+}
+
+// running waits for a running Job, or stalls JobPodNotRunning once its pod has waited to run
+// longer than domain.JobPodWaitBound.
+func (s StageRunner) running(st Stage, ref ports.JobRef, js ports.JobStatus, run StageRun) StageRun {
+	if js.Waiting != nil {
+		if stall := domain.JobWaitStall(st.describe(ref.Name), js.Waiting, s.Clock.Now()); stall != nil {
+			run.Stall = &domain.Stall{Reason: stall.Reason, Message: stall.Message + "; " + newResolution}
+			return run
+		}
+	}
+	return run.waiting(st, ref.Name)
+}
+
+// start starts run attempt of st, once the backoff after the killed run before it passed.
+func (s StageRunner) start(ctx context.Context, runtimeUID string, st Stage, attempt int, killed *ports.JobStatus, run StageRun) StageRun {
+	name := st.job(attempt)
+	if killed != nil {
+		backoff := domain.JobKillBackoff(attempt - 1)
+		if s.Clock.Now().Before(killed.FinishedAt.Add(backoff)) {
+			run.Waiting = fmt.Sprintf("%s was killed by %s; run %d of %d starts after a %s backoff",
+				st.describe(st.job(attempt-1)), domain.KillCause(*killed), attempt, domain.JobKillAttempts, backoff)
+			return run
+		}
+	}
+	spec := ports.JobSpec{Name: name, Kind: st.Kind, Image: s.Image, Args: st.args(s.Jobs, attempt), Inputs: st.Inputs,
+		Credentials: st.Credentials, Owner: ports.ReleaseOwner{RuntimeUID: runtimeUID}, Placement: st.Placement}
+	if _, err := s.Jobs.Start(ctx, spec); err != nil {
 		return run.transient(err)
 	}
-	switch js.State {
-	case ports.JobSucceeded:
-		return s.finish(ctx, runtimeUID, st, js, run)
-	case ports.JobFailed:
-		return s.fail(ctx, st, js, run)
-	case ports.JobRunning:
+	if killed != nil {
+		run.event(true, EventStageStarted, "%s started: run %d of %d, the run before was killed by %s",
+			st.describe(name), attempt, domain.JobKillAttempts, domain.KillCause(*killed))
+	} else {
+		run.event(false, EventStageStarted, "%s started", st.describe(name))
 	}
-	return run.waiting(st)
+	return run.waiting(st, name)
 }
 
 // finish uses a succeeded Job's output: only the Job's own (else the Job runs again), only of
 // the pinned AICR version (else AICRVersionMismatch; the caller checks a stage whose version is
 // in its artifact), kept and the Job deleted when the stage
 // keeps its result; something in the way of the kept result stalls ForeignObject.
-func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, js ports.JobStatus, run StageRun) StageRun {
-	ref := ports.JobRef{Name: st.Name}
+func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, ref ports.JobRef, js ports.JobStatus, run StageRun) StageRun {
 	files, err := s.Jobs.Output(ctx, ref)
 	if errors.Is(err, ports.ErrUntrustedOutput) {
-		return s.again(ctx, st, err, run)
+		return s.again(ctx, st, ref, err, run)
 	}
 	if stall := domain.CheckAICRVersion(s.AICRVersion, js.AICRVersion); stall != nil && !st.VersionInArtifact {
-		run.Stall = &domain.Stall{Reason: stall.Reason, Message: fmt.Sprintf("aicr %s job %s: %s", st.Kind, st.Name, stall.Message)}
+		run.Stall = &domain.Stall{Reason: stall.Reason, Message: fmt.Sprintf("%s: %s", st.describe(ref.Name), stall.Message)}
 		return run
 	}
 	if err != nil {
@@ -146,40 +195,86 @@ func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, js
 			return run.transient(err)
 		}
 	}
-	run.event(false, EventStageSucceeded, "aicr %s job %s succeeded", st.Kind, st.Name)
+	run.event(false, EventStageSucceeded, "%s succeeded", st.describe(ref.Name))
 	run.Files = files
 	return run
 }
 
-// fail classifies a failed Job (RES-4): a transient exit deletes the Job so the retry starts a
-// fresh one; a terminal one keeps it for inspection and stalls with AICR's category.
-func (s StageRunner) fail(ctx context.Context, st Stage, js ports.JobStatus, run StageRun) StageRun {
-	code := js.ExitCode
-	if code == 0 {
-		code = 9 // killed before AICR exited: treated as canceled, which is transient
-	}
-	exit := domain.ClassifyAICRExit(code, js.FailureLog)
-	ref := ports.JobRef{Name: st.Name}
-	if exit.Transient {
+// fail classifies failed run attempt of st (RES-4): a transient exit deletes the Job so the
+// retry starts a fresh one; a terminal one keeps it for inspection and stalls with AICR's
+// category; the last of the killed runs keeps every run and stalls JobPodKilled.
+func (s StageRunner) fail(ctx context.Context, st Stage, attempt int, js ports.JobStatus, exit domain.AICRExit, run StageRun) StageRun {
+	ref := ports.JobRef{Name: st.job(attempt)}
+	switch {
+	case exit.Transient:
 		if err := s.Jobs.Delete(ctx, ref); err != nil {
 			return run.transient(err)
 		}
-		return run.transient(fmt.Errorf("aicr %s job %s: %s (exit code %d)", st.Kind, st.Name, exit.Category, js.ExitCode))
+		return run.transient(fmt.Errorf("%s: %s (exit code %d)", st.describe(ref.Name), exit.Category, js.ExitCode))
+	case exit.Killed:
+		for n := 1; n <= attempt; n++ {
+			if err := s.Jobs.Retain(ctx, ports.JobRef{Name: st.job(n)}); err != nil {
+				return run.transient(err)
+			}
+		}
+		stall := domain.JobKilledStall(st.describe(ref.Name), js)
+		run.Stall = &domain.Stall{Reason: stall.Reason, Message: stall.Message + "; " + newResolution}
+		return run
 	}
 	if err := s.Jobs.Retain(ctx, ref); err != nil {
 		return run.transient(err)
 	}
-	run.Stall = &domain.Stall{Reason: exit.Stall.Reason, Message: fmt.Sprintf("aicr %s job %s failed: %s", st.Kind, st.Name, exit.Stall.Message)}
+	run.Stall = &domain.Stall{Reason: exit.Stall.Reason, Message: fmt.Sprintf("%s failed: %s", st.describe(ref.Name), exit.Stall.Message)}
 	return run
 }
 
 // again deletes a Job whose output is not its own, so the stage runs again with a fresh Job;
 // nothing of the output is used.
-func (s StageRunner) again(ctx context.Context, st Stage, cause error, run StageRun) StageRun {
-	if err := s.Jobs.Delete(ctx, ports.JobRef{Name: st.Name}); err != nil {
+func (s StageRunner) again(ctx context.Context, st Stage, ref ports.JobRef, cause error, run StageRun) StageRun {
+	if err := s.Jobs.Delete(ctx, ref); err != nil {
 		return run.transient(err)
 	}
-	return run.transient(fmt.Errorf("aicr %s job %s runs again, its output is not its own: %w", st.Kind, st.Name, cause))
+	return run.transient(fmt.Errorf("%s runs again, its output is not its own: %w", st.describe(ref.Name), cause))
+}
+
+// DeleteStageJobs deletes every run of the stage named name (RES-7: once its result is
+// recorded): the Job of that name and those of its later runs.
+func DeleteStageJobs(ctx context.Context, jobs ports.JobRunner, name string) error {
+	st := Stage{Name: name}
+	for n := 1; n <= domain.JobKillAttempts; n++ {
+		if err := jobs.Delete(ctx, ports.JobRef{Name: st.job(n)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// job is the name of run attempt of st: its Name, then Name-<attempt> for a run after a kill.
+func (st Stage) job(attempt int) string {
+	if attempt <= 1 {
+		return st.Name
+	}
+	return st.Name + "-" + strconv.Itoa(attempt)
+}
+
+// args are st's arguments for run attempt: a later run writes to its own output, so the
+// stage's output destination (OutputRef of its Name) becomes the run's.
+func (st Stage) args(jobs ports.JobRunner, attempt int) []string {
+	if attempt <= 1 {
+		return st.Args
+	}
+	from, to := jobs.OutputRef(st.Name), jobs.OutputRef(st.job(attempt))
+	args := slices.Clone(st.Args)
+	for i := range args {
+		if args[i] == from {
+			args[i] = to
+		}
+	}
+	return args
+}
+
+func (st Stage) describe(job string) string {
+	return fmt.Sprintf("aicr %s job %s", st.Kind, job)
 }
 
 func (st Stage) kept(runtimeUID string) ports.KeptResult {
@@ -195,7 +290,7 @@ func (r StageRun) transient(err error) StageRun {
 	return r
 }
 
-func (r StageRun) waiting(st Stage) StageRun {
-	r.Waiting = fmt.Sprintf("aicr %s job %s running", st.Kind, st.Name)
+func (r StageRun) waiting(st Stage, job string) StageRun {
+	r.Waiting = st.describe(job) + " running"
 	return r
 }

@@ -12,6 +12,10 @@ type AICRExit struct {
 	Category string
 	// Transient reports a failure to retry with backoff (unavailable, rate limited, canceled).
 	Transient bool
+	// Killed reports a container killed from outside AICR (exit code 137 or 143: the OOM
+	// killer, an eviction, a drained node): run again a bounded number of times
+	// (JobKillAttempts), then stall JobPodKilled.
+	Killed bool
 	// Stall is the Resolved reason for a terminal failure (nil when transient or successful).
 	Stall *Stall
 }
@@ -33,11 +37,15 @@ var codeCategories = map[string]int{
 // ClassifyAICRExit classifies a failed AICR Job from its exit code and AICR's
 // last JSON "command failed" log line. The root cause (the last bracketed code
 // in the line's "error") wins over the outer exit code, which can hide an
-// input error behind INTERNAL. Codes 6, 7 and 9 are transient; 2, 3, 4, 5 and 8
-// (and any other non-zero code) stall with the matching AICR* reason.
+// input error behind INTERNAL. Codes 6, 7 and 9 are transient; 137 and 143 (SIGKILL,
+// SIGTERM: AICR did not exit on its own) are Killed; 2, 3, 4, 5 and 8 (and any other non-zero
+// code) stall with the matching AICR* reason.
 func ClassifyAICRExit(exitCode int, failureLog string) AICRExit {
-	if exitCode == 0 {
+	switch exitCode {
+	case 0:
 		return AICRExit{Category: "Success"}
+	case exitSIGKILL, exitSIGTERM:
+		return AICRExit{Category: "Killed", Killed: true}
 	}
 	code, msg := exitCode, ""
 	if root, m := rootCause(failureLog); root != 0 {

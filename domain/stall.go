@@ -57,6 +57,12 @@ const (
 	StallAICRVersionMismatch StallReason = "AICRVersionMismatch"
 	// StallAICRArtifactUnsupported surfaces when an artifact's AICR version is outside >=1.0.0 <2.0.0 or its layout is legacy.
 	StallAICRArtifactUnsupported StallReason = "AICRArtifactUnsupported"
+	// StallJobPodNotRunning surfaces when an AICR Job's pod has waited longer than JobPodWaitBound
+	// without running: unschedulable, its image not pulled, its container not configured.
+	StallJobPodNotRunning StallReason = "JobPodNotRunning"
+	// StallJobPodKilled surfaces when every one of JobKillAttempts runs of an AICR Job was killed
+	// from outside AICR (exit code 137 or 143, OOMKilled, evicted, drained).
+	StallJobPodKilled StallReason = "JobPodKilled"
 )
 
 // Registry and credential reasons (RES-6).
@@ -123,6 +129,7 @@ func StallReasons() []StallReason {
 		StallChartSourceUnsupported, StallContentTooLarge, StallConflict,
 		StallAICRInvalidRequest, StallAICRNotFound, StallAICRUnauthorized, StallAICRInternal,
 		StallAICRTimeout, StallAICRVersionMismatch, StallAICRArtifactUnsupported,
+		StallJobPodNotRunning, StallJobPodKilled,
 		StallRegistryCredentialsUnavailable, StallRegistryCredentialsStale, StallUnauthorized,
 		StallEngineMissing, StallProjectMissing,
 		StallAwaitingApproval, StallAwaitingAcknowledgement, StallTransitionBlocked, StallInventoryDrift,

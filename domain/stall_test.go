@@ -290,8 +290,17 @@ func resolverStallCases() []stallCase {
 			pure(func() *domain.Stall { return domain.ClassifyAICRExit(4, "").Stall })},
 		{"AICRTimeout on exit code 5", domain.StallAICRTimeout,
 			pure(func() *domain.Stall { return domain.ClassifyAICRExit(5, "").Stall })},
-		{"AICRInternal on exit code 137", domain.StallAICRInternal,
-			pure(func() *domain.Stall { return domain.ClassifyAICRExit(137, "").Stall })},
+		{"AICRInternal on exit code 1", domain.StallAICRInternal,
+			pure(func() *domain.Stall { return domain.ClassifyAICRExit(1, "").Stall })},
+		{"JobPodNotRunning when a Job's pod waits past the bound", domain.StallJobPodNotRunning,
+			pure(func() *domain.Stall {
+				w := &ports.JobWaiting{Reason: "Unschedulable", Message: "0/3 nodes are available", Since: t0}
+				return domain.JobWaitStall("aicr recipe job r", w, t0.Add(domain.JobPodWaitBound))
+			})},
+		{"JobPodKilled when a Job's last run was killed", domain.StallJobPodKilled,
+			pure(func() *domain.Stall {
+				return domain.JobKilledStall("aicr recipe job r-3", ports.JobStatus{State: ports.JobFailed, ExitCode: 137})
+			})},
 		{"AICRVersionMismatch when a job reports another version", domain.StallAICRVersionMismatch,
 			pure(func() *domain.Stall { return domain.CheckAICRVersion("1.1.0", "v1.2.0") })},
 		{"AICRArtifactUnsupported when the bundle is a v0.x render", domain.StallAICRArtifactUnsupported,

@@ -44,28 +44,43 @@ func (r *Rollout) validate(ctx context.Context, p Ports, env Environment, now ti
 	case ports.JobSucceeded:
 		return r.validated(ctx, p, env, ref)
 	case ports.JobFailed:
-		return r.validationFailed(ref, st), nil
+		return r.validationFailed(ctx, p, ref, st, now)
 	case ports.JobRunning:
+	}
+	if s := JobWaitStall("deployment validation run "+ref.Name, st.Waiting, now); s != nil {
+		out := r.stalled(s)
+		out.RequeueAfter = pollInterval // no watch sees the pod start: poll, so the run goes on
+		return out, nil
 	}
 	return Outcome{Status: r.status, RequeueAfter: pollInterval}, nil
 }
 
-// validationFailed retries a run that ended transiently under the next attempt name, while
-// attempts remain; any other failed run fails the rollout.
-func (r *Rollout) validationFailed(ref ports.JobRef, st ports.JobStatus) Outcome {
-	code := st.ExitCode
-	if code == 0 {
-		code = 9 // killed before AICR exited
-	}
-	exit := ClassifyAICRExit(code, st.FailureLog)
+// validationFailed retries a run that ended transiently or was killed from outside AICR under
+// the next attempt name, after a backoff from its end, while attempts remain; any other failed
+// run fails the rollout and is kept for inspection (RES-7: seven days).
+func (r *Rollout) validationFailed(ctx context.Context, p Ports, ref ports.JobRef, st ports.JobStatus, now time.Time) (Outcome, error) {
+	exit := ClassifyJobFailure(st)
 	attempt := validationAttempt(r.spec.Name, ref.Name)
-	if !exit.Transient || attempt >= MaxValidationAttempts {
-		return r.end(PhaseFailed, "deployment validation run "+ref.Name+" failed: "+st.Message)
+	if !exit.Transient && !exit.Killed || attempt >= MaxValidationAttempts {
+		if err := p.Jobs.Retain(ctx, ref); err != nil {
+			return r.stallOrError("retain validation run", err)
+		}
+		msg := st.Message
+		switch {
+		case st.DeadlineExceeded:
+			msg = exit.Stall.Message
+		case exit.Killed:
+			msg = "killed by " + KillCause(st)
+		}
+		return r.end(PhaseFailed, "deployment validation run "+ref.Name+" failed: "+msg), nil
+	}
+	if wait := st.FinishedAt.Add(JobKillBackoff(attempt)).Sub(now); wait > 0 {
+		return Outcome{Status: r.status, RequeueAfter: wait}, nil
 	}
 	r.status.ValidationRun = r.spec.Name + validationSuffix + "-" + strconv.Itoa(attempt+1)
 	r.status.Message = fmt.Sprintf("%s ended %s (exit code %d); retrying as %s",
 		ValidationMessage(r.spec.Name, ref.Name), exit.Category, st.ExitCode, r.status.ValidationRun)
-	return Outcome{Status: r.status, RequeueAfter: pollInterval, Event: r.status.Message}
+	return Outcome{Status: r.status, RequeueAfter: pollInterval, Event: r.status.Message}, nil
 }
 
 // validationAttempt is the attempt number of run: 1 for <rollout>-validate, n for
@@ -111,6 +126,9 @@ func (r *Rollout) validated(ctx context.Context, p Ports, env Environment, ref p
 		}
 	}
 	if err = judgeValidationReport(report); err != nil {
+		if rerr := p.Jobs.Retain(ctx, ref); rerr != nil {
+			return r.stallOrError("retain validation run", rerr)
+		}
 		return r.end(PhaseFailed, "deployment validation run "+ref.Name+" failed: "+err.Error()), nil
 	}
 	ev, err := r.evidence(ctx, p, env)

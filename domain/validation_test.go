@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -157,6 +158,8 @@ func TestAdvance_ValidationReportDecides(t *testing.T) {
 			if tt.message == "" {
 				r.engine.Status(gomock.Any(), gomock.Any()).Return(ports.ReleaseStatus{SyncedRevision: "r"}, nil).AnyTimes()
 				r.reg.PushEvidence(gomock.Any(), gomock.Any()).Return(ports.Digest("sha256:ev"), nil)
+			} else {
+				r.jobs.Retain(gomock.Any(), job).Return(nil) // RES-7: a failed validation stays seven days
 			}
 			out := advance(t, p, rollout(t, spec(t), validating()), e)
 			if tt.message == "" {
@@ -182,6 +185,7 @@ func TestAdvance_ValidationExitCodeFails(t *testing.T) {
 	r.clock.Now().Return(t0).AnyTimes()
 	r.jobs.Status(gomock.Any(), ports.JobRef{Name: validationRun}).
 		Return(ports.JobStatus{State: ports.JobFailed, ExitCode: 2, Message: "readiness pre-flight failed"}, nil)
+	r.jobs.Retain(gomock.Any(), ports.JobRef{Name: validationRun}).Return(nil)
 	out := advance(t, p, rollout(t, spec(t), validating()), e)
 	assert.Equal(t, domain.PhaseFailed, out.Phase())
 	assert.Equal(t, "deployment validation run "+validationRun+" failed: readiness pre-flight failed", out.Status.Message)
@@ -215,6 +219,9 @@ func TestAdvance_ValidationRetriesATransientEnd(t *testing.T) {
 			r.clock.Now().Return(t0).AnyTimes()
 			r.jobs.Status(gomock.Any(), ports.JobRef{Name: tc.run}).
 				Return(ports.JobStatus{State: ports.JobFailed, ExitCode: tc.exitCode, Message: "run ended"}, nil)
+			if tc.wantRun == "" {
+				r.jobs.Retain(gomock.Any(), ports.JobRef{Name: tc.run}).Return(nil)
+			}
 			st := validating()
 			st.ValidationRun = tc.run
 			out := advance(t, p, rollout(t, spec(t), st), e)
@@ -226,6 +233,102 @@ func TestAdvance_ValidationRetriesATransientEnd(t *testing.T) {
 			assert.Equal(t, domain.PhaseValidating, out.Phase())
 			assert.Equal(t, tc.wantRun, out.Status.ValidationRun)
 			assert.Contains(t, out.Status.Message, "retrying as "+tc.wantRun)
+		})
+	}
+}
+
+// TestAdvance_ValidationFailsAsJobsDo: a run killed from outside AICR (137, 143, OOMKilled,
+// evicted, disrupted) is retried under the next attempt name once the backoff from its end
+// passed, at most MaxValidationAttempts runs; a run its deadline stopped fails the rollout and
+// is kept (RES-4, RES-7); a pod that waits past JobPodWaitBound stalls the rollout
+// JobPodNotRunning with the pod's own reason and message, and a shorter wait polls.
+func TestAdvance_ValidationFailsAsJobsDo(t *testing.T) {
+	t.Parallel()
+	ended := t0.Add(-time.Hour)
+	for _, tc := range []struct {
+		name    string
+		run     string
+		st      ports.JobStatus
+		wantRun string
+		// wantRequeue is the wait of a run still in its backoff.
+		wantRequeue time.Duration
+		wantFailed  string
+	}{
+		{name: "exit 137", run: validationRun, st: ports.JobStatus{ExitCode: 137, FinishedAt: ended}, wantRun: validationRun + "-2"},
+		{name: "exit 143", run: validationRun, st: ports.JobStatus{ExitCode: 143, FinishedAt: ended}, wantRun: validationRun + "-2"},
+		{name: "OOMKilled", run: validationRun + "-2", st: ports.JobStatus{ExitCode: 137, Killed: "OOMKilled", FinishedAt: ended},
+			wantRun: validationRun + "-3"},
+		{name: "evicted", run: validationRun, st: ports.JobStatus{Killed: "Evicted", FinishedAt: ended}, wantRun: validationRun + "-2"},
+		{name: "disrupted", run: validationRun, st: ports.JobStatus{Killed: "DisruptionTarget (EvictionByEvictionAPI)", FinishedAt: ended},
+			wantRun: validationRun + "-2"},
+		{name: "in its backoff", run: validationRun + "-2", st: ports.JobStatus{ExitCode: 137, FinishedAt: t0.Add(-10 * time.Second)},
+			wantRun: validationRun + "-2", wantRequeue: 50 * time.Second},
+		{name: "killed on the last attempt", run: validationRun + "-3", st: ports.JobStatus{Killed: "OOMKilled", FinishedAt: ended},
+			wantFailed: "killed by OOMKilled"},
+		{name: "deadline exceeded", run: validationRun, st: ports.JobStatus{ExitCode: 143, DeadlineExceeded: true, FinishedAt: ended},
+			wantFailed: "jobs.activeDeadlineSeconds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			e := env(t)
+			e.ValidationRequired = true
+			r.clock.Now().Return(t0).AnyTimes()
+			tc.st.State = ports.JobFailed
+			r.jobs.Status(gomock.Any(), ports.JobRef{Name: tc.run}).Return(tc.st, nil)
+			if tc.wantFailed != "" {
+				r.jobs.Retain(gomock.Any(), ports.JobRef{Name: tc.run}).Return(nil)
+			}
+			st := validating()
+			st.ValidationRun = tc.run
+			out := advance(t, p, rollout(t, spec(t), st), e)
+			if tc.wantFailed != "" {
+				assert.Equal(t, domain.PhaseFailed, out.Phase())
+				assert.Contains(t, out.Status.Message, tc.wantFailed)
+				return
+			}
+			assert.Equal(t, domain.PhaseValidating, out.Phase())
+			assert.Equal(t, tc.wantRun, out.Status.ValidationRun)
+			if tc.wantRequeue > 0 {
+				assert.Equal(t, tc.wantRequeue, out.RequeueAfter)
+			}
+		})
+	}
+}
+
+// TestAdvance_ValidationPodNotRunning: a validation pod waiting past JobPodWaitBound stalls the
+// rollout JobPodNotRunning with the pod's reason, its message and what to fix; a shorter wait
+// polls without a stall.
+func TestAdvance_ValidationPodNotRunning(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		waitedFor time.Duration
+		wantStall bool
+	}{
+		{"past the bound", domain.JobPodWaitBound, true},
+		{"within the bound", domain.JobPodWaitBound - time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			e := env(t)
+			e.ValidationRequired = true
+			r.clock.Now().Return(t0).AnyTimes()
+			w := &ports.JobWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "validator"`, Since: t0.Add(-tc.waitedFor)}
+			r.jobs.Status(gomock.Any(), ports.JobRef{Name: validationRun}).Return(ports.JobStatus{State: ports.JobRunning, Waiting: w}, nil)
+			out := advance(t, p, rollout(t, spec(t), validating()), e)
+			assert.Equal(t, domain.PhaseValidating, out.Phase())
+			if !tc.wantStall {
+				assert.Nil(t, out.Stall)
+				return
+			}
+			require.NotNil(t, out.Stall)
+			assert.Equal(t, domain.StallJobPodNotRunning, out.Stall.Reason)
+			assert.Positive(t, out.RequeueAfter, "the stalled run is polled, so it goes on once its pod runs")
+			for _, part := range []string{validationRun, "ImagePullBackOff", `Back-off pulling image "validator"`, "jobs.imagePullSecrets"} {
+				assert.Contains(t, out.Stall.Message, part)
+			}
 		})
 	}
 }

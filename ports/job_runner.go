@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"io/fs"
+	"time"
 )
 
 // JobKind names the AICR command a job runs.
@@ -94,6 +95,33 @@ type JobStatus struct {
 	AICRVersion string
 	// Message is a human-readable detail.
 	Message string
+	// FinishedAt is when a finished job ended (zero while it runs, or when unknown).
+	FinishedAt time.Time
+	// Killed names what killed a failed job's pod from outside AICR, when something did:
+	// OOMKilled, Evicted or DisruptionTarget (preempted, drained, deleted by a controller).
+	// A killed job is worth running again (RES-4); exit codes 137 and 143 say the same.
+	Killed string
+	// DeadlineExceeded reports a failed job its deadline (activeDeadlineSeconds) stopped.
+	DeadlineExceeded bool
+	// Waiting describes the pod of a running job that does not run: not scheduled, or its
+	// container waiting to start. Nil when the pod runs or does not exist yet.
+	Waiting *JobWaiting
+}
+
+// JobPodNotCreated is the JobWaiting reason of a started job that has no pod: the platform
+// refused to create it (a quota, a limit range or an admission policy).
+const JobPodNotCreated = "PodNotCreated"
+
+// JobWaiting is why a running job's pod does not run, in the pod's own words.
+type JobWaiting struct {
+	// Reason is the pod's machine-readable reason: Unschedulable, or the container's waiting
+	// reason (ImagePullBackOff, ErrImagePull, CreateContainerConfigError, ...), or
+	// JobPodNotCreated.
+	Reason string
+	// Message is the pod's own message for Reason.
+	Message string
+	// Since is when the pod started waiting, as the pod's conditions record it.
+	Since time.Time
 }
 
 // JobRunner runs AICR commands as jobs.

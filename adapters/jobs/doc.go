@@ -49,6 +49,7 @@
 //     "snapshot.yaml" (AICR uses that key even for a recipe, AICR-CLI.md section
 //     3) and the ConfigMap carries the label app.kubernetes.io/version=<AICR
 //     version>, which Status reports as JobStatus.AICRVersion.
+//
 //   - Bundle transport. A bundle is a directory, which AICR writes to a
 //     directory or, with "-o oci://<registry>/<repository>[:<tag>]", pushes as
 //     one gzip tar layer of artifact type application/vnd.nvidia.aicr.artifact
@@ -91,7 +92,29 @@
 //     FallbackToLogsOnError, so a failed container's termination message is the
 //     tail of its log (AICR logs JSON to stderr with --log-json). Status reads
 //     the exit code and the last JSON "command failed" line from the
-//     terminated state of the Job's Pod (label batch.kubernetes.io/job-name).
+//     terminated state of the Job's latest Pod (label batch.kubernetes.io/job-name),
+//     and what killed the Pod from outside AICR: the container's OOMKilled
+//     reason, the Pod's Evicted reason or its DisruptionTarget condition
+//     (JobStatus.Killed; exit codes 137 and 143 say the same to the domain). A
+//     Job failed with reason DeadlineExceeded (activeDeadlineSeconds) is
+//     JobStatus.DeadlineExceeded. The callers run a killed Job again under the
+//     next run's name (<job>-2, <job>-3, after a backoff from JobStatus.FinishedAt
+//     on their Clock), so the run count is the name and nothing is recorded twice.
+//
+//   - Waiting. For a running Job, Status reports why its Pod does not run, in
+//     the Pod's words (JobStatus.Waiting): PodScheduled=False with reason
+//     Unschedulable since that condition's transition, or the aicr container's
+//     waiting reason (ImagePullBackOff, ErrImagePull, CreateContainerConfigError,
+//     ...) since the ContainersReady condition's transition, or, for a started
+//     Job without a Pod (a quota or an admission policy refused it),
+//     ports.JobPodNotCreated since the Job's startTime. The callers measure
+//     the wait on their Clock and stall JobPodNotRunning past
+//     domain.JobPodWaitBound; the Job is left alone, so it goes on once the Pod
+//     can run.
+//
+//   - Pod settings. Every Job carries the installation's activeDeadlineSeconds,
+//     container resources, nodeSelector, tolerations and imagePullSecrets
+//     (Config.Pod, chart values jobs.*).
 //
 //   - Inputs. Input files (criteria/AICRConfig, snapshot, recipe, overrides)
 //     are one ConfigMap "<job>-inputs" mounted read-only at InputsDir; a
@@ -108,8 +131,9 @@
 //   - Hygiene. Jobs run as ServiceAccount "aicr-jobs", with the image pinned by
 //     digest (New refuses any other image), backoffLimit 0 and
 //     ttlSecondsAfterFinished 24 h; Retain raises the TTL to 7 days on the
-//     failed Job of a stalled stage, Delete removes a Job with
-//     propagationPolicy Foreground once its outputs are recorded, and Keep
-//     copies a result into an ownerless ConfigMap in the operator namespace
-//     first.
+//     failed Job of a stalled stage (and of a failed deployment validation),
+//     Delete removes a Job with propagationPolicy Foreground once its outputs
+//     are recorded (a validation Job once the rollout recorded its report as
+//     evidence), and Keep copies a result into an ownerless ConfigMap in the
+//     operator namespace first.
 package jobs

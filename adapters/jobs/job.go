@@ -13,7 +13,8 @@ import (
 
 // job builds the batch/v1 Job of spec: pinned image, aicr-jobs identity, no
 // retries inside the Job (the resolver retries), the inputs ConfigMap and the
-// optional credential Secret mounted read-only.
+// optional credential Secret mounted read-only, and the installation's pod
+// settings (deadline, resources, scheduling, image pull Secrets).
 func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 	volumes := []corev1.Volume{{
 		Name: "inputs",
@@ -34,6 +35,15 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 		mounts = append(mounts, corev1.VolumeMount{Name: "registry", MountPath: RegistryDir, ReadOnly: true})
 		env = append(env, corev1.EnvVar{Name: "DOCKER_CONFIG", Value: RegistryDir})
 	}
+	pod := r.cfg.Pod
+	var deadline *int64
+	if pod.ActiveDeadlineSeconds > 0 {
+		deadline = ptr.To(pod.ActiveDeadlineSeconds)
+	}
+	pullSecrets := make([]corev1.LocalObjectReference, 0, len(pod.ImagePullSecrets))
+	for _, name := range pod.ImagePullSecrets {
+		pullSecrets = append(pullSecrets, corev1.LocalObjectReference{Name: name})
+	}
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: spec.Name, Namespace: r.cfg.Namespace, Labels: labels(spec), Annotations: annotations(spec),
@@ -41,12 +51,16 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 		Spec: batchv1.JobSpec{
 			Suspend:                 ptr.To(true),
 			BackoffLimit:            ptr.To[int32](0),
+			ActiveDeadlineSeconds:   deadline,
 			TTLSecondsAfterFinished: ptr.To(TTLFinished),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels(spec)},
 				Spec: corev1.PodSpec{
 					ServiceAccountName: r.cfg.ServiceAccount,
 					RestartPolicy:      corev1.RestartPolicyNever,
+					NodeSelector:       pod.NodeSelector,
+					Tolerations:        pod.Tolerations,
+					ImagePullSecrets:   pullSecrets,
 					// The Job namespaces enforce the restricted Pod Security profile.
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot:   ptr.To(true),
@@ -58,6 +72,7 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 						Image:                    r.cfg.Image,
 						Args:                     spec.Args,
 						Env:                      env,
+						Resources:                pod.Resources,
 						VolumeMounts:             mounts,
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 						SecurityContext: &corev1.SecurityContext{

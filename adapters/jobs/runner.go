@@ -71,6 +71,23 @@ type Config struct {
 	// privileged container with AICR_AGENT_MODE=true and NODE_NAME from the downward API,
 	// placed by the JobSpec's Placement (see the package documentation).
 	Agent bool
+	// Pod are the pod settings of every Job (chart values jobs.*).
+	Pod PodSettings
+}
+
+// PodSettings are what the installation sets on every Job's Pod: a deadline, the AICR
+// container's resources, where it is scheduled and the Secrets its image is pulled with.
+type PodSettings struct {
+	// ActiveDeadlineSeconds is the Job's activeDeadlineSeconds (0: none).
+	ActiveDeadlineSeconds int64
+	// Resources are the AICR container's requests and limits.
+	Resources corev1.ResourceRequirements
+	// NodeSelector is the Pod's nodeSelector.
+	NodeSelector map[string]string
+	// Tolerations are the Pod's tolerations.
+	Tolerations []corev1.Toleration
+	// ImagePullSecrets name Secrets in the Job namespace the image is pulled with.
+	ImagePullSecrets []string
 }
 
 // Runner runs AICR commands as batch/v1 Jobs. It writes through Client and

@@ -15,45 +15,65 @@ import (
 )
 
 // Status reports the Job's state, the AICR version its output ConfigMap carries (only an
-// output verifiedOutput proves the Job's own counts) and, for a failed Job, the exit code and
-// AICR's last JSON "command failed" line from the terminated state of its Pod.
+// output verifiedOutput proves the Job's own counts) and what its Pod shows: for a failed Job
+// the exit code, AICR's last JSON "command failed" line and what killed the Pod from outside
+// AICR; for a running Job why its Pod does not run yet, in the Pod's own words, or that a
+// started Job has no Pod at all (ports.JobPodNotCreated, since the Job's startTime).
 func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus, error) {
 	job, err := r.getJob(ctx, ref)
 	if err != nil {
 		return ports.JobStatus{}, err
 	}
-	st := ports.JobStatus{}
-	st.State, st.Message = jobState(job)
+	st := jobStatus(job)
 	switch out, outErr := r.verifiedOutput(ctx, job); {
 	case outErr == nil:
 		st.AICRVersion = out.Labels[VersionLabel]
 	case !errors.Is(outErr, ports.ErrJobNotFound) && !errors.Is(outErr, ports.ErrUntrustedOutput):
 		return st, outErr
 	}
-	if st.State == ports.JobFailed {
-		if err = r.readTermination(ctx, job, &st); err != nil {
-			return st, err
-		}
+	if st.State == ports.JobSucceeded {
+		return st, nil
+	}
+	pod, err := r.lastPod(ctx, job)
+	switch {
+	case err != nil:
+		return st, err
+	case pod == nil && st.State == ports.JobRunning && job.Status.StartTime != nil:
+		st.Waiting = &ports.JobWaiting{Reason: ports.JobPodNotCreated, Since: job.Status.StartTime.Time,
+			Message: "the Job controller started the Job but created no pod"}
+	case pod == nil:
+	case st.State == ports.JobFailed:
+		readTermination(pod, &st)
+	default:
+		st.Waiting = podWaiting(pod)
 	}
 	return st, nil
 }
 
-// jobState reads the Job's finished conditions: Succeeded or Failed with the condition's
-// message, else Running.
+// jobState reads the Job's state and message from its finished conditions (jobStatus).
 func jobState(job *batchv1.Job) (ports.JobState, string) {
+	st := jobStatus(job)
+	return st.State, st.Message
+}
+
+// jobStatus reads the Job's finished conditions: Succeeded or Failed with the condition's
+// message and time (a Failed condition of reason DeadlineExceeded says the deadline stopped
+// it), else Running.
+func jobStatus(job *batchv1.Job) ports.JobStatus {
 	for _, c := range job.Status.Conditions {
 		if c.Status != corev1.ConditionTrue {
 			continue
 		}
 		switch c.Type {
 		case batchv1.JobComplete:
-			return ports.JobSucceeded, c.Message
+			return ports.JobStatus{State: ports.JobSucceeded, Message: c.Message, FinishedAt: c.LastTransitionTime.Time}
 		case batchv1.JobFailed:
-			return ports.JobFailed, c.Message
+			return ports.JobStatus{State: ports.JobFailed, Message: c.Message, FinishedAt: c.LastTransitionTime.Time,
+				DeadlineExceeded: c.Reason == batchv1.JobReasonDeadlineExceeded}
 		case batchv1.JobSuspended, batchv1.JobFailureTarget, batchv1.JobSuccessCriteriaMet:
 		}
 	}
-	return ports.JobRunning, ""
+	return ports.JobStatus{State: ports.JobRunning}
 }
 
 func (r *Runner) getJob(ctx context.Context, ref ports.JobRef) (*batchv1.Job, error) {
@@ -68,32 +88,72 @@ func (r *Runner) getJob(ctx context.Context, ref ports.JobRef) (*batchv1.Job, er
 	return job, nil
 }
 
-// readTermination fills ExitCode and FailureLog from the last terminated
-// state of the aicr container among the Job's Pods. A Pod killed before its
-// container ran leaves ExitCode 0, which the caller treats as unknown.
-func (r *Runner) readTermination(ctx context.Context, job *batchv1.Job, st *ports.JobStatus) error {
+// lastPod returns the Job's most recently created Pod (label batch.kubernetes.io/job-name),
+// or nil when it has none.
+func (r *Runner) lastPod(ctx context.Context, job *batchv1.Job) (*corev1.Pod, error) {
 	pods := &corev1.PodList{}
 	if err := r.reader.List(ctx, pods, client.InNamespace(job.Namespace),
 		client.MatchingLabels{JobNameLabel: job.Name}); err != nil {
-		return fmt.Errorf("list pods of job %s: %w", job.Name, err)
+		return nil, fmt.Errorf("list pods of job %s: %w", job.Name, err)
 	}
-	var last *corev1.ContainerStateTerminated
+	var last *corev1.Pod
 	for i := range pods.Items {
-		for _, cs := range pods.Items[i].Status.ContainerStatuses {
-			t := cs.State.Terminated
-			if cs.Name != ContainerName || t == nil {
-				continue
-			}
-			if last == nil || last.FinishedAt.Before(&t.FinishedAt) {
-				last = t
+		if p := &pods.Items[i]; last == nil || last.CreationTimestamp.Before(&p.CreationTimestamp) {
+			last = p
+		}
+	}
+	return last, nil
+}
+
+// readTermination fills ExitCode and FailureLog from the terminated state of the aicr
+// container and Killed from what killed the Pod from outside AICR: the OOM killer, an
+// eviction, a disruption (preemption, drain, taint). A Pod killed before its container ran
+// leaves ExitCode 0, which the caller treats as unknown.
+func readTermination(pod *corev1.Pod, st *ports.JobStatus) {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; cs.Name == ContainerName && t != nil {
+			st.ExitCode = int(t.ExitCode)
+			st.FailureLog = failureLine(t.Message)
+			if t.Reason == "OOMKilled" {
+				st.Killed = t.Reason
 			}
 		}
 	}
-	if last == nil {
+	if pod.Status.Reason == "Evicted" {
+		st.Killed = pod.Status.Reason
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && st.Killed == "" {
+			st.Killed = string(c.Type) + " (" + c.Reason + ")"
+		}
+	}
+}
+
+// podWaiting reports why a pending Pod does not run: not scheduled (PodScheduled=False,
+// Unschedulable, since that condition's transition), or its aicr container waiting (since the
+// ContainersReady condition's transition, else the Pod's start). Nil for a Pod that runs or
+// that nothing has acted on yet.
+func podWaiting(pod *corev1.Pod) *ports.JobWaiting {
+	if pod.Status.Phase != corev1.PodPending && pod.Status.Phase != "" {
 		return nil
 	}
-	st.ExitCode = int(last.ExitCode)
-	st.FailureLog = failureLine(last.Message)
+	since := pod.CreationTimestamp.Time
+	if pod.Status.StartTime != nil {
+		since = pod.Status.StartTime.Time
+	}
+	for _, c := range pod.Status.Conditions {
+		switch {
+		case c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable:
+			return &ports.JobWaiting{Reason: c.Reason, Message: c.Message, Since: c.LastTransitionTime.Time}
+		case c.Type == corev1.ContainersReady && c.Status == corev1.ConditionFalse:
+			since = c.LastTransitionTime.Time
+		}
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if w := cs.State.Waiting; cs.Name == ContainerName && w != nil {
+			return &ports.JobWaiting{Reason: w.Reason, Message: w.Message, Since: since}
+		}
+	}
 	return nil
 }
 

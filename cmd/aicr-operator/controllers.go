@@ -26,9 +26,13 @@ func provideClock() ports.Clock { return clock.New() }
 // provideJobs runs AICR Jobs in the jobs namespace with the pinned AICR image, as the jobs
 // identity (RES-1, RES-8).
 func provideJobs(cfg app.Config, mgr ctrl.Manager) (*jobs.Runner, error) {
+	pod, err := jobPodSettings(cfg.Jobs)
+	if err != nil {
+		return nil, err
+	}
 	return jobs.New(jobs.Config{
 		Namespace: cfg.JobsNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.AICRImage,
-		ServiceAccount: cfg.JobsServiceAccount,
+		ServiceAccount: cfg.JobsServiceAccount, Pod: pod,
 	}, mgr.GetClient(), mgr.GetAPIReader())
 }
 
@@ -37,9 +41,13 @@ func provideJobs(cfg app.Config, mgr ctrl.Manager) (*jobs.Runner, error) {
 type validationJobs struct{ *jobs.Runner }
 
 func provideValidationJobs(cfg app.Config, mgr ctrl.Manager) (validationJobs, error) {
+	pod, err := jobPodSettings(cfg.Jobs)
+	if err != nil {
+		return validationJobs{}, err
+	}
 	r, err := jobs.New(jobs.Config{
 		Namespace: cfg.ValidationNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.ValidatorImage,
-		ServiceAccount: cfg.ValidationServiceAccount,
+		ServiceAccount: cfg.ValidationServiceAccount, Pod: pod,
 	}, mgr.GetClient(), mgr.GetAPIReader())
 	return validationJobs{r}, err
 }

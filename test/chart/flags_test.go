@@ -50,6 +50,27 @@ func TestRolloutValuesReachTheOperator(t *testing.T) {
 		cfg.ComponentStepTimeouts)
 }
 
+// TestDeploymentArgsCarryTheJobPodSettings: the jobs.* values reach the operator as the pod
+// settings of every AICR Job (issue 15): deadline, resources (a number too), node selector,
+// tolerations and pull Secrets.
+func TestDeploymentArgsCarryTheJobPodSettings(t *testing.T) {
+	t.Parallel()
+	cfg := operatorConfig(t, map[string]any{
+		"jobs.activeDeadlineSeconds": 7200, "jobs.resources.requests.cpu": 1, "jobs.resources.limits.memory": "2Gi",
+		"jobs.nodeSelector":     map[string]any{"node-role.example.com/system": "true"},
+		"jobs.tolerations":      []any{map[string]any{"key": "dedicated", "operator": "Equal", "value": "system", "effect": "NoSchedule"}},
+		"jobs.imagePullSecrets": []any{map[string]any{"name": "regcred"}, map[string]any{"name": "mirror"}},
+	})
+	require.Equal(t, app.JobPodSettings{
+		ActiveDeadlineSeconds: 7200,
+		Resources: app.JobResources{Requests: map[string]app.Quantity{"cpu": "1", "memory": "256Mi"},
+			Limits: map[string]app.Quantity{"memory": "2Gi"}},
+		NodeSelector:     map[string]string{"node-role.example.com/system": "true"},
+		Tolerations:      []app.JobToleration{{Key: "dedicated", Operator: "Equal", Value: "system", Effect: "NoSchedule"}},
+		ImagePullSecrets: []string{"regcred", "mirror"},
+	}, cfg.Jobs)
+}
+
 // operatorConfig renders the chart with sets and parses the Deployment's args with the
 // operator's own flag set; the result must validate.
 func operatorConfig(t *testing.T, sets map[string]any) app.Config {

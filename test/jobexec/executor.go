@@ -9,10 +9,13 @@
 // Pod terminated with the exit code and the log tail, and sets the Job status.
 // A bundle Job writing to `-o oci://` pushes the bundle to that registry
 // instead, with the Job's mounted credential, as AICR does (pushBundle).
+// A Behavior can also leave the Pod waiting (Unschedulable, ImagePullBackOff,
+// ErrImagePull, CreateContainerConfigError), kill it from outside AICR (exit
+// 137 or 143, OOMKilled, evicted, disrupted) or fail the Job at its deadline.
 // It never touches operator objects. It enforces the snapshot contract (agent.go): a
 // snapshot runs only as AICR's snapshot agent in the discovery namespace, and fails with
 // AICR's exit code when its ServiceAccount lacks a right the agent uses (the executor asks the
-// API server with a SubjectAccessReview). Not modelled: scheduling, image pulls,
+// API server with a SubjectAccessReview). Not modelled: real scheduling and image pulls,
 // restarts, and the real AICR binary.
 package jobexec
 
@@ -32,6 +35,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // Result is what the AICR container does in one Job.
@@ -50,6 +54,14 @@ type Result struct {
 	// Bundle is the bundle directory as a gzip tar archive: stored as binaryData
 	// bundle.tar.gz for `-o cm://`, pushed as AICR pushes it for `-o oci://` (pushBundle).
 	Bundle []byte
+	// Waiting leaves the Job's Pod pending as the scheduler or the kubelet would (no output,
+	// the Job running) until the behavior changes.
+	Waiting *Waiting
+	// Kill ends the Pod as something outside AICR does (KillOOM, KillEvicted, KillDisrupted),
+	// with ExitCode (137 when zero); an ExitCode of 137 or 143 alone is a kill by signal.
+	Kill string
+	// DeadlineExceeded fails the Job as its activeDeadlineSeconds does.
+	DeadlineExceeded bool
 }
 
 // Behavior decides the Result of a Job from the Job and its inputs.
@@ -74,7 +86,9 @@ type Executor struct {
 
 	kick chan struct{}
 
-	mu         sync.Mutex
+	mu sync.Mutex
+	// clock stamps the times the executor writes (nil: the wall clock).
+	clock      ports.Clock
 	behavior   Behavior
 	executed   []string
 	violations []error

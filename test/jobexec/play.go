@@ -49,8 +49,18 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	behavior := e.behavior
 	e.mu.Unlock()
 	res := behavior(job, in)
-	if res.Hold {
+	switch {
+	case res.Hold:
 		return nil
+	case res.Waiting != nil && res.Waiting.Reason == ports.JobPodNotCreated:
+		return e.start(ctx, job)
+	}
+	pod, err := e.createPod(ctx, job)
+	if err != nil {
+		return err
+	}
+	if res.Waiting != nil {
+		return e.wait(ctx, job, pod, *res.Waiting)
 	}
 	refused, err := e.snapshotRun(ctx, job, res.Version)
 	if err != nil {
@@ -65,13 +75,12 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	e.mu.Lock()
 	e.executed = append(e.executed, job.Name)
 	e.mu.Unlock()
+	if res.Kill != "" && res.ExitCode == 0 {
+		res.ExitCode = 137
+	}
 	dest, toRegistry := ociOutput(job)
 	if toRegistry && res.Bundle != nil && res.ExitCode == 0 {
 		res = pushBundle(ctx, job, secret, dest, res)
-	}
-	pod, err := e.createPod(ctx, job)
-	if err != nil {
-		return err
 	}
 	if !toRegistry {
 		if err = e.writeOutput(ctx, pod, out, res); err != nil {
@@ -184,7 +193,7 @@ func (e *Executor) createPod(ctx context.Context, job *batchv1.Job) (*corev1.Pod
 // terminate sets the Pod's container to terminated with the result's exit code and log tail,
 // as the kubelet does.
 func (e *Executor) terminate(ctx context.Context, pod *corev1.Pod, res Result) error {
-	now := metav1.Now()
+	now := e.now()
 	pod.Status = corev1.PodStatus{
 		Phase: corev1.PodSucceeded,
 		ContainerStatuses: []corev1.ContainerStatus{{
@@ -198,6 +207,7 @@ func (e *Executor) terminate(ctx context.Context, pod *corev1.Pod, res Result) e
 	if res.ExitCode != 0 {
 		pod.Status.Phase = corev1.PodFailed
 	}
+	killed(&pod.Status, res.Kill, now)
 	if err := e.c.Status().Update(ctx, pod); err != nil {
 		return fmt.Errorf("set pod status: %w", err)
 	}
@@ -208,11 +218,14 @@ func (e *Executor) terminate(ctx context.Context, pod *corev1.Pod, res Result) e
 // status rules: startTime, SuccessCriteriaMet or FailureTarget before
 // Complete or Failed, completionTime only on success).
 func (e *Executor) setStatus(ctx context.Context, job *batchv1.Job, res Result) error {
-	now := metav1.Now()
+	now := e.now()
 	cond := func(t batchv1.JobConditionType, reason string) batchv1.JobCondition {
 		return batchv1.JobCondition{Type: t, Status: corev1.ConditionTrue, Reason: reason, LastProbeTime: now, LastTransitionTime: now}
 	}
-	job.Status.StartTime = &now
+	if job.Status.StartTime == nil {
+		job.Status.StartTime = &now
+	}
+	job.Status.Active = 0
 	if res.ExitCode == 0 {
 		job.Status.Succeeded, job.Status.CompletionTime = 1, &now
 		job.Status.Conditions = []batchv1.JobCondition{
@@ -220,11 +233,12 @@ func (e *Executor) setStatus(ctx context.Context, job *batchv1.Job, res Result) 
 			cond(batchv1.JobComplete, batchv1.JobReasonCompletionsReached),
 		}
 	} else {
-		job.Status.Failed = 1
-		job.Status.Conditions = []batchv1.JobCondition{
-			cond(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded),
-			cond(batchv1.JobFailed, batchv1.JobReasonBackoffLimitExceeded),
+		reason := batchv1.JobReasonBackoffLimitExceeded
+		if res.DeadlineExceeded {
+			reason = batchv1.JobReasonDeadlineExceeded
 		}
+		job.Status.Failed = 1
+		job.Status.Conditions = []batchv1.JobCondition{cond(batchv1.JobFailureTarget, reason), cond(batchv1.JobFailed, reason)}
 	}
 	if err := e.c.Status().Update(ctx, job); err != nil {
 		return fmt.Errorf("set job status: %w", err)

@@ -23,10 +23,13 @@ type fakeJobs struct {
 	jobs    map[string]ports.JobStatus
 	specs   map[string]ports.JobSpec
 	reports map[string][]byte
+	// deleted and retained record the Jobs Delete and Retain were called for (RES-7).
+	deleted, retained map[string]bool
 }
 
 func newFakeJobs() *fakeJobs {
-	return &fakeJobs{jobs: map[string]ports.JobStatus{}, specs: map[string]ports.JobSpec{}, reports: map[string][]byte{}}
+	return &fakeJobs{jobs: map[string]ports.JobStatus{}, specs: map[string]ports.JobSpec{}, reports: map[string][]byte{},
+		deleted: map[string]bool{}, retained: map[string]bool{}}
 }
 
 func (j *fakeJobs) Start(_ context.Context, spec ports.JobSpec) (ports.JobRef, error) {
@@ -74,11 +77,24 @@ func (j *fakeJobs) Delete(_ context.Context, ref ports.JobRef) error {
 	delete(j.jobs, ref.Name)
 	delete(j.specs, ref.Name)
 	delete(j.reports, ref.Name)
+	j.deleted[ref.Name] = true
 	return nil
 }
 
-// Retain keeps a Job, which the fake never forgets by itself anyway.
-func (j *fakeJobs) Retain(context.Context, ports.JobRef) error { return nil }
+// Retain keeps a Job, which the fake never forgets by itself anyway; it records the call.
+func (j *fakeJobs) Retain(_ context.Context, ref ports.JobRef) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.retained[ref.Name] = true
+	return nil
+}
+
+// lifecycle reports whether Delete and Retain were called for the Job.
+func (j *fakeJobs) lifecycle(name string) (deleted, retained bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.deleted[name], j.retained[name]
+}
 
 // errNotKept: validation Jobs keep no result (only the resolver's snapshot and recipe do).
 var errNotKept = errors.New("the validation runner keeps no result")

@@ -44,6 +44,7 @@ type harness struct {
 	clock       *clock.Fake
 	engine      *memengine.Engine
 	jobs        *fakeJobs
+	runner      ports.JobRunner // when set, runs the validation Jobs instead of jobs (a real jobs.Runner)
 	registry    *fakeRegistry
 	opts        shared.Options
 	assessments runtime.AssessmentSource
@@ -109,8 +110,12 @@ func (h *harness) start() {
 		}
 		return nil
 	}}
+	var jobRunner ports.JobRunner = h.jobs
+	if h.runner != nil {
+		jobRunner = h.runner
+	}
 	setup := rollout.Setup{
-		Ports:  domain.Ports{Engine: h.engine, Jobs: h.jobs, Registry: h.registry, Clock: h.clock},
+		Ports:  domain.Ports{Engine: h.engine, Jobs: jobRunner, Registry: h.registry, Clock: h.clock},
 		Client: c, Assessments: h.assessments, Options: h.opts,
 	}
 	if h.argo != nil {

@@ -81,6 +81,8 @@ func TestRolloutValidationSuccess(t *testing.T) {
 	assert.Equal(t, digest, ev.PlanDigest)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonRolledOut, "plan "+digest+" rolled out and validated")
 	h.waitKstatus(status.CurrentStatus)
+	require.Eventually(t, func() bool { deleted, _ := h.jobs.lifecycle(run); return deleted }, waitFor, tick,
+		"RES-7: the validation Job goes once its report is recorded")
 }
 
 // A plan written before validationConfigMapRef existed validates against its configMapRef (PLAN-2).
@@ -99,6 +101,9 @@ func TestRolloutValidationFailure(t *testing.T) {
 	_, ro := h.validating(nil)
 	h.jobs.fail(ro.Name+"-validate", 8, "readiness pre-flight failed")
 	h.waitValidationFailed(ro.Name, "readiness pre-flight failed")
+	deleted, retained := h.jobs.lifecycle(ro.Name + "-validate")
+	assert.True(t, retained, "RES-7: a failed validation Job is kept seven days")
+	assert.False(t, deleted)
 }
 
 // A validation run that ended transiently (here AICR exit 6, unavailable) starts a fresh run,

@@ -179,6 +179,15 @@ The component namespace names as a JSON list.
 {{- end }}
 
 {{/*
+The Secrets every AICR Job's image is pulled with (jobs.imagePullSecrets), comma-separated.
+*/}}
+{{- define "aicr-operator.jobPullSecrets" -}}
+{{- $names := list -}}
+{{- range .Values.jobs.imagePullSecrets }}{{ $names = append $names .name }}{{ end -}}
+{{- join "," $names -}}
+{{- end }}
+
+{{/*
 The cluster-scoped kinds no Application may ever write, whatever engine.clusterResources says,
 as a JSON list of {group, kind}: the admission policies and their bindings (they guard
 approvals and plans) and every kind of the operator's own group. The AppProject blacklists

@@ -176,7 +176,7 @@ func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 		if job == "" {
 			continue
 		}
-		if err := r.Jobs.Delete(ctx, ports.JobRef{Name: job}); err != nil {
+		if err := app.DeleteStageJobs(ctx, r.Jobs, job); err != nil {
 			return resTransient(err)
 		}
 	}

@@ -60,7 +60,7 @@ func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 	if st.Kind == ports.JobSnapshot {
 		jobs = r.Snapshots
 	}
-	run := app.StageRunner{Jobs: jobs, Image: r.Config.Image, AICRVersion: r.Config.AICRVersion}.Run(ctx, string(cr.UID), st)
+	run := app.StageRunner{Jobs: jobs, Image: r.Config.Image, AICRVersion: r.Config.AICRVersion, Clock: r.Clock}.Run(ctx, string(cr.UID), st)
 	for _, e := range run.Events {
 		typ := corev1.EventTypeNormal
 		if e.Warning {

@@ -106,6 +106,9 @@ func (r *Reconciler) pass(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) 
 	if err = r.persist(ctx, ro, out, decisions); err != nil {
 		return ctrl.Result{}, false, err
 	}
+	if err = r.deleteRecordedValidation(ctx, out); err != nil {
+		return ctrl.Result{}, false, err
+	}
 	if advErr != nil {
 		return ctrl.Result{}, false, advErr
 	}
