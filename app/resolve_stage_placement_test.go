@@ -20,11 +20,11 @@ func TestStageRunner_StartsTheJobWhereTheStageIsPlaced(t *testing.T) {
 		Tolerations: []ports.JobToleration{{Key: "nvidia.com/gpu", Operator: "Exists", Effect: "NoSchedule"}}}
 	stage := app.Stage{Kind: ports.JobSnapshot, Name: "aicr-snapshot-0123456789abcdef", Args: []string{"snapshot"}, Placement: placement}
 	jobs := mocks.NewMockJobRunner(gomock.NewController(t))
-	ref := ports.JobRef{Name: stage.Name}
-	jobs.EXPECT().Status(gomock.Any(), ref).Return(ports.JobStatus{}, ports.ErrJobNotFound)
+	jobRef := ports.JobRef{Name: stage.Name}
+	jobs.EXPECT().Status(gomock.Any(), jobRef).Return(ports.JobStatus{}, ports.ErrJobNotFound)
 	jobs.EXPECT().Start(gomock.Any(), gomock.Cond(func(s ports.JobSpec) bool {
 		return s.Kind == ports.JobSnapshot && s.Placement == placement
-	})).Return(ref, nil)
+	})).Return(jobRef, nil)
 	run := app.StageRunner{Jobs: jobs, Image: image, AICRVersion: "1.1.0"}.Run(context.Background(), runtimeUID, stage)
 	assert.NotEmpty(t, run.Waiting, "the placed Job started")
 }
