@@ -66,12 +66,14 @@ func startFaking(t *testing.T, f jobexec.Fixture, allowed []string, b jobexec.Be
 // ports.JobPodNotCreated whether a started recipe Job has no Pod.
 func waitingPod(reason string) bool {
 	if reason == ports.JobPodNotCreated {
+		// Pods of an earlier case's Jobs may still be collected: only this Job's count.
 		list := &batchv1.JobList{}
-		pods := &corev1.PodList{}
 		return k8s.List(context.Background(), list, client.InNamespace(jobNS)) == nil &&
-			k8s.List(context.Background(), pods, client.InNamespace(jobNS)) == nil && len(pods.Items) == 0 &&
 			slices.ContainsFunc(list.Items, func(j batchv1.Job) bool {
-				return strings.HasPrefix(j.Name, "aicr-recipe-") && j.Status.StartTime != nil
+				pods := &corev1.PodList{}
+				return strings.HasPrefix(j.Name, "aicr-recipe-") && j.DeletionTimestamp == nil && j.Status.StartTime != nil &&
+					k8s.List(context.Background(), pods, client.InNamespace(jobNS),
+						client.MatchingLabels{jobs.JobNameLabel: j.Name}) == nil && len(pods.Items) == 0
 			})
 	}
 	pods := &corev1.PodList{}
