@@ -56,6 +56,14 @@ lint: $(GOLANGCI_LINT) ## Lint, including the depguard layer rules of the hexago
 envtest: ## Build kube-apiserver and etcd from the Go module proxy into the cache (once).
 	@test/tools/envtest-bins.sh
 
+.PHONY: e2e-tools
+e2e-tools: envtest ## Build the end-to-end cluster (controller-manager, scheduler, kwok, Argo CD, helm, redis) into the cache (once).
+	@test/tools/e2e-bins.sh >/dev/null
+
+.PHONY: e2e
+e2e: e2e-tools ## End-to-end suite with the real Argo CD controllers (test/e2e, the walkthrough with real Argo CD).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -tags e2e -count=1 -timeout 40m -run 'E2E|RealArgoCD|ArgoCDSyncs' ./test/e2e/... ./test/demo/
+
 .PHONY: test
 test: ## Unit tests and envtest suites against the module-built kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -race -count=1 ./...

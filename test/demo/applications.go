@@ -6,8 +6,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -44,4 +46,25 @@ func shortDigest(d string) string {
 		return "sha256:" + hex[:12] + "…"
 	}
 	return d
+}
+
+// printWorkloads prints the Deployments Argo CD created from the stand-in charts, with the
+// replicas kwok made available: what the real Argo CD did in the cluster.
+func printWorkloads(ctx context.Context, c client.Client) error {
+	var list appsv1.DeploymentList
+	if err := c.List(ctx, &list, client.MatchingLabels{"aicr.nvidia.com/test-chart": "stand-in"}); err != nil {
+		return fmt.Errorf("list Deployments: %w", err)
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 3, ' ', 0)
+	_, _ = fmt.Fprintln(w, "NAMESPACE\tDEPLOYMENT (stand-in chart)\tAVAILABLE")
+	for _, d := range list.Items {
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%d/%d\n", d.Namespace, d.Name, d.Status.AvailableReplicas, ptr.Deref(d.Spec.Replicas, 1))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	console.printf("    $ kubectl get deployments -A -l aicr.nvidia.com/test-chart=stand-in\n")
+	indent(b.String())
+	return nil
 }

@@ -87,6 +87,11 @@ func (d *demo) summary(ctx context.Context) error {
 	if err := d.printEvidence(ctx); err != nil {
 		return err
 	}
+	if d.argo != nil {
+		if err := printWorkloads(ctx, d.admin); err != nil {
+			return err
+		}
+	}
 	console.printf("\nExplore with: export KUBECONFIG=%s PATH=%s:$PATH\n", d.adminKC, d.binaries)
 	console.printf("  (kubectl get aicrrt,aicrro -o wide; kubectl aicr describe <rollout>; logs in %s)\n", d.workdir)
 	if d.keep {
@@ -104,6 +109,11 @@ func (d *demo) stop() {
 	}
 	for i := len(d.procs) - 1; i >= 0; i-- {
 		d.procs[i].stop()
+	}
+	if d.argo != nil {
+		if err := d.argo.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stop Argo CD:", err)
+		}
 	}
 	if d.cp != nil {
 		if err := d.cp.Stop(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+	"github.com/nvidia/aicr-operator/test/e2e/cluster"
 	"github.com/nvidia/aicr-operator/test/env"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
@@ -31,6 +33,10 @@ type demo struct {
 	reg      *registryServer
 	// keep leaves the control plane running after the walkthrough until Ctrl-C.
 	keep bool
+	// argoCD selects Argo CD: "real", "stand-in", or "auto" (real when its binaries are cached).
+	argoCD string
+	// argo is the real Argo CD with the Kubernetes controllers and kwok, when it runs.
+	argo *cluster.Cluster
 	// stopFollowing ends the rollout watch before the control plane stops.
 	stopFollowing context.CancelFunc
 	// followed is closed once the rollout watch returned: it prints to the console, so the
@@ -44,12 +50,17 @@ func runDemo(args []string) error {
 	pause := fs.Duration("pause", 2*time.Second, "pause between stages, for a reader to follow (0 in CI)")
 	keep := fs.Bool("keep", interactive(), "keep the control plane running at the end until Ctrl-C (default when run from a terminal)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up when the whole walkthrough takes longer")
+	argoCD := fs.String("argocd", "auto", "Argo CD to run: real (its own controllers, `make e2e-tools` builds them), "+
+		"stand-in (test/argocdsim), or auto (real when its binaries are cached)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	d := &demo{workdir: *workdir, pause: *pause, binaries: filepath.Join(*workdir, "bin"), keep: *keep}
+	if !slices.Contains([]string{"auto", "real", "stand-in"}, *argoCD) {
+		return fail("--argocd must be real, stand-in or auto, not %q", *argoCD)
+	}
+	d := &demo{workdir: *workdir, pause: *pause, binaries: filepath.Join(*workdir, "bin"), keep: *keep, argoCD: *argoCD}
 	defer d.stop()
 	if err := d.walk(ctx); err != nil {
 		return fail("%v (logs in %s)", err, d.workdir)
@@ -69,6 +80,11 @@ func (d *demo) walk(ctx context.Context) error {
 		}
 		for _, p := range d.procs {
 			if err := p.exited(); err != nil {
+				return err
+			}
+		}
+		if d.argo != nil {
+			if err := d.argo.Exited(); err != nil {
 				return err
 			}
 		}
@@ -145,21 +161,40 @@ func (d *demo) install(ctx context.Context) error {
 	return nil
 }
 
-func (d *demo) startProcesses(context.Context) error {
-	stage("Start the simulators in their own processes: a kubelet playing the AICR container, and Argo CD")
-	self, err := os.Executable()
+func (d *demo) startProcesses(ctx context.Context) error {
+	op := d.procs[0].cmd.Args
+	real, err := d.realArgoCD()
 	if err != nil {
 		return err
 	}
-	op := d.procs[0].cmd.Args
-	for _, sim := range [][]string{
+	sims := [][]string{
 		{"kubelet-simulator", "--namespace", flagValue(op, "--jobs-namespace"), "--image", flagValue(op, "--aicr-image"),
 			"--aicr-version", aicrVersion, "--upstream-server", d.reg.srv.URL,
 			"--validation-namespace", flagValue(op, "--validation-namespace"), "--validator-image", flagValue(op, "--validator-image"),
 			"--validation-service-account", flagValue(op, "--validation-service-account"),
 			"--discovery-namespace", flagValue(op, "--discovery-namespace")},
-		{"argocd-simulator", "--namespace", flagValue(op, "--engine-namespace")},
-	} {
+	}
+	if real {
+		stage("Start Argo CD %s's own application controller and repo server, kube-controller-manager, kube-scheduler and kwok "+
+			"(nodes and pods without a kubelet), all built from the Go module proxy; and a kubelet simulator playing the AICR container", cluster.ArgoCDVersion)
+		if d.argo, err = cluster.Attach(ctx, d.cp, cluster.Options{
+			WorkDir: d.workdir, CAFile: d.reg.caFile, ArgoCDNamespace: flagValue(op, "--engine-namespace"),
+		}); err != nil {
+			return err
+		}
+		if err = installStandInCRDs(ctx, d.admin); err != nil {
+			return err
+		}
+	} else {
+		stage("Start the simulators in their own processes: a kubelet playing the AICR container, and a stand-in for Argo CD " +
+			"(test/argocdsim; `make e2e-tools` builds the real one)")
+		sims = append(sims, []string{"argocd-simulator", "--namespace", flagValue(op, "--engine-namespace")})
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, sim := range sims {
 		p, err := start(d.workdir, sim[0], d.adminKC, d.reg.caFile, self, sim...)
 		if err != nil {
 			return err
@@ -167,6 +202,19 @@ func (d *demo) startProcesses(context.Context) error {
 		d.procs = append(d.procs, p)
 	}
 	return nil
+}
+
+// realArgoCD decides whether the walkthrough runs the real Argo CD: always for --argocd=real
+// (an error when its binaries are missing), never for stand-in, and for auto when they are cached.
+func (d *demo) realArgoCD() (bool, error) {
+	if d.argoCD == "stand-in" {
+		return false, nil
+	}
+	_, err := cluster.BinDir()
+	if err != nil && d.argoCD == "real" {
+		return false, err
+	}
+	return err == nil, nil
 }
 
 func (d *demo) applyRuntime(ctx context.Context) error {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,10 +31,21 @@ func TestMain(m *testing.M) {
 // then the initial install, an override change, a rollout awaiting approval, kubectl aicr
 // describe and approve as an approver, and the approved rollout.
 func TestDemoWalkthrough(t *testing.T) {
+	text := walkthrough(t, "stand-in", 6*time.Minute)
+	assert.Contains(t, text, "Start the simulators")
+	// The walkthrough prints every step message the watch sees; a step the fake Argo CD syncs
+	// within one status write shows only in the rollout's step table, so assert a sample.
+	assert.Regexp(t, `(?m)^\s+rollout rollout-\S+: step \d+/15 \S+ \(Install\)$`, text, "the initial install is followed step by step")
+	assert.Regexp(t, `(?m)^\s+rollout rollout-\S+: step \d+/15 \S+ \((Remove|Upgrade)\)$`, text, "the approved rollout is followed step by step")
+}
+
+// walkthrough runs the demo with the given --argocd and asserts what every walkthrough shows.
+func walkthrough(t *testing.T, argoCD string, timeout time.Duration) string {
+	t.Helper()
 	workdir := t.TempDir()
 	var out bytes.Buffer
 	console = &lockedWriter{w: io.MultiWriter(&out, testLog{t})}
-	err := runDemo([]string{"--pause=0", "--keep=false", "--timeout=6m", "--workdir", workdir})
+	err := runDemo([]string{"--pause=0", "--keep=false", "--argocd=" + argoCD, "--timeout=" + timeout.String(), "--workdir", workdir})
 	if err != nil {
 		logTails(t, workdir)
 	}
@@ -41,7 +53,7 @@ func TestDemoWalkthrough(t *testing.T) {
 	text := out.String()
 	for _, want := range []string{
 		"Start a local control plane", "Install what the chart renders", "Start the operator binary as its ServiceAccount",
-		"Start the simulators", "Apply the ClusterRuntime", "resolved plan sha256:",
+		"Apply the ClusterRuntime", "resolved plan sha256:",
 		"rolled out: active plan sha256:",
 		"Change the overrides", "awaiting approval", "kubectl aicr describe rollout-", "Approval:           required, pending",
 		"approved by approver-alice", "$ kubectl get runtimerollouts -o wide",
@@ -49,10 +61,6 @@ func TestDemoWalkthrough(t *testing.T) {
 	} {
 		assert.Contains(t, text, want)
 	}
-	// The walkthrough prints every step message the watch sees; a step the fake Argo CD syncs
-	// within one status write shows only in the rollout's step table, so assert a sample.
-	assert.Regexp(t, `(?m)^\s+rollout rollout-\S+: step \d+/15 \S+ \(Install\)$`, text, "the initial install is followed step by step")
-	assert.Regexp(t, `(?m)^\s+rollout rollout-\S+: step \d+/15 \S+ \((Remove|Upgrade)\)$`, text, "the approved rollout is followed step by step")
 	assert.Regexp(t, `(?m)^\s+\| cluster\s+True\s+RolledOut\s.*rolled out and validated`, text, "the runtime is Ready and validated")
 	assert.Len(t, regexp.MustCompile(`(?m)^\s+rollout-\S+: deployment validation passed$`).FindAllString(text, -1), 2,
 		"both rollouts are validated")
@@ -64,6 +72,7 @@ func TestDemoWalkthrough(t *testing.T) {
 	assert.Regexp(t, `(?m)^\s+\| gpu-operator\.gpu-operator-post\s+oci://127\.0\.0\.1:\d+/aicr/wrappers/gpu-operator-post@sha256:`, text,
 		"a bundle-local chart is a wrapper chart in the runtime registry")
 	assert.NotRegexp(t, `(?m)^\s+\| kube-system\.aws-ebs-csi-driver\s`, text, "the removed release has no Application")
+	return text
 }
 
 // testLog mirrors the walkthrough into the test log, line by line.

@@ -77,7 +77,7 @@ func (r *registryServer) serveUpstream(w http.ResponseWriter, req *http.Request)
 	_, _ = w.Write(body)
 }
 
-// addBundleCharts serves a minimal chart archive for every upstream release of a fixture bundle.
+// addBundleCharts serves a stand-in chart archive for every upstream release of a fixture bundle.
 func (r *registryServer) addBundleCharts(dir string) error {
 	b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", dir))
 	if err != nil {
@@ -89,7 +89,7 @@ func (r *registryServer) addBundleCharts(dir string) error {
 		if rel.Kind != ports.KindUpstream {
 			continue
 		}
-		if err := r.addChart(rel.Chart); err != nil {
+		if err := r.addChart(rel.Chart, rel.Values); err != nil {
 			return err
 		}
 	}
@@ -97,13 +97,16 @@ func (r *registryServer) addBundleCharts(dir string) error {
 }
 
 // addChart adds one chart version to its repository's index.
-func (r *registryServer) addChart(c ports.ChartSource) error {
+func (r *registryServer) addChart(c ports.ChartSource, values map[string]any) error {
 	repoPath := localRepositoryPath(c.Repository)
-	archive, err := chartArchive(c.Name, c.Version)
+	archivePath := repoPath + "/" + c.Name + "-" + c.Version + ".tgz"
+	if _, ok := r.files[archivePath]; ok {
+		return nil // one archive per chart version, as a repository serves it
+	}
+	archive, err := chartArchive(c.Name, c.Version, values)
 	if err != nil {
 		return err
 	}
-	archivePath := repoPath + "/" + c.Name + "-" + c.Version + ".tgz"
 	r.files[archivePath] = archive
 	index := helmIndex{APIVersion: "v1", Entries: map[string][]helmIndexEntry{}}
 	if raw, ok := r.files[repoPath+"/index.yaml"]; ok {
@@ -175,8 +178,74 @@ func pointUpstreamAt(server string) func(map[string][]byte) {
 	}
 }
 
-// chartArchive packages a minimal chart (Chart.yaml only) the way `helm package` lays it out.
-func chartArchive(name, version string) ([]byte, error) {
-	chart := fmt.Appendf(nil, "apiVersion: v2\nname: %s\nversion: %s\ndescription: stand-in for the upstream chart (aicr demo)\n", name, version)
-	return jobexec.Tar(map[string][]byte{name + "/Chart.yaml": chart})
+// standInTemplate is the workload of every stand-in chart: a ConfigMap holding the values Helm
+// computed (so a value the release removes is absent from the live object) and a Deployment
+// whose pod template changes with them; it tolerates every taint, and no container runs it
+// (kwok marks its pods Ready).
+const standInTemplate = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-values
+  labels:
+    app.kubernetes.io/instance: {{ .Release.Name }}
+    aicr.nvidia.com/test-chart: stand-in
+data:
+  values.json: {{ toJson .Values | quote }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+  labels:
+    app.kubernetes.io/instance: {{ .Release.Name }}
+    aicr.nvidia.com/test-chart: stand-in
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/instance: {{ .Release.Name }}
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/instance: {{ .Release.Name }}
+      annotations:
+        aicr.nvidia.com/values-sha256: {{ toJson .Values | sha256sum }}
+    spec:
+      tolerations:
+        - operator: Exists
+      containers:
+        - name: stand-in
+          image: registry.invalid/aicr-test-charts/{{ .Chart.Name }}:{{ .Chart.Version }}
+`
+
+// chartArchive packages a stand-in for an upstream chart, laid out as `helm package` does: a
+// test chart (it says so in its description) with the upstream chart's name and version, the
+// release's values keys as its defaults (a null there becomes a string default, so a release
+// value of null visibly removes it), and standInTemplate as its workload.
+func chartArchive(name, version string, values map[string]any) ([]byte, error) {
+	chart := fmt.Appendf(nil, "apiVersion: v2\nname: %s\nversion: %s\ndescription: test chart standing in for the upstream chart (aicr demo and e2e)\n", name, version)
+	defaults, err := yaml.Marshal(nullsAsDefaults(values))
+	if err != nil {
+		return nil, err
+	}
+	return jobexec.Tar(map[string][]byte{
+		name + "/Chart.yaml": chart, name + "/values.yaml": defaults,
+		name + "/templates/stand-in.yaml": []byte(standInTemplate),
+	})
+}
+
+// nullsAsDefaults copies values with every null replaced by the string "stand-in default".
+func nullsAsDefaults(values map[string]any) map[string]any {
+	out := make(map[string]any, len(values))
+	for k, v := range values {
+		switch v := v.(type) {
+		case nil:
+			out[k] = "stand-in default"
+		case map[string]any:
+			out[k] = nullsAsDefaults(v)
+		default:
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/test/argocdsim"
+	"github.com/nvidia/aicr-operator/test/e2e/cluster"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
 
@@ -30,6 +32,22 @@ var (
 	initialBundle  = filepath.Join("v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow", "bundle-helm")
 	overrideBundle = filepath.Join("upgrade-set-overrides-eks-h100-ubuntu-training-kubeflow", "v1-synthetic", "bundle-helm")
 )
+
+// installStandInCRDs installs the custom kinds the fixture bundles' local manifests use, which
+// the real upstream charts would define and their stand-ins do not.
+func installStandInCRDs(ctx context.Context, c client.Client) error {
+	fixtures := filepath.Join(jobexec.Root(), "test", "testdata", "aicr")
+	crds, err := cluster.StandInCRDs(filepath.Join(fixtures, initialBundle), filepath.Join(fixtures, overrideBundle))
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		if err := c.Create(ctx, crd); client.IgnoreAlreadyExists(err) != nil {
+			return fmt.Errorf("create CRD %s: %w", crd.Name, err)
+		}
+	}
+	return nil
+}
 
 // runKubeletSimulator plays the AICR container of every Job in the jobs namespace, the snapshot
 // agent of every Job in the discovery namespace and the validator container of every Job in the

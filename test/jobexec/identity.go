@@ -21,6 +21,10 @@ const (
 	// server puts into the user's extra information.
 	PodNameExtra = "authentication.kubernetes.io/pod-name"
 	PodUIDExtra  = "authentication.kubernetes.io/pod-uid"
+	// Node is the node of the simulated kubelet: every Pod it plays is bound to it, so a real
+	// scheduler and kwok (the end-to-end environment) leave those Pods alone. No Node object of
+	// that name exists.
+	Node = "aicr-simulated-kubelet"
 )
 
 // controllerGroups are the groups of a kube-system controller's ServiceAccount.

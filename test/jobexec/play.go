@@ -184,6 +184,8 @@ func (e *Executor) createPod(ctx context.Context, job *batchv1.Job) (*corev1.Pod
 		},
 		Spec: job.Spec.Template.Spec,
 	}
+	// Bound to the simulated kubelet's own node, so a real scheduler and kwok leave it alone.
+	pod.Spec.NodeName = Node
 	if err := e.jobController.Create(ctx, pod); err != nil {
 		return nil, fmt.Errorf("create pod as the job controller: %w", err)
 	}

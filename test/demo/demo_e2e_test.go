@@ -1,0 +1,26 @@
+//go:build e2e
+
+package main
+
+import (
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/nvidia/aicr-operator/test/e2e/cluster"
+)
+
+// TestDemoWalkthroughRealArgoCD runs the walkthrough with Argo CD's own application controller
+// and repo server (issue 16): Synced and Healthy come from Argo CD, which renders the stand-in
+// charts from the runtime registry into Deployments that kwok runs on the demo's nodes.
+func TestDemoWalkthroughRealArgoCD(t *testing.T) {
+	text := walkthrough(t, "real", 15*time.Minute)
+	assert.Contains(t, text, "Start Argo CD "+cluster.ArgoCDVersion)
+	// Every upstream release of the final plan (the first render's 14 less the removed one)
+	// runs its stand-in Deployment, created by Argo CD and made available on a kwok node.
+	assert.Len(t, regexp.MustCompile(`(?m)^\s+\| \S+\s+\S+\s+1/1$`).FindAllString(text, -1), 11)
+	assert.NotRegexp(t, `(?m)^\s+\| \S+\s+\S+\s+0/1$`, text)
+	assert.NotRegexp(t, `(?m)^\s+\| kube-system\s+aws-ebs-csi-driver\s`, text, "Argo CD deleted the removed release's workload")
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Builds the end-to-end cluster's binaries from the Go module proxy (DESIGN.md sections 3 and 4.1),
+# caching them outside the repository next to the envtest binaries: kube-controller-manager and
+# kube-scheduler (the kube-apiserver recipe), kwok, Argo CD's multi-call binary (application
+# controller and repo server), the helm binary the repo server executes, and a miniredis server.
+# Builds only what the cache lacks; safe to run concurrently with itself. Prints the directory.
+set -euo pipefail
+
+K8S_VERSION="${K8S_VERSION:-1.34.4}"
+# v3.3 and later replace gitops-engine with a directory of the argo-cd repository, which the
+# module proxy cannot serve, and v3.2.12's module does not build: v3.2.11 is the newest that does.
+ARGOCD_VERSION="${ARGOCD_VERSION:-3.2.11}"
+KWOK_VERSION="${KWOK_VERSION:-0.8.0}"
+HELM_VERSION="${HELM_VERSION:-3.19.5}"
+MINIREDIS_VERSION="${MINIREDIS_VERSION:-2.40.0}"
+CACHE="${AICR_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aicr-operator/e2e-k8s-${K8S_VERSION}-argocd-${ARGOCD_VERSION}}"
+mkdir -p "${CACHE}"
+
+log() { echo "e2e-bins: $*" >&2; }
+
+# gobuild WORK OUT PKG [LDFLAGS]: tidies the throwaway module in WORK and builds PKG into OUT.
+gobuild() {
+  local work=$1 out=$2 pkg=$3 ldflags=${4:-}
+  (cd "${work}" && GOFLAGS=-mod=mod go mod tidy >/dev/null &&
+    GOFLAGS=-mod=mod go build -trimpath -o "${CACHE}/${out}.tmp" -ldflags "${ldflags}" "${pkg}")
+  mv "${CACHE}/${out}.tmp" "${CACHE}/${out}"
+  rm -rf "${work}"
+}
+
+k8s_module() {
+  local work=$1 cmd=$2 staging
+  staging="api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider
+    cluster-bootstrap code-generator component-base component-helpers controller-manager cri-api
+    cri-client csi-translation-lib dynamic-resource-allocation endpointslice externaljwt kms
+    kube-aggregator kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics
+    mount-utils pod-security-admission sample-apiserver sample-cli-plugin sample-controller"
+  {
+    printf 'module e2e/%s\n\ngo 1.24\n\nrequire k8s.io/kubernetes v%s\n\nreplace (\n' "${cmd}" "${K8S_VERSION}"
+    for m in ${staging}; do printf '\tk8s.io/%s => k8s.io/%s v0.%s\n' "$m" "$m" "${K8S_VERSION#1.}"; done
+    printf ')\n'
+  } >"${work}/go.mod"
+  printf 'package tools\n\nimport _ "k8s.io/kubernetes/cmd/%s"\n' "${cmd}" >"${work}/tools.go"
+}
+
+build_k8s() {
+  local cmd=$1 work minor
+  work=$(mktemp -d)
+  k8s_module "${work}" "${cmd}"
+  minor="${K8S_VERSION#1.}"
+  minor="${minor%%.*}"
+  gobuild "${work}" "${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "\
+-X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} \
+-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor}"
+}
+build_controller_manager() { build_k8s kube-controller-manager; }
+build_scheduler() { build_k8s kube-scheduler; }
+
+build_kwok() {
+  local work
+  work=$(mktemp -d)
+  printf 'module e2e/kwok\n\ngo 1.26\n\nrequire sigs.k8s.io/kwok v%s\n' "${KWOK_VERSION}" >"${work}/go.mod"
+  printf 'package tools\n\nimport _ "sigs.k8s.io/kwok/cmd/kwok"\n' >"${work}/tools.go"
+  gobuild "${work}" kwok sigs.k8s.io/kwok/cmd/kwok
+}
+
+# build_stages writes kwok's own stages (from its module) into one configuration: nodes become
+# Ready and keep a heartbeat, pods start, become Ready, complete and are deleted, and a pod
+# labelled pod-container-running-failed.stage.kwok.x-k8s.io=true fails once running.
+build_stages() {
+  local dir f
+  dir=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kwok@v${KWOK_VERSION}" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  : >"${CACHE}/kwok-stages.yaml.tmp"
+  for f in node/fast/node-initialize node/heartbeat/node-heartbeat pod/fast/pod-ready pod/fast/pod-complete \
+    pod/fast/pod-delete pod/chaos/pod-container-running-failed; do
+    { echo "---"; cat "${dir}/kustomize/stage/${f}.yaml"; } >>"${CACHE}/kwok-stages.yaml.tmp"
+  done
+  mv "${CACHE}/kwok-stages.yaml.tmp" "${CACHE}/kwok-stages.yaml"
+}
+
+build_argocd() {
+  local work dir
+  work=$(mktemp -d)
+  dir=$(cd "${work}" && GOFLAGS=-mod=mod go mod download -json "github.com/argoproj/argo-cd/v3@v${ARGOCD_VERSION}" |
+    sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  {
+    printf 'module e2e/argocd\n\ngo 1.25.5\n\nrequire github.com/argoproj/argo-cd/v3 v%s\n\n' "${ARGOCD_VERSION}"
+    sed -n '/^replace (/,/^)/p' "${dir}/go.mod"
+  } >"${work}/go.mod"
+  printf 'package tools\n\nimport _ "github.com/argoproj/argo-cd/v3/cmd"\n' >"${work}/tools.go"
+  gobuild "${work}" argocd github.com/argoproj/argo-cd/v3/cmd \
+    "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION}"
+}
+
+build_helm() {
+  local work
+  work=$(mktemp -d)
+  printf 'module e2e/helm\n\ngo 1.24\n\nrequire helm.sh/helm/v3 v%s\n' "${HELM_VERSION}" >"${work}/go.mod"
+  printf 'package tools\n\nimport _ "helm.sh/helm/v3/cmd/helm"\n' >"${work}/tools.go"
+  gobuild "${work}" helm helm.sh/helm/v3/cmd/helm \
+    "-X helm.sh/helm/v3/internal/version.version=v${HELM_VERSION}"
+}
+
+# build_redis builds a Redis server for Argo CD from miniredis (no system package): it listens on
+# the address of its first argument until it is terminated.
+build_redis() {
+  local work
+  work=$(mktemp -d)
+  printf 'module e2e/redis\n\ngo 1.24\n\nrequire github.com/alicebob/miniredis/v2 v%s\n' "${MINIREDIS_VERSION}" >"${work}/go.mod"
+  cat >"${work}/main.go" <<'GO'
+// Command redis serves miniredis on the loopback address of its first argument until terminated.
+package main
+
+import (
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alicebob/miniredis/v2"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		log.Fatal("usage: redis 127.0.0.1:PORT")
+	}
+	s := miniredis.NewMiniRedis()
+	if err := s.StartAddr(os.Args[1]); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("miniredis listening on %s", s.Addr())
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	<-stop
+	s.Close()
+}
+GO
+  gobuild "${work}" redis e2e/redis
+}
+
+ensure() {
+  local name=$1 builder=$2
+  exec {lock}>"${CACHE}/.${name}.lock"
+  flock "${lock}"
+  if [ ! -e "${CACHE}/${name}" ]; then
+    log "building ${name} into ${CACHE} (first run only)"
+    local start=${SECONDS}
+    "${builder}"
+    log "built ${name} in $((SECONDS - start))s"
+  fi
+  flock -u "${lock}"
+}
+
+ensure redis build_redis
+ensure helm build_helm
+ensure argocd build_argocd
+ensure kwok build_kwok
+ensure kwok-stages.yaml build_stages
+ensure kube-scheduler build_scheduler
+ensure kube-controller-manager build_controller_manager
+echo "${CACHE}"
