@@ -81,7 +81,8 @@ type JobStatus struct {
 //
 // Contract: Start is idempotent by JobSpec.Name and returns without waiting
 // for the job; Status and Output never mutate and return ErrJobNotFound when
-// the job does not exist; Output returns the files the job wrote (for a bundle
+// the job does not exist, Status also when its Start did not complete (the caller
+// starts it again, which completes it); Output returns the files the job wrote (for a bundle
 // job the bundle directory, readable by the same bundle reader as a directory
 // on disk, for any other job JobArtifactFile) and an error wrapping
 // ErrJobNotFound until the job succeeded, and an error wrapping ErrUntrustedOutput when
