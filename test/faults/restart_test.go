@@ -37,15 +37,14 @@ func TestKillAtStageBoundary(t *testing.T) {
 	for _, b := range stageBoundaries {
 		t.Run(b.name, func(t *testing.T) {
 			w := newWorld(t)
+			first := w.start("operator-1", processOptions{})
 			killed := make(chan write, 1)
-			var first *process
 			w.faults.onWrite(&hook{verb: b.verb, resource: b.resource, namespace: b.namespace, match: func(name string) bool {
 				return strings.HasPrefix(name, b.prefix)
 			}, run: func(x write) {
 				first.cancel()
 				killed <- x
 			}})
-			first = w.start("operator-1", processOptions{})
 			uid := w.createRuntime()
 			select {
 			case <-killed:

@@ -32,8 +32,8 @@ var (
 	transitionBaseline run
 )
 
-// transition runs an install and then a transition without a fault once, and returns what
-// the transition ended with (the objects it created after the install).
+// transition runs an install and then a transition without a fault once, approves its
+// rollout, and returns what the transition ended with (the objects it created after the install).
 func transition(t *testing.T, base run) run {
 	t.Helper()
 	transitionOnce.Do(func() {
@@ -48,7 +48,7 @@ func transition(t *testing.T, base run) run {
 			digest = liveRuntime(t).Status.CandidatePlanDigest
 			return digest != base.digest
 		}, waitFor, tick, "the override resolves to a new plan")
-		w.waitTransition(base.digest, digest)
+		w.upgrade(base.digest, digest)
 		creates, twice := created(w.faults.recorded()[mark:])
 		require.Empty(t, twice, "the transition without a fault creates nothing twice")
 		transitionBaseline = run{digest: digest, creates: creates}
@@ -60,7 +60,8 @@ func transition(t *testing.T, base run) run {
 
 // TestKillAtTransitionBoundary stops the operator right after each stage boundary of a
 // transition and starts a new one: it resolves the plan of the transition without a fault,
-// creates its rollout once and writes every stage's Job and result once (RES-1, RES-7, PLAN-5).
+// creates its rollout once, rolls it out once approved and writes every stage's Job and
+// result once (RES-1, RES-7, PLAN-5).
 func TestKillAtTransitionBoundary(t *testing.T) {
 	base := baseline(t)
 	tr := transition(t, base)
@@ -86,7 +87,7 @@ func TestKillAtTransitionBoundary(t *testing.T) {
 			}
 			first.stop()
 			w.start("operator-2", processOptions{})
-			w.waitTransition(base.digest, tr.digest)
+			w.upgrade(base.digest, tr.digest)
 			writes := w.faults.recorded()
 			_, twice := created(writes)
 			assert.Empty(t, twice, "objects created twice")
@@ -105,9 +106,10 @@ func (w *world) override() {
 }
 
 // waitTransition waits until the runtime's candidate is to and one rollout from the active
-// plan from to to exists next to the install's, waiting for its approver.
-func (w *world) waitTransition(from, to string) {
+// plan from to to exists next to the install's, waiting for its approver, and returns its name.
+func (w *world) waitTransition(from, to string) string {
 	w.t.Helper()
+	var name string
 	require.Eventually(w.t, func() bool {
 		if liveRuntime(w.t).Status.CandidatePlanDigest != to {
 			return false
@@ -118,11 +120,36 @@ func (w *world) waitTransition(from, to string) {
 		}
 		for _, ro := range list.Items {
 			if ro.Spec.FromPlanDigest == from && ro.Spec.ToPlanDigest == to && ro.Status.Phase == aicrv1alpha1.PhaseAwaitingApproval {
+				name = ro.Name
 				return true
 			}
 		}
 		return false
 	}, waitFor, tick, "the transition %s -> %s resolved and its rollout awaits approval", from, to)
+	return name
+}
+
+// upgrade waits for the transition from -> to, approves its rollout and waits until it
+// succeeded and to is the runtime's active plan.
+func (w *world) upgrade(from, to string) {
+	w.t.Helper()
+	name := w.waitTransition(from, to)
+	w.approve(name)
+	require.Eventually(w.t, func() bool {
+		live := &aicrv1alpha1.RuntimeRollout{}
+		return k8s.Get(context.Background(), client.ObjectKey{Name: name}, live) == nil &&
+			live.Labels[aicrv1alpha1.LabelOutcome] == string(aicrv1alpha1.PhaseSucceeded) &&
+			liveRuntime(w.t).Status.ActivePlanDigest == to
+	}, waitFor, tick, "the approved rollout %s succeeded", name)
+}
+
+// approve approves the rollout name for an hour of the fake clock.
+func (w *world) approve(name string) {
+	w.t.Helper()
+	ro := &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	patch := fmt.Sprintf(`{"spec":{"approval":{"approvedBy":"alice@example.com","reason":"change window","expiresAt":%q}}}`,
+		w.clock.Now().Add(time.Hour).Format(time.RFC3339))
+	require.NoError(w.t, k8s.Patch(context.Background(), ro, client.RawPatch("application/merge-patch+json", []byte(patch))))
 }
 
 // liveRuntime reads the ClusterRuntime.
@@ -131,4 +158,40 @@ func liveRuntime(t *testing.T) *aicrv1alpha1.ClusterRuntime {
 	cr := &aicrv1alpha1.ClusterRuntime{}
 	require.NoError(t, k8s.Get(context.Background(), client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, cr))
 	return cr
+}
+
+// transitionPaths are the write paths only a transition goes through.
+var transitionPaths = []writePath{
+	{name: "upgrade-check Job", verb: "create", resource: "jobs", namespace: jobNS, prefix: "aicr-upgrade-check-"},
+	{name: "assessment ConfigMap", verb: "create", resource: "configmaps", namespace: operatorNS, prefix: "aicr-assessment-"},
+	{name: "Application upgrade", verb: "patch", resource: "applications"},
+}
+
+// TestTransitionWriteFaults injects each fault once into each write path only a transition
+// has, after the install: the transition resolves the plan of the transition without a fault,
+// its approved rollout succeeds, and no object is created twice.
+func TestTransitionWriteFaults(t *testing.T) {
+	base := baseline(t)
+	tr := transition(t, base)
+	for _, p := range transitionPaths {
+		for _, kind := range faultsOf(p) {
+			t.Run(p.name+"/"+string(kind), func(t *testing.T) {
+				w := newWorld(t)
+				w.start("operator", processOptions{})
+				w.createRuntime()
+				w.waitInstalled(base.digest)
+				mark := len(w.faults.recorded())
+				r := &rule{verb: p.verb, resource: p.resource, namespace: p.namespace, match: p.match, fault: kind, times: 1}
+				w.faults.inject(r)
+				w.override()
+				w.upgrade(base.digest, tr.digest)
+				require.Equal(t, 1, w.faults.firedCount(r), "the fault was injected")
+				writes := w.faults.recorded()
+				_, twice := created(writes)
+				assert.Empty(t, twice, "objects created twice")
+				shapes, _ := created(writes[mark:])
+				assert.Equal(t, tr.creates, shapes, "the objects the transition without a fault creates, each once")
+			})
+		}
+	}
 }
