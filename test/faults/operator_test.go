@@ -188,7 +188,10 @@ func (w *world) start(name string, o processOptions) *process {
 	if o.leaderElect {
 		opts.LeaderElection, opts.LeaderElectionID, opts.LeaderElectionNamespace = true, leaseName, operatorNS
 		opts.LeaderElectionReleaseOnCancel = true
-		opts.LeaseDuration, opts.RenewDeadline, opts.RetryPeriod = ptr.To(2*time.Second), ptr.To(time.Second), ptr.To(100*time.Millisecond)
+		// A leader that cannot renew stops leading after RenewDeadline; a standby takes over
+		// only LeaseDuration after the last renewal it saw. The 2 s between them is what keeps
+		// the old leader's last writes before the new leader's first.
+		opts.LeaseDuration, opts.RenewDeadline, opts.RetryPeriod = ptr.To(3*time.Second), ptr.To(time.Second), ptr.To(100*time.Millisecond)
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	require.NoError(w.t, err)
