@@ -115,7 +115,8 @@ func (r *Rollout) mutate(ctx context.Context, p Ports, env Environment, s Step, 
 
 func (r *Rollout) missing(s Step) *Stall {
 	return stallf(StallMovedReleaseMissing, fmt.Sprintf(
-		"%s step for %s finds no engine object; it is not repaired from the active plan", s.Operation, s.Release))
+		"%s step for %s finds no engine object; it is not repaired from the active plan: restore the engine object "+
+			"from a backup with its labels and annotations and the step goes on", s.Operation, s.Release))
 }
 
 func (r *Rollout) apply(ctx context.Context, p Ports, env Environment, s Step, owner ports.ReleaseOwner) error {

@@ -128,7 +128,8 @@ type JobWaiting struct {
 //
 // Contract: Start is idempotent by JobSpec.Name and returns without waiting
 // for the job; Status and Output never mutate and return ErrJobNotFound when
-// the job does not exist; Output returns the files the job wrote (for a bundle
+// the job does not exist, Status also when its Start did not complete (the caller
+// starts it again, which completes it); Output returns the files the job wrote (for a bundle
 // job writing to OutputRef the bundle directory, readable by the same bundle reader
 // as a directory on disk; for a job given --image-refs JobImageRefsPath the file
 // JobImageRefsFile, read from the job's own finished container; for any other

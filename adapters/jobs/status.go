@@ -24,6 +24,13 @@ func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus,
 	if err != nil {
 		return ports.JobStatus{}, err
 	}
+	if job.Spec.Suspend != nil && *job.Spec.Suspend {
+		// Start creates a Job suspended and resumes it once its run-scoped objects exist: one
+		// still suspended was never started to the end (the answer to its create was lost, or
+		// the operator stopped in between), and only a Start again, which finds the Job and
+		// completes it, lets it run.
+		return ports.JobStatus{}, fmt.Errorf("job %s was created but its start did not complete: %w", ref.Name, ports.ErrJobNotFound)
+	}
 	st := jobStatus(job)
 	switch out, outErr := r.verifiedOutput(ctx, job); {
 	case outErr == nil:

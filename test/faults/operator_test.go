@@ -1,0 +1,273 @@
+package faults_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/adapters/argocd"
+	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/clock"
+	"github.com/nvidia/aicr-operator/adapters/jobs"
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/argocdsim"
+	"github.com/nvidia/aicr-operator/test/jobexec"
+)
+
+const (
+	waitFor = 60 * time.Second
+	tick    = 20 * time.Millisecond
+	// leaseName is the leader-election Lease the operator processes contend for.
+	leaseName = "aicr-operator-faults"
+)
+
+// world is what one test's operator processes act on: the simulated AICR and Argo CD (both
+// as the administrator, outside the fault transport), a fake clock and the transport.
+type world struct {
+	t      *testing.T
+	clock  *clock.Fake
+	faults *faults
+	exec   *jobexec.Executor
+	sim    *argocdsim.Sim
+	// stops stop what the world started, last first (close).
+	stops []func()
+	// allowed are the namespaces the fixture's releases deploy into.
+	allowed  []string
+	registry ports.Registry
+}
+
+// newWorld cleans what an earlier test left and starts AICR's and Argo CD's stand-ins until the
+// test ends.
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	clean(t)
+	f, err := jobexec.BundleFixture(version, fixtureDir, nil)
+	require.NoError(t, err)
+	overridden, err := jobexec.BundleFixture(version, fixtureDir, func(files map[string][]byte) {
+		files["009-gpu-operator/cluster-values.yaml"] = []byte("driver:\n  version: " + overrideValue + "\n")
+	})
+	require.NoError(t, err)
+	w := &world{t: t, clock: clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), faults: newFaults(),
+		allowed: fixtureNamespaces(t), registry: registry(t)}
+	w.exec, err = jobexec.New(controlPlane.Config, scheme, jobNS, image, playAICR(f, overridden))
+	require.NoError(t, err)
+	mgr, err := ctrl.NewManager(controlPlane.Config, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(t, err)
+	w.sim = argocdsim.New(mgr.GetClient(), argocd.DefaultNamespace, w.clock)
+	require.NoError(t, w.sim.SetupWithManager(mgr))
+	ctx, cancel := context.WithCancel(context.Background())
+	var running sync.WaitGroup
+	running.Add(2)
+	go func() { defer running.Done(); _ = w.exec.Run(ctx) }()
+	go func() { defer running.Done(); _ = mgr.Start(ctx) }()
+	w.stops = append(w.stops, func() {
+		cancel()
+		running.Wait()
+		require.Empty(t, w.exec.Violations(), "job spec assertions")
+	})
+	t.Cleanup(w.close)
+	t.Cleanup(w.explain)
+	return w
+}
+
+// explain logs, when the test failed, the runtime's status, the rollouts' and the writes, so a
+// failure says where the run stopped.
+func (w *world) explain() {
+	if !w.t.Failed() {
+		return
+	}
+	ctx := context.Background()
+	cr := &aicrv1alpha1.ClusterRuntime{}
+	if k8s.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, cr) == nil {
+		w.t.Logf("runtime status: %+v", cr.Status)
+	}
+	var ros aicrv1alpha1.RuntimeRolloutList
+	if k8s.List(ctx, &ros) == nil {
+		for _, ro := range ros.Items {
+			w.t.Logf("rollout %s labels %v status %+v", ro.Name, ro.Labels, ro.Status)
+		}
+	}
+	for _, x := range w.faults.recorded() {
+		w.t.Logf("write %+v", x)
+	}
+}
+
+// close stops the world's operator processes, then AICR's and Argo CD's stand-ins.
+func (w *world) close() {
+	for i := len(w.stops) - 1; i >= 0; i-- {
+		w.stops[i]()
+	}
+	w.stops = nil
+}
+
+// overrideValue is the gpu-operator driver version a transition's override sets.
+const overrideValue = "580.95.05"
+
+// playAICR plays AICR: the fixture's render, the overridden render when the bundle Job carries
+// a --set, and upgrade-check rating every component safe.
+func playAICR(f, overridden jobexec.Fixture) jobexec.Behavior {
+	return func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
+		kind := ports.JobKind(job.Labels[jobs.KindLabel])
+		switch {
+		case kind == ports.JobUpgradeCheck:
+			res := f.Result(kind)
+			res.Data[jobs.OutputKey] = `{"summary":{"components":1,"failing":0},"components":[` +
+				`{"component":"gpu-operator","change":"unchanged","verdict":"safe"}]}`
+			return res
+		case kind == ports.JobBundle && strings.Contains(strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "), "--set"):
+			return overridden.Behavior()(job, in)
+		}
+		return f.Behavior()(job, in)
+	}
+}
+
+// fixtureNamespaces are the namespaces the fixture's releases deploy into (the chart's
+// namespaces.components).
+func fixtureNamespaces(t *testing.T) []string {
+	t.Helper()
+	b, err := aicr.ReadDir(fixturePath())
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range b.Releases {
+		if !seen[r.Namespace] {
+			seen[r.Namespace] = true
+			out = append(out, r.Namespace)
+		}
+	}
+	return out
+}
+
+// process is one running operator: the resolver and the rollout controllers with the Argo CD
+// adapter in one manager, every request through the world's transport as name.
+type process struct {
+	name   string
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+	mgr    ctrl.Manager
+}
+
+// processOptions tune a process.
+type processOptions struct {
+	// leaderElect contends for the suite's Lease with short timings.
+	leaderElect bool
+}
+
+// start runs an operator process named name until stop or the end of the test.
+func (w *world) start(name string, o processOptions) *process {
+	w.t.Helper()
+	cfg := w.faults.config(name)
+	opts := ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	}
+	if o.leaderElect {
+		opts.LeaderElection, opts.LeaderElectionID, opts.LeaderElectionNamespace = true, leaseName, operatorNS
+		opts.LeaderElectionReleaseOnCancel = true
+		// A leader that cannot renew stops leading after RenewDeadline; a standby takes over
+		// only LeaseDuration after the last renewal it saw. The 2 s between them is what keeps
+		// the old leader's last writes before the new leader's first.
+		opts.LeaseDuration, opts.RenewDeadline, opts.RetryPeriod = ptr.To(3*time.Second), ptr.To(time.Second), ptr.To(100*time.Millisecond)
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
+	require.NoError(w.t, err)
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, mgr.GetClient(), mgr.GetAPIReader())
+	require.NoError(w.t, err)
+	res, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, aicr.Reader{}, w.registry, w.clock,
+		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
+			OperatorNamespace: operatorNS, JobNamespace: jobNS, Image: image, AICRVersion: version,
+			AllowedNamespaces: w.allowed, BundleRepository: "registry.example.com/bundles/cluster",
+		})
+	require.NoError(w.t, err)
+	require.NoError(w.t, res.SetupWithManager(mgr))
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	require.NoError(w.t, err)
+	require.NoError(w.t, rollout.SetupControllers(mgr, rollout.Setup{
+		Ports: domain.Ports{
+			Engine: argocd.NewEngine(mgr.GetClient(), dc, argocd.Config{Registry: "registry.example.com/aicr"}),
+			Jobs:   runner, Clock: w.clock,
+		},
+		Options:             shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: 50 * time.Millisecond},
+		EngineObject:        argocd.NewApplicationObject(),
+		EngineServed:        func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },
+		EngineWatchInterval: 50 * time.Millisecond,
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &process{name: name, cancel: cancel, done: make(chan struct{}), mgr: mgr}
+	go func() {
+		defer close(p.done)
+		p.err = mgr.Start(ctx)
+	}()
+	w.stops = append(w.stops, p.stop)
+	return p
+}
+
+// stop cancels the process's manager and waits until it returned; stopping twice is stopping once.
+func (p *process) stop() {
+	p.cancel()
+	<-p.done
+}
+
+// createRuntime creates the ClusterRuntime (EKS H100 Ubuntu, validation Disabled) and returns its UID.
+func (w *world) createRuntime() string {
+	w.t.Helper()
+	cr := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}, Spec: aicrv1alpha1.ClusterRuntimeSpec{
+		Intent: "training", Platform: "kubeflow",
+		Criteria: map[string]aicrv1alpha1.CriterionValue{"service": "eks", "accelerator": "h100", "os": "ubuntu"},
+		Placement: aicrv1alpha1.Placement{
+			System:      aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{poolLabel: "system"}},
+			Accelerated: aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{poolLabel: "gpu"}},
+		},
+		Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationDisabled},
+	}}
+	require.NoError(w.t, k8s.Create(context.Background(), cr))
+	return string(cr.UID)
+}
+
+// clean removes what an earlier test left, with no operator running: the runtime (its
+// finalizer removed by hand), rollouts, Applications, Jobs and operator ConfigMaps.
+func clean(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	key := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}}
+	require.NoError(t, client.IgnoreNotFound(k8s.Delete(ctx, key)))
+	require.NoError(t, client.IgnoreNotFound(k8s.Patch(ctx, key, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))))
+	require.NoError(t, k8s.DeleteAllOf(ctx, &aicrv1alpha1.RuntimeRollout{}))
+	require.NoError(t, k8s.DeleteAllOf(ctx, &argov1.Application{}, client.InNamespace(argocd.DefaultNamespace)))
+	require.NoError(t, k8s.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(jobNS), client.PropagationPolicy(metav1.DeletePropagationBackground)))
+	require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(jobNS)))
+	require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNS), client.HasLabels{aicrv1alpha1.LabelRole}))
+	require.Eventually(t, func() bool {
+		var ros aicrv1alpha1.RuntimeRolloutList
+		var apps argov1.ApplicationList
+		var js batchv1.JobList
+		return k8s.List(ctx, &ros) == nil && len(ros.Items) == 0 &&
+			k8s.List(ctx, &apps, client.InNamespace(argocd.DefaultNamespace)) == nil && len(apps.Items) == 0 &&
+			k8s.List(ctx, &js, client.InNamespace(jobNS)) == nil && len(js.Items) == 0 &&
+			k8s.Get(ctx, client.ObjectKeyFromObject(key), &aicrv1alpha1.ClusterRuntime{}) != nil
+	}, waitFor, tick, "the cluster is clean")
+}
