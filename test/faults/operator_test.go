@@ -48,7 +48,9 @@ type world struct {
 	clock  *clock.Fake
 	faults *faults
 	exec   *jobexec.Executor
-	sim    *argocdsim.Sim
+	// agent plays the snapshot agent's Jobs in the discovery namespace.
+	agent *jobexec.Executor
+	sim   *argocdsim.Sim
 	// stops stop what the world started, last first (close).
 	stops []func()
 	// allowed are the namespaces the fixture's releases deploy into.
@@ -71,6 +73,9 @@ func newWorld(t *testing.T) *world {
 		allowed: fixtureNamespaces(t), registry: registry(t)}
 	w.exec, err = jobexec.New(controlPlane.Config, scheme, jobNS, image, playAICR(f, overridden))
 	require.NoError(t, err)
+	w.agent, err = jobexec.New(controlPlane.Config, scheme, discoveryNS, image, playAICR(f, overridden))
+	require.NoError(t, err)
+	w.agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)
 	mgr, err := ctrl.NewManager(controlPlane.Config, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
@@ -80,13 +85,15 @@ func newWorld(t *testing.T) *world {
 	require.NoError(t, w.sim.SetupWithManager(mgr))
 	ctx, cancel := context.WithCancel(context.Background())
 	var running sync.WaitGroup
-	running.Add(2)
+	running.Add(3)
 	go func() { defer running.Done(); _ = w.exec.Run(ctx) }()
+	go func() { defer running.Done(); _ = w.agent.Run(ctx) }()
 	go func() { defer running.Done(); _ = mgr.Start(ctx) }()
 	w.stops = append(w.stops, func() {
 		cancel()
 		running.Wait()
 		require.Empty(t, w.exec.Violations(), "job spec assertions")
+		require.Empty(t, w.agent.Violations(), "snapshot agent assertions")
 	})
 	t.Cleanup(w.close)
 	t.Cleanup(w.explain)
@@ -197,10 +204,13 @@ func (w *world) start(name string, o processOptions) *process {
 	require.NoError(w.t, err)
 	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(w.t, err)
-	res, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, aicr.Reader{}, w.registry, w.clock,
+	agent, err := jobs.New(jobs.Config{Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: image,
+		ServiceAccount: jobs.AgentServiceAccount, Agent: true}, mgr.GetClient(), mgr.GetAPIReader())
+	require.NoError(w.t, err)
+	res, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, agent, aicr.Reader{}, w.registry, w.clock,
 		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
-			OperatorNamespace: operatorNS, JobNamespace: jobNS, Image: image, AICRVersion: version,
-			AllowedNamespaces: w.allowed, BundleRepository: "registry.example.com/bundles/cluster",
+			OperatorNamespace: operatorNS, JobNamespace: jobNS, DiscoveryNamespace: discoveryNS, Image: image,
+			AICRVersion: version, AllowedNamespaces: w.allowed,
 		})
 	require.NoError(w.t, err)
 	require.NoError(w.t, res.SetupWithManager(mgr))
@@ -258,16 +268,19 @@ func clean(t *testing.T) {
 	require.NoError(t, client.IgnoreNotFound(k8s.Patch(ctx, key, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))))
 	require.NoError(t, k8s.DeleteAllOf(ctx, &aicrv1alpha1.RuntimeRollout{}))
 	require.NoError(t, k8s.DeleteAllOf(ctx, &argov1.Application{}, client.InNamespace(argocd.DefaultNamespace)))
-	require.NoError(t, k8s.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(jobNS), client.PropagationPolicy(metav1.DeletePropagationBackground)))
-	require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(jobNS)))
+	for _, ns := range []string{jobNS, discoveryNS} {
+		require.NoError(t, k8s.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(ns), client.PropagationPolicy(metav1.DeletePropagationBackground)))
+		require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(ns)))
+	}
 	require.NoError(t, k8s.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(operatorNS), client.HasLabels{aicrv1alpha1.LabelRole}))
 	require.Eventually(t, func() bool {
 		var ros aicrv1alpha1.RuntimeRolloutList
 		var apps argov1.ApplicationList
-		var js batchv1.JobList
+		var js, agentJobs batchv1.JobList
 		return k8s.List(ctx, &ros) == nil && len(ros.Items) == 0 &&
 			k8s.List(ctx, &apps, client.InNamespace(argocd.DefaultNamespace)) == nil && len(apps.Items) == 0 &&
 			k8s.List(ctx, &js, client.InNamespace(jobNS)) == nil && len(js.Items) == 0 &&
+			k8s.List(ctx, &agentJobs, client.InNamespace(discoveryNS)) == nil && len(agentJobs.Items) == 0 &&
 			k8s.Get(ctx, client.ObjectKeyFromObject(key), &aicrv1alpha1.ClusterRuntime{}) != nil
 	}, waitFor, tick, "the cluster is clean")
 }

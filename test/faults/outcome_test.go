@@ -22,6 +22,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/mocks"
 	"github.com/nvidia/aicr-operator/ports"
+	"github.com/nvidia/aicr-operator/test/aicroci"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
 
@@ -29,15 +30,15 @@ func fixturePath() string {
 	return filepath.Join(jobexec.Root(), "test", "testdata", "aicr", fixtureDir)
 }
 
-// registry plays the runtime registry: every chart mirrors or wraps to a pinned digest and the
-// bundle stores under one digest, so the plan's releases are pinned as the Argo CD adapter needs.
+// registry plays the runtime registry: every chart mirrors or wraps to a pinned digest, so the
+// plan's releases are pinned as the Argo CD adapter needs, and the bundle Job pushes the bundle
+// to an in-process registry the operator pulls it from by digest.
 func registry(t *testing.T) ports.Registry {
 	reg := mocks.NewMockRegistry(gomock.NewController(t))
 	reg.EXPECT().MirrorChart(gomock.Any(), gomock.Any()).Return(ports.PinnedChart{
 		ManifestDigest: ports.Digest("sha256:" + strings.Repeat("a", 64)), ArchiveDigest: ports.Digest("sha256:" + strings.Repeat("b", 64))}, nil).AnyTimes()
 	reg.EXPECT().PushWrapper(gomock.Any(), gomock.Any()).Return(ports.PinnedChart{ManifestDigest: ports.Digest("sha256:" + strings.Repeat("c", 64))}, nil).AnyTimes()
-	reg.EXPECT().PushBundle(gomock.Any(), gomock.Any(), gomock.Any()).Return(ports.Digest("sha256:"+strings.Repeat("d", 64)), nil).AnyTimes()
-	return reg
+	return aicroci.RealBundles{Registry: reg, Bundles: aicroci.ServeBundleRegistry(t, aicroci.PushPassword).Registry}
 }
 
 // waitInstalled waits until the runtime resolved the fixture's plan and its initial install

@@ -29,7 +29,10 @@ func (p writePath) match(name string) bool {
 // per fault (TestWriteFaults), and TestEveryGrantedWriteHasACase fails when the operator's
 // RBAC grants a write on a resource none of them covers.
 var writePaths = []writePath{
-	{name: "snapshot Job", verb: "create", resource: "jobs", namespace: jobNS, prefix: "aicr-snapshot-"},
+	{name: "snapshot Job", verb: "create", resource: "jobs", namespace: discoveryNS, prefix: "aicr-snapshot-"},
+	{name: "snapshot output ConfigMap", verb: "create", resource: "configmaps", namespace: discoveryNS, suffix: "-output"},
+	{name: "snapshot inputs ConfigMap", verb: "create", resource: "configmaps", namespace: discoveryNS, suffix: "-inputs"},
+	{name: "bundle push credential Secret", verb: "create", resource: "secrets", namespace: jobNS, suffix: "-registry"},
 	{name: "bundle Job", verb: "create", resource: "jobs", namespace: jobNS, prefix: "aicr-bundle-"},
 	{name: "Job resume", verb: "patch", resource: "jobs", namespace: jobNS},
 	{name: "Job deletion", verb: "delete", resource: "jobs", namespace: jobNS},

@@ -18,9 +18,9 @@ type boundary struct {
 
 // stageBoundaries are the resolver's stage boundaries of an install, in order.
 var stageBoundaries = []boundary{
-	{"snapshot Job created", "create", "jobs", jobNS, "aicr-snapshot-"},
+	{"snapshot Job created", "create", "jobs", discoveryNS, "aicr-snapshot-"},
 	{"snapshot kept", "create", "configmaps", operatorNS, "aicr-snapshot-"},
-	{"snapshot Job deleted", "delete", "jobs", jobNS, "aicr-snapshot-"},
+	{"snapshot Job deleted", "delete", "jobs", discoveryNS, "aicr-snapshot-"},
 	{"recipe Job created", "create", "jobs", jobNS, "aicr-recipe-"},
 	{"recipe kept", "create", "configmaps", operatorNS, "aicr-recipe-"},
 	{"bundle Job created", "create", "jobs", jobNS, "aicr-bundle-"},

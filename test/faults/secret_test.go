@@ -32,7 +32,7 @@ func TestCredentialSecretFaults(t *testing.T) {
 			runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, c, c)
 			require.NoError(t, err)
 			exec, err := jobexec.New(controlPlane.Config, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
-				return jobexec.Result{Version: version, Data: map[string]string{jobs.OutputKey: "kind: Snapshot\n"}}
+				return jobexec.Result{Version: version, Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\n"}}
 			})
 			require.NoError(t, err)
 			runCtx, cancel := context.WithCancel(ctx)
@@ -40,10 +40,10 @@ func TestCredentialSecretFaults(t *testing.T) {
 			go func() { _ = exec.Run(runCtx); close(done) }()
 			t.Cleanup(func() { cancel(); <-done })
 
-			name := "aicr-snapshot-credentials"
+			name := "aicr-recipe-credentials"
 			spec := ports.JobSpec{
-				Name: name, Kind: ports.JobSnapshot, Image: image,
-				Args:        []string{"--log-json", "snapshot", "-o", runner.OutputRef(name)},
+				Name: name, Kind: ports.JobRecipe, Image: image,
+				Args:        []string{"--log-json", "recipe", "-o", runner.OutputRef(name)},
 				Credentials: []byte(`{"auths":{"registry.example.com":{"auth":"dTpw"}}}`),
 				Owner:       ports.ReleaseOwner{RuntimeUID: "uid-1"},
 			}

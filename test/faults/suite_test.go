@@ -27,6 +27,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/test/env"
 	"github.com/nvidia/aicr-operator/test/jobexec"
@@ -35,10 +36,12 @@ import (
 const (
 	operatorNS = "aicr-system"
 	jobNS      = "aicr-jobs"
-	image      = "registry.example.com/nvidia/aicr@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	version    = "1.1.0"
-	fixtureDir = "v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow/bundle-helm"
-	poolLabel  = "aicr.test/pool"
+	// discoveryNS is where the snapshot agent runs, as jobs.AgentServiceAccount.
+	discoveryNS = "aicr-discovery"
+	image       = "registry.example.com/nvidia/aicr@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	version     = "1.1.0"
+	fixtureDir  = "v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow/bundle-helm"
+	poolLabel   = "aicr.test/pool"
 )
 
 var (
@@ -72,6 +75,7 @@ func setup(cp *env.Env) error {
 	objs := []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNS}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: jobNS}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: discoveryNS}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: argocd.DefaultNamespace}},
 		&argov1.AppProject{ObjectMeta: metav1.ObjectMeta{Name: argocd.DefaultProject, Namespace: argocd.DefaultNamespace}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "aicr-jobs", Namespace: jobNS}},
@@ -87,6 +91,7 @@ func setup(cp *env.Env) error {
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Labels: map[string]string{
 			poolLabel: "gpu", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}}},
 	}
+	objs = append(objs, jobexec.AgentGrants(discoveryNS, jobs.AgentServiceAccount)...)
 	ctx := context.Background()
 	for _, o := range objs {
 		if err = k8s.Create(ctx, o); err != nil {

@@ -70,7 +70,7 @@ func TestResolved_BundleOverOCIOfMoreThanOneMiB(t *testing.T) {
 		rendered = files
 	})
 	bundles := serveBundleRegistry(t, pushPass)
-	start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{chartsPinned(t), bundles.reg}})
+	start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{Registry: chartsPinned(t), Bundles: bundles.reg}})
 	createRuntime(t, runtimeSpec())
 	_, live := resolved(t, resolver.ReasonResolved)
 	stored, err := configdoc.DecodePlan([]byte(planConfigMap(t, live.Status.CandidatePlanDigest).Data[configdoc.PlanKey]))
@@ -159,7 +159,7 @@ func TestResolved_BundleDigestIsUntrusted(t *testing.T) {
 				}
 				return f.Behavior()(job, in)
 			}
-			start(t, options{version: "1.1.0", allowed: allowed, behavior: behavior, registry: realBundles{chartsPinned(t), bundles.reg}})
+			start(t, options{version: "1.1.0", allowed: allowed, behavior: behavior, registry: realBundles{Registry: chartsPinned(t), Bundles: bundles.reg}})
 			createRuntime(t, runtimeSpec())
 			cond, live := resolvedWith(t, string(domain.StallAICRArtifactUnsupported), tt.contains)
 			assert.Contains(t, cond.Message, "resolve-requested-at")
@@ -184,7 +184,7 @@ func TestResolved_BundlePushCredential(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 			bundles := serveBundleRegistry(t, tc.password)
-			start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{chartsPinned(t), bundles.reg}})
+			start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{Registry: chartsPinned(t), Bundles: bundles.reg}})
 			createRuntime(t, runtimeSpec())
 			cond, _ := resolvedWith(t, string(tc.reason), "OCI registry push failed")
 			assert.Contains(t, cond.Message, "aicr bundle job")
