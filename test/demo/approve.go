@@ -81,7 +81,7 @@ func (d *demo) summary(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := printApplications(ctx, d.admin, flagValue(d.procs[0].cmd.Args, "--engine-namespace")); err != nil {
+	if err := printApplications(ctx, d.admin, flagValue(d.procs[0].Args(), "--engine-namespace")); err != nil {
 		return err
 	}
 	if err := d.printEvidence(ctx); err != nil {
@@ -108,7 +108,7 @@ func (d *demo) stop() {
 		<-d.followed
 	}
 	for i := len(d.procs) - 1; i >= 0; i-- {
-		d.procs[i].stop()
+		d.procs[i].Stop()
 	}
 	if d.argo != nil {
 		if err := d.argo.Stop(); err != nil {
@@ -137,7 +137,7 @@ func (d *demo) printEvidence(ctx context.Context) error {
 	if err := d.admin.List(ctx, &list); err != nil {
 		return err
 	}
-	repo := strings.TrimPrefix(flagValue(d.procs[0].cmd.Args, "--registry-repository"), "oci://")
+	repo := strings.TrimPrefix(flagValue(d.procs[0].Args(), "--registry-repository"), "oci://")
 	console.printf("    deployment-validation evidence (annotation %s):\n", aicrv1alpha1.AnnotationEvidence)
 	for _, ro := range list.Items {
 		ev := ro.Annotations[aicrv1alpha1.AnnotationEvidence]

@@ -28,7 +28,7 @@ type demo struct {
 	cp       *env.Env
 	admin    client.Client
 	adminKC  string
-	procs    []*process
+	procs    []*cluster.Process
 	binaries string
 	reg      *registryServer
 	// keep leaves the control plane running after the walkthrough until Ctrl-C.
@@ -79,7 +79,7 @@ func (d *demo) walk(ctx context.Context) error {
 			return err
 		}
 		for _, p := range d.procs {
-			if err := p.exited(); err != nil {
+			if err := p.Exited(); err != nil {
 				return err
 			}
 		}
@@ -162,7 +162,7 @@ func (d *demo) install(ctx context.Context) error {
 }
 
 func (d *demo) startProcesses(ctx context.Context) error {
-	op := d.procs[0].cmd.Args
+	op := d.procs[0].Args()
 	real, err := d.realArgoCD()
 	if err != nil {
 		return err

@@ -6,64 +6,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
-	"time"
-)
 
-// process is a child process the demo started; its output goes to a log file in the workdir.
-type process struct {
-	name string
-	cmd  *exec.Cmd
-	log  string
-	done chan error
-}
+	"github.com/nvidia/aicr-operator/test/e2e/cluster"
+)
 
 // start runs bin with args, KUBECONFIG=kubeconfig and SSL_CERT_FILE=caFile (the demo
 // registry's certificate), logging to <workdir>/<name>.log.
-func start(workdir, name, kubeconfig, caFile, bin string, args ...string) (*process, error) {
-	logPath := filepath.Join(workdir, name+".log")
-	logFile, err := os.Create(logPath)
+func start(workdir, name, kubeconfig, caFile, bin string, args ...string) (*cluster.Process, error) {
+	p, err := cluster.StartProcess(workdir, name, []string{"KUBECONFIG=" + kubeconfig, "SSL_CERT_FILE=" + caFile}, bin, args...)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "SSL_CERT_FILE="+caFile)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		_ = logFile.Close()
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan error, 1)}
-	go func() {
-		p.done <- cmd.Wait()
-		_ = logFile.Close()
-	}()
-	progress("%s running (pid %d, log %s)", name, cmd.Process.Pid, logPath)
+	progress("%s running (pid %d, log %s)", name, p.Pid(), p.Log())
 	return p, nil
-}
-
-// stop asks the process to terminate and waits for it (killing it after a grace period).
-func (p *process) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-p.done:
-		p.done <- err
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		p.done <- <-p.done
-	}
-}
-
-// exited reports an error when the process ended before the demo asked it to.
-func (p *process) exited() error {
-	select {
-	case err := <-p.done:
-		p.done <- err
-		return fmt.Errorf("%s exited early (%v); see %s", p.name, err, p.log)
-	default:
-		return nil
-	}
 }
 
 // output runs bin with args and KUBECONFIG, returning its combined output.

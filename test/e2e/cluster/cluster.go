@@ -43,7 +43,7 @@ type Cluster struct {
 	ArgoCDNamespace string
 	workdir         string
 	bins            string
-	procs           []*process
+	procs           []*Process
 	ownsEnv         bool
 }
 
@@ -147,7 +147,7 @@ func (cl *Cluster) kubeconfig(user string, groups ...string) (string, error) {
 
 // start runs one of the cache's binaries as a process of the environment.
 func (cl *Cluster) start(name string, env []string, bin string, args ...string) error {
-	p, err := startProcess(cl.workdir, name, env, filepath.Join(cl.bins, bin), args...)
+	p, err := StartProcess(cl.workdir, name, env, filepath.Join(cl.bins, bin), args...)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func nodeReady(n *corev1.Node) bool {
 func (cl *Cluster) Exited() error {
 	var errs []error
 	for _, p := range cl.procs {
-		errs = append(errs, p.exited())
+		errs = append(errs, p.Exited())
 	}
 	return errors.Join(errs...)
 }
@@ -197,7 +197,7 @@ func (cl *Cluster) Exited() error {
 // Stop stops every process, then the control plane if Start started it.
 func (cl *Cluster) Stop() error {
 	for i := len(cl.procs) - 1; i >= 0; i-- {
-		cl.procs[i].stop()
+		cl.procs[i].Stop()
 	}
 	cl.procs = nil
 	if !cl.ownsEnv {

@@ -11,16 +11,17 @@ import (
 	"time"
 )
 
-// process is a child process of the environment; its output goes to <workdir>/<name>.log.
-type process struct {
+// Process is a child process of a test environment; its output goes to <workdir>/<name>.log.
+type Process struct {
 	name string
 	cmd  *exec.Cmd
 	log  string
 	done chan error
 }
 
-// startProcess runs bin with args and env added to this process's environment.
-func startProcess(workdir, name string, env []string, bin string, args ...string) (*process, error) {
+// StartProcess runs bin with args in its own process group, with env added to this process's
+// environment, logging to <workdir>/<name>.log.
+func StartProcess(workdir, name string, env []string, bin string, args ...string) (*Process, error) {
 	logPath := filepath.Join(workdir, name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -34,7 +35,7 @@ func startProcess(workdir, name string, env []string, bin string, args ...string
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan error, 1)}
+	p := &Process{name: name, cmd: cmd, log: logPath, done: make(chan error, 1)}
 	go func() {
 		p.done <- cmd.Wait()
 		_ = logFile.Close()
@@ -42,8 +43,17 @@ func startProcess(workdir, name string, env []string, bin string, args ...string
 	return p, nil
 }
 
-// stop terminates the process group and waits for it, killing it after a grace period.
-func (p *process) stop() {
+// Args are the process's command line.
+func (p *Process) Args() []string { return p.cmd.Args }
+
+// Pid is the process's ID.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Log is the path of the process's log file.
+func (p *Process) Log() string { return p.log }
+
+// Stop terminates the process group and waits for it, killing it after a grace period.
+func (p *Process) Stop() {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
 	select {
 	case err := <-p.done:
@@ -54,8 +64,8 @@ func (p *process) stop() {
 	}
 }
 
-// exited reports an error when the process ended before Stop asked it to.
-func (p *process) exited() error {
+// Exited reports an error when the process ended before Stop asked it to.
+func (p *Process) Exited() error {
 	select {
 	case err := <-p.done:
 		p.done <- err
