@@ -68,7 +68,9 @@ build_kwok() {
 # labelled pod-container-running-failed.stage.kwok.x-k8s.io=true fails once running.
 build_stages() {
   local dir f
-  dir=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kwok@v${KWOK_VERSION}" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  # Downloaded outside any module, so no go.sum is touched.
+  dir=$(cd "$(mktemp -d)" && GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kwok@v${KWOK_VERSION}" |
+    sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
   : >"${CACHE}/kwok-stages.yaml.tmp"
   for f in node/fast/node-initialize node/heartbeat/node-heartbeat pod/fast/pod-ready pod/fast/pod-complete \
     pod/fast/pod-delete pod/chaos/pod-container-running-failed; do
