@@ -2,16 +2,25 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nvidia/aicr-operator/adapters/argocd"
 )
+
+// operatorManager is the field manager of the operator binary's writes (its user agent).
+const operatorManager = "aicr-operator"
 
 // printApplications prints the Argo CD Applications the operator wrote: one per Helm release,
 // each pulling its chart from the runtime registry pinned by manifest digest, with the sync
@@ -65,6 +74,118 @@ func printWorkloads(ctx context.Context, c client.Client) error {
 		return err
 	}
 	console.printf("    $ kubectl get deployments -A -l aicr.nvidia.com/test-chart=stand-in\n")
+	indent(b.String())
+	return printNullsRemoved(ctx, c)
+}
+
+// printNullsRemoved checks the values Helm computed for every stand-in release (its values
+// ConfigMap): a stand-in chart's default is "stand-in default" exactly where the release's
+// values hold an explicit null, so any such value left in the cluster is a null Argo CD or
+// Helm did not apply.
+func printNullsRemoved(ctx context.Context, c client.Client) error {
+	var list corev1.ConfigMapList
+	if err := c.List(ctx, &list, client.MatchingLabels{"aicr.nvidia.com/test-chart": "stand-in"}); err != nil {
+		return fmt.Errorf("list values ConfigMaps: %w", err)
+	}
+	var left []string
+	for _, cm := range list.Items {
+		var values any
+		if err := json.Unmarshal([]byte(cm.Data["values.json"]), &values); err != nil {
+			return fmt.Errorf("values of %s/%s: %w", cm.Namespace, cm.Name, err)
+		}
+		for _, path := range standInDefaults(values, "") {
+			left = append(left, cm.Namespace+"/"+cm.Name+": "+path)
+		}
+	}
+	if len(left) == 0 {
+		left = []string{"none"}
+	}
+	console.printf("    explicit nulls: chart defaults left in the %d live values ConfigMaps: %s\n", len(list.Items), strings.Join(left, ", "))
+	return nil
+}
+
+// standInDefaults are the paths of values under path that are still the stand-in default.
+func standInDefaults(values any, path string) []string {
+	var out []string
+	switch v := values.(type) {
+	case map[string]any:
+		for k, child := range v {
+			out = append(out, standInDefaults(child, strings.TrimPrefix(path+"."+k, "."))...)
+		}
+	case string:
+		if v == standInDefault {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// stepTime is when the operator last wrote one release's Application and when Argo CD reported
+// it synced and healthy.
+type stepTime struct {
+	position       int
+	name           string
+	write, healthy time.Time
+}
+
+// done is when the step was synced and healthy after the operator's write.
+func (st stepTime) done() time.Time {
+	if st.healthy.After(st.write) {
+		return st.healthy
+	}
+	return st.write
+}
+
+// printStepTimes prints, per Application in plan order, the time from the operator's last
+// write of it to Argo CD reporting it Synced and Healthy (the later of its sync operation's
+// finish and its health's transition), and the operator's own share: from the step before
+// reported healthy to this write. The API server stamps these times in whole seconds.
+func printStepTimes(ctx context.Context, c client.Client, namespace string) error {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "ApplicationList"})
+	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return fmt.Errorf("list Applications: %w", err)
+	}
+	steps := make([]stepTime, 0, len(list.Items))
+	for _, app := range list.Items {
+		var spec struct {
+			Position int `json:"position"`
+		}
+		if err := json.Unmarshal([]byte(app.GetAnnotations()[argocd.AnnotationReleaseSpec]), &spec); err != nil {
+			return fmt.Errorf("release spec of Application %s: %w", app.GetName(), err)
+		}
+		st := stepTime{position: spec.Position, name: app.GetName()}
+		for _, mf := range app.GetManagedFields() {
+			if mf.Manager == operatorManager && mf.Subresource == "" && mf.Time != nil && mf.Time.After(st.write) {
+				st.write = mf.Time.Time
+			}
+		}
+		for _, path := range [][]string{{"status", "operationState", "finishedAt"}, {"status", "health", "lastTransitionTime"}} {
+			raw, _, _ := unstructured.NestedString(app.Object, path...)
+			if at, err := time.Parse(time.RFC3339, raw); err == nil && at.After(st.healthy) {
+				st.healthy = at
+			}
+		}
+		steps = append(steps, st)
+	}
+	slices.SortFunc(steps, func(a, b stepTime) int { return a.position - b.position })
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 3, ' ', 0)
+	_, _ = fmt.Fprintln(w, "STEP\tAPPLICATION\tWRITE TO SYNCED+HEALTHY (Argo CD)\tOPERATOR (step before healthy to write)")
+	for i, st := range steps {
+		argo, operator := st.healthy.Sub(st.write).String(), "-"
+		if st.healthy.Before(st.write) {
+			argo = "no sync: healthy since before the write"
+		}
+		if i > 0 {
+			operator = st.write.Sub(steps[i-1].done()).String()
+		}
+		_, _ = fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", st.position+1, st.name, argo, operator)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	console.printf("    the last rollout's steps, from the Applications' managed fields and Argo CD's status:\n")
 	indent(b.String())
 	return nil
 }

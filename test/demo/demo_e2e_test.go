@@ -23,4 +23,9 @@ func TestDemoWalkthroughRealArgoCD(t *testing.T) {
 	assert.Len(t, regexp.MustCompile(`(?m)^\s+\| \S+\s+\S+\s+1/1$`).FindAllString(text, -1), 11)
 	assert.NotRegexp(t, `(?m)^\s+\| \S+\s+\S+\s+0/1$`, text)
 	assert.NotRegexp(t, `(?m)^\s+\| kube-system\s+aws-ebs-csi-driver\s`, text, "Argo CD deleted the removed release's workload")
+	// nvidia-dra-driver-gpu's values null controller.affinity.nodeAffinity, a default of its
+	// stand-in chart: Argo CD passes the null to Helm, which removes the default.
+	assert.Regexp(t, `(?m)^\s+explicit nulls: chart defaults left in the 11 live values ConfigMaps: none$`, text)
+	// The per-step times of the last rollout, one row per release of its plan.
+	assert.Regexp(t, `(?m)^\s+\| 14\s+nvsentinel\.nvsentinel\s+(\d+s|no sync: healthy since before the write)\s+\d+s$`, text)
 }

@@ -234,13 +234,16 @@ func chartArchive(name, version string, values map[string]any) ([]byte, error) {
 	})
 }
 
-// nullsAsDefaults copies values with every null replaced by the string "stand-in default".
+// standInDefault is a stand-in chart's default where the release's values hold a null.
+const standInDefault = "stand-in default"
+
+// nullsAsDefaults copies values with every null replaced by standInDefault.
 func nullsAsDefaults(values map[string]any) map[string]any {
 	out := make(map[string]any, len(values))
 	for k, v := range values {
 		switch v := v.(type) {
 		case nil:
-			out[k] = "stand-in default"
+			out[k] = standInDefault
 		case map[string]any:
 			out[k] = nullsAsDefaults(v)
 		default:
