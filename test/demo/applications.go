@@ -22,6 +22,9 @@ import (
 // operatorManager is the field manager of the operator binary's writes (its user agent).
 const operatorManager = "aicr-operator"
 
+// applicationGVK is Argo CD's Application.
+var applicationGVK = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Application"}
+
 // printApplications prints the Argo CD Applications the operator wrote: one per Helm release,
 // each pulling its chart from the runtime registry pinned by manifest digest, with the sync
 // and health the simulated Argo CD reported.

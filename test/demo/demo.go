@@ -73,7 +73,7 @@ func runDemo(args []string) error {
 
 func (d *demo) walk(ctx context.Context) error {
 	for _, s := range []func(context.Context) error{
-		d.startControlPlane, d.install, d.startProcesses, d.applyRuntime, d.initialInstall, d.changeOverride, d.approve, d.selfHeal, d.summary,
+		d.startControlPlane, d.install, d.startProcesses, d.applyRuntime, d.initialInstall, d.editApplication, d.changeOverride, d.approve, d.selfHeal, d.summary,
 	} {
 		if err := s(ctx); err != nil {
 			return err

@@ -26,6 +26,8 @@ func TestDemoWalkthroughRealArgoCD(t *testing.T) {
 	// nvidia-dra-driver-gpu's values null controller.affinity.nodeAffinity, a default of its
 	// stand-in chart: Argo CD passes the null to Helm, which removes the default.
 	assert.Regexp(t, `(?m)^\s+explicit nulls: chart defaults left in the 11 live values ConfigMaps: none$`, text)
+	assert.Contains(t, text, "the live values of kai-scheduler.kai-scheduler hold handEdited=true")
+	assert.Contains(t, text, "the operator's write of kai-scheduler.kai-scheduler removed the hand-edited handEdited, from the Application and the live values")
 	assert.Regexp(t, `(?m)^\s+Deployment gpu-operator/gpu-operator: 3 replicas by hand, Argo CD restored the chart's 1 after \d+s$`, text)
 	// The per-step times of the last rollout, one row per release of its plan.
 	assert.Regexp(t, `(?m)^\s+\| 14\s+nvsentinel\.nvsentinel\s+(\d+s|no sync: healthy since before the write)\s+\d+s$`, text)
