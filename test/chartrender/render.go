@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/releaseutil"
@@ -37,9 +38,15 @@ func Render(namespace string, values map[string]any) ([]*unstructured.Unstructur
 	if err != nil {
 		return nil, fmt.Errorf("load chart: %w", err)
 	}
+	return RenderChart(chrt, ReleaseName, namespace, values)
+}
+
+// RenderChart renders chrt as release into namespace with values, as `helm template` does for
+// Kubernetes 1.34.4, and returns its objects in Helm's install order (CRDs and namespaces first).
+func RenderChart(chrt *chart.Chart, release, namespace string, values map[string]any) ([]*unstructured.Unstructured, error) {
 	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
 	install.DryRun, install.ClientOnly, install.Replace, install.IncludeCRDs = true, true, true, true
-	install.ReleaseName = ReleaseName
+	install.ReleaseName = release
 	install.Namespace = namespace
 	install.KubeVersion = &chartutil.KubeVersion{Version: "v1.34.4", Major: "1", Minor: "34"}
 	rel, err := install.Run(chrt, values)

@@ -94,6 +94,9 @@ func (d *demo) summary(ctx context.Context) error {
 		if err := printStepTimes(ctx, d.admin, flagValue(d.procs[0].Args(), "--engine-namespace")); err != nil {
 			return err
 		}
+		if err := d.printLiveDiff(ctx, flagValue(d.procs[0].Args(), "--engine-namespace")); err != nil {
+			return err
+		}
 	}
 	console.printf("\nExplore with: export KUBECONFIG=%s PATH=%s:$PATH\n", d.adminKC, d.binaries)
 	console.printf("  (kubectl get aicrrt,aicrro -o wide; kubectl aicr describe <rollout>; logs in %s)\n", d.workdir)

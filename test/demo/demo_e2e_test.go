@@ -29,6 +29,8 @@ func TestDemoWalkthroughRealArgoCD(t *testing.T) {
 	assert.Contains(t, text, "the live values of kai-scheduler.kai-scheduler hold handEdited=true")
 	assert.Contains(t, text, "the operator's write of kai-scheduler.kai-scheduler removed the hand-edited handEdited, from the Application and the live values")
 	assert.Regexp(t, `(?m)^\s+Deployment gpu-operator/gpu-operator: 3 replicas by hand, Argo CD restored the chart's 1 after \d+s$`, text)
+	// Every release's live objects are what helm template renders from its chart and values.
+	assert.Regexp(t, `(?m)^\s+helm template of every Application's chart and values against the cluster: 25 objects of 14 releases, differences: none$`, text)
 	// The per-step times of the last rollout, one row per release of its plan.
 	assert.Regexp(t, `(?m)^\s+\| 14\s+nvsentinel\.nvsentinel\s+(\d+s|no sync: healthy since before the write)\s+\d+s$`, text)
 }
