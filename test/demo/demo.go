@@ -122,12 +122,8 @@ func (d *demo) startControlPlane(context.Context) error {
 }
 
 func (d *demo) kubeconfig(file, user string, groups ...string) (string, error) {
-	raw, err := d.cp.KubeConfig(user, groups...)
-	if err != nil {
-		return "", err
-	}
 	path := filepath.Join(d.workdir, file+".kubeconfig")
-	return path, os.WriteFile(path, raw, 0o600)
+	return path, d.cp.WriteKubeConfig(path, user, groups...)
 }
 
 func (d *demo) install(ctx context.Context) error {

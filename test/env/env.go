@@ -34,6 +34,20 @@ type Env struct {
 	environment *envtest.Environment
 }
 
+// CacheDir is the directory the test tools build their binaries into, outside the repository:
+// $XDG_CACHE_HOME/aicr-operator, or ~/.cache/aicr-operator.
+func CacheDir() (string, error) {
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("locate cache directory: %w", err)
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "aicr-operator"), nil
+}
+
 // AssetsDir returns the directory holding kube-apiserver and etcd.
 func AssetsDir() (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
@@ -41,15 +55,11 @@ func AssetsDir() (string, error) {
 	}
 	cache := os.Getenv("AICR_ENVTEST_CACHE")
 	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("locate cache directory: %w", err)
-			}
-			base = filepath.Join(home, ".cache")
+		base, err := CacheDir()
+		if err != nil {
+			return "", err
 		}
-		cache = filepath.Join(base, "aicr-operator", "k8s-"+K8sVersion)
+		cache = filepath.Join(base, "k8s-"+K8sVersion)
 	}
 	for _, bin := range []string{"kube-apiserver", "etcd"} {
 		if _, err := os.Stat(filepath.Join(cache, bin)); err != nil {
@@ -108,4 +118,13 @@ func (e *Env) KubeConfig(user string, groups ...string) ([]byte, error) {
 		return nil, fmt.Errorf("kubeconfig of %s: %w", user, err)
 	}
 	return cfg, nil
+}
+
+// WriteKubeConfig writes KubeConfig(user, groups...) to path, readable only by its owner.
+func (e *Env) WriteKubeConfig(path, user string, groups ...string) error {
+	raw, err := e.KubeConfig(user, groups...)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, raw, 0o600)
 }

@@ -69,8 +69,10 @@ func newWorld(t *testing.T) *world {
 		files["009-gpu-operator/cluster-values.yaml"] = []byte("driver:\n  version: " + overrideValue + "\n")
 	})
 	require.NoError(t, err)
+	allowed, err := jobexec.FixtureNamespaces(fixtureDir)
+	require.NoError(t, err)
 	w := &world{t: t, clock: clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), faults: newFaults(),
-		allowed: fixtureNamespaces(t), registry: registry(t)}
+		allowed: allowed, registry: registry(t)}
 	w.exec, err = jobexec.New(controlPlane.Config, scheme, jobNS, image, playAICR(f, overridden))
 	require.NoError(t, err)
 	w.agent, err = jobexec.New(controlPlane.Config, scheme, discoveryNS, image, playAICR(f, overridden))
@@ -149,23 +151,6 @@ func playAICR(f, overridden jobexec.Fixture) jobexec.Behavior {
 		}
 		return f.Behavior()(job, in)
 	}
-}
-
-// fixtureNamespaces are the namespaces the fixture's releases deploy into (the chart's
-// namespaces.components).
-func fixtureNamespaces(t *testing.T) []string {
-	t.Helper()
-	b, err := aicr.ReadDir(fixturePath())
-	require.NoError(t, err)
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range b.Releases {
-		if !seen[r.Namespace] {
-			seen[r.Namespace] = true
-			out = append(out, r.Namespace)
-		}
-	}
-	return out
 }
 
 // process is one running operator: the resolver and the rollout controllers with the Argo CD

@@ -2,7 +2,6 @@ package faults_test
 
 import (
 	"context"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -23,12 +22,7 @@ import (
 	"github.com/nvidia/aicr-operator/mocks"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/aicroci"
-	"github.com/nvidia/aicr-operator/test/jobexec"
 )
-
-func fixturePath() string {
-	return filepath.Join(jobexec.Root(), "test", "testdata", "aicr", fixtureDir)
-}
 
 // registry plays the runtime registry: every chart mirrors or wraps to a pinned digest, so the
 // plan's releases are pinned as the Argo CD adapter needs, and the bundle Job pushes the bundle

@@ -14,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nvidia/aicr-operator/adapters/aicr"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -148,4 +149,23 @@ func Tar(files map[string][]byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// FixtureNamespaces are the namespaces the releases of the fixture bundle dir (under
+// test/testdata/aicr) deploy into, sorted: what the chart's namespaces.components lists for it.
+func FixtureNamespaces(dir string) ([]string, error) {
+	b, err := aicr.ReadDir(filepath.Join(Root(), "test", "testdata", "aicr", dir))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range b.Releases {
+		if !seen[r.Namespace] {
+			seen[r.Namespace] = true
+			out = append(out, r.Namespace)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }

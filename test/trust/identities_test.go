@@ -3,8 +3,6 @@ package trust_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,7 +15,6 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
 
@@ -163,22 +160,4 @@ func job(name, image, serviceAccount string) *batchv1.Job {
 			Containers: []corev1.Container{{Name: "aicr", Image: image}},
 		}}},
 	}
-}
-
-// fixtureNamespaces are the namespaces the fixture's releases deploy into.
-func fixtureNamespaces() ([]string, error) {
-	b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", fixtureDir))
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range b.Releases {
-		if !seen[r.Namespace] {
-			seen[r.Namespace] = true
-			out = append(out, r.Namespace)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }

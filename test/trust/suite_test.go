@@ -80,7 +80,7 @@ func setup(cp *env.Env) error {
 	if k8s, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
 		return err
 	}
-	if components, err = fixtureNamespaces(); err != nil {
+	if components, err = jobexec.FixtureNamespaces(fixtureDir); err != nil {
 		return err
 	}
 	ctx := context.Background()

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"go.uber.org/zap/zapcore"
@@ -24,7 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/test/chartrender"
 	"github.com/nvidia/aicr-operator/test/env"
@@ -74,7 +72,7 @@ func setup(cp *env.Env) error {
 	if k8s, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
 		return err
 	}
-	if components, err = fixtureNamespaces(); err != nil {
+	if components, err = jobexec.FixtureNamespaces(fixtureDir); err != nil {
 		return err
 	}
 	ctx := context.Background()
@@ -128,22 +126,4 @@ func as(user string, groups ...string) client.Client {
 // operatorConfig is the operator's ServiceAccount as the API server sees it.
 func operatorConfig() *rest.Config {
 	return controlPlane.Impersonate(operatorUser, "system:serviceaccounts", "system:serviceaccounts:"+operatorNS)
-}
-
-// fixtureNamespaces are the namespaces the fixture's releases deploy into.
-func fixtureNamespaces() ([]string, error) {
-	b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", fixtureDir))
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range b.Releases {
-		if !seen[r.Namespace] {
-			seen[r.Namespace] = true
-			out = append(out, r.Namespace)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }

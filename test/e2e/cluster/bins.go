@@ -28,15 +28,11 @@ var binaries = []string{
 func BinDir() (string, error) {
 	dir := os.Getenv("AICR_E2E_CACHE")
 	if dir == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("locate cache directory: %w", err)
-			}
-			base = filepath.Join(home, ".cache")
+		base, err := env.CacheDir()
+		if err != nil {
+			return "", err
 		}
-		dir = filepath.Join(base, "aicr-operator", "e2e-k8s-"+env.K8sVersion+"-argocd-"+ArgoCDVersion)
+		dir = filepath.Join(base, "e2e-k8s-"+env.K8sVersion+"-argocd-"+ArgoCDVersion)
 	}
 	for _, b := range binaries {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -137,12 +136,8 @@ func (cl *Cluster) startKubernetes() error {
 
 // kubeconfig writes a kubeconfig for user with groups into the work directory.
 func (cl *Cluster) kubeconfig(user string, groups ...string) (string, error) {
-	raw, err := cl.Env.KubeConfig(user, groups...)
-	if err != nil {
-		return "", err
-	}
 	path := filepath.Join(cl.workdir, strings.ReplaceAll(user, ":", "-")+".kubeconfig")
-	return path, os.WriteFile(path, raw, 0o600)
+	return path, cl.Env.WriteKubeConfig(path, user, groups...)
 }
 
 // start runs one of the cache's binaries as a process of the environment.
