@@ -142,14 +142,39 @@ func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environ
 		return r.nextStep(fmt.Sprintf("%s (%s) ready", s.Release, s.Operation))
 	}
 	if !r.status.StepStartedAt.IsZero() && now.Sub(r.status.StepStartedAt) > timeout {
-		return r.end(PhaseFailed, fmt.Sprintf("step %d/%d %s (%s) not ready within %s",
-			r.status.Step+1, len(r.spec.Steps), s.Release.ID, s.Operation, timeout))
+		return r.end(PhaseFailed, fmt.Sprintf("step %d/%d %s (%s) not ready within %s: %s",
+			r.status.Step+1, len(r.spec.Steps), s.Release.ID, s.Operation, timeout, lastSeen(s, st, exists)))
 	}
 	if r.status.StepStartedAt.IsZero() {
 		r.status.StepStartedAt = now // restored rollout: the action timeout starts now
 	}
 	r.status.Message = StepMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s)
 	return Outcome{Status: r.status, RequeueAfter: pollInterval}
+}
+
+// lastSeen says what the engine last reported of a step that did not settle, so a timed-out
+// step names its cause: a release whose workloads fail (a crash loop the engine reports as
+// Degraded), a sync that never finished, or an engine object still being deleted.
+func lastSeen(s Step, st ports.ReleaseStatus, exists bool) string {
+	health := st.Health
+	if health == "" {
+		health = ports.HealthUnknown
+	}
+	var seen string
+	switch {
+	case s.Operation == OpRemove:
+		seen = "the engine object is still being deleted"
+	case !exists:
+		seen = "the engine object is missing"
+	case !st.Synced():
+		seen = "not synced to the step's revision, health " + string(health)
+	default:
+		seen = "synced, health " + string(health)
+	}
+	if st.Message != "" && exists {
+		seen += " (" + st.Message + ")"
+	}
+	return "the engine last reported " + seen
 }
 
 // failedSinceStep reports whether the engine's failed operation belongs to the

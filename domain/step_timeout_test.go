@@ -9,6 +9,7 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // TestAdvance_StepTimeoutPerComponent: a step's deadline is its component's timeout when one
@@ -59,6 +60,46 @@ func TestAdvance_StepTimeoutPerComponent(t *testing.T) {
 				require.NotNil(t, out.Stall)
 				assert.Contains(t, out.Stall.Message, tt.wantMsg)
 			}
+		})
+	}
+}
+
+// TestAdvance_TimedOutStepSaysWhatTheEngineLastReported (RO-7): a step that never settles fails
+// at its action timeout with the engine's last report, so a Degraded release (its workloads
+// fail) is told apart from a sync that never finished or an object that is gone.
+func TestAdvance_TimedOutStepSaysWhatTheEngineLastReported(t *testing.T) {
+	t.Parallel()
+	cm := ref("cert-manager")
+	tests := []struct {
+		name    string
+		status  func(plan string) ports.ReleaseStatus
+		wantMsg string
+	}{
+		{name: "synced but degraded, with the engine's detail", status: func(plan string) ports.ReleaseStatus {
+			st := written(cm, plan, true)
+			st.Health, st.Message = ports.HealthDegraded, "Deployment cert-manager/cert-manager exceeded its progress deadline"
+			return st
+		}, wantMsg: "not ready within 15m0s: the engine last reported synced, health Degraded " +
+			"(Deployment cert-manager/cert-manager exceeded its progress deadline)"},
+		{name: "a sync that never finished", status: func(plan string) ports.ReleaseStatus { return written(cm, plan, false) },
+			wantMsg: "not ready within 15m0s: the engine last reported not synced to the step's revision, health Progressing"},
+		{name: "no health reported", status: func(plan string) ports.ReleaseStatus {
+			st := written(cm, plan, true)
+			st.Health = ""
+			return st
+		}, wantMsg: "the engine last reported synced, health Unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			s := spec(t)
+			r.clock.Now().Return(t0.Add(domain.DefaultActionTimeout + time.Second))
+			r.engine.Status(gomock.Any(), cm).Return(tt.status(s.ToPlanDigest), nil)
+			out := advance(t, p, rollout(t, s, inFlight(0, t0)), env(t))
+			assert.Equal(t, domain.PhaseFailed, out.Phase())
+			require.NotNil(t, out.Stall)
+			assert.Contains(t, out.Stall.Message, tt.wantMsg)
 		})
 	}
 }

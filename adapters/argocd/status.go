@@ -71,7 +71,9 @@ func observe(app *argov1.Application) ports.ReleaseStatus {
 	}
 	if op := app.Status.OperationState; op != nil {
 		st.LastSyncAt = op.StartedAt.Time
-		if st.Operation == ports.OperationFailed || st.Message == "" {
+		// A failed or running operation explains the state; a succeeded one ("successfully
+		// synced") says nothing about a release that is not healthy.
+		if st.Operation == ports.OperationFailed || (st.Message == "" && st.Operation != ports.OperationSucceeded) {
 			st.Message = op.Message
 		}
 	}

@@ -84,6 +84,21 @@ func TestObserveReportsSuspensionAndDetail(t *testing.T) {
 	assert.True(t, observe(app).Suspended, "no automated sync at all is suspended")
 }
 
+// TestObserveDetailOfTheOperation: Argo CD v3 keeps no resource health in the Application
+// (controller.resource.health.persist is off by default), so the detail of a Degraded release
+// comes from its conditions or its operation: a failed or running operation's message
+// explains it, a succeeded one's ("successfully synced") does not and is left out.
+func TestObserveDetailOfTheOperation(t *testing.T) {
+	t.Parallel()
+	for phase, want := range map[string]string{
+		"Failed": "one or more objects failed to apply", "Running": "one or more objects failed to apply", "Succeeded": "",
+	} {
+		app := observedApp("Synced", "Degraded", phase, false)
+		app.Status.OperationState.Message = "one or more objects failed to apply"
+		assert.Equal(t, want, observe(app).Message, phase)
+	}
+}
+
 func observedApp(sync argov1.SyncStatusCode, health, phase string, requested bool) *argov1.Application {
 	source := argov1.ApplicationSource{RepoURL: "registry.test/aicr/charts", Chart: "gpu-operator", TargetRevision: "sha256:old"}
 	dest := argov1.ApplicationDestination{Server: InClusterServer, Namespace: "gpu-operator"}

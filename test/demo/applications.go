@@ -139,39 +139,65 @@ func (st stepTime) done() time.Time {
 	return st.write
 }
 
-// printStepTimes prints, per Application in plan order, the time from the operator's last
-// write of it to Argo CD reporting it Synced and Healthy (the later of its sync operation's
-// finish and its health's transition), and the operator's own share: from the step before
-// reported healthy to this write. The API server stamps these times in whole seconds.
-func printStepTimes(ctx context.Context, c client.Client, namespace string) error {
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "ApplicationList"})
-	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		return fmt.Errorf("list Applications: %w", err)
-	}
-	steps := make([]stepTime, 0, len(list.Items))
-	for _, app := range list.Items {
-		var spec struct {
-			Position int `json:"position"`
+// stepTimes reads, per Application in plan order, when the operator last wrote it and when Argo
+// CD reported it synced and healthy (the later of its sync operation's finish and its health's
+// transition). The API server stamps these times in whole seconds.
+func stepTimes(apps []unstructured.Unstructured) ([]stepTime, error) {
+	steps := make([]stepTime, 0, len(apps))
+	for _, app := range apps {
+		position, err := planPosition(app)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal([]byte(app.GetAnnotations()[argocd.AnnotationReleaseSpec]), &spec); err != nil {
-			return fmt.Errorf("release spec of Application %s: %w", app.GetName(), err)
-		}
-		st := stepTime{position: spec.Position, name: app.GetName()}
+		st := stepTime{position: position, name: app.GetName(), healthy: healthySince(app)}
 		for _, mf := range app.GetManagedFields() {
 			if mf.Manager == operatorManager && mf.Subresource == "" && mf.Time != nil && mf.Time.After(st.write) {
 				st.write = mf.Time.Time
 			}
 		}
-		for _, path := range [][]string{{"status", "operationState", "finishedAt"}, {"status", "health", "lastTransitionTime"}} {
-			raw, _, _ := unstructured.NestedString(app.Object, path...)
-			if at, err := time.Parse(time.RFC3339, raw); err == nil && at.After(st.healthy) {
-				st.healthy = at
-			}
-		}
 		steps = append(steps, st)
 	}
 	slices.SortFunc(steps, func(a, b stepTime) int { return a.position - b.position })
+	return steps, nil
+}
+
+// planPosition is the position of an operator's Application in its plan.
+func planPosition(app unstructured.Unstructured) (int, error) {
+	var spec struct {
+		Position int `json:"position"`
+	}
+	if err := json.Unmarshal([]byte(app.GetAnnotations()[argocd.AnnotationReleaseSpec]), &spec); err != nil {
+		return 0, fmt.Errorf("release spec of Application %s: %w", app.GetName(), err)
+	}
+	return spec.Position, nil
+}
+
+// healthySince is when Argo CD last reported the Application synced and healthy: the later of
+// its sync operation's finish and its health's last transition.
+func healthySince(app unstructured.Unstructured) time.Time {
+	var at time.Time
+	for _, path := range [][]string{{"status", "operationState", "finishedAt"}, {"status", "health", "lastTransitionTime"}} {
+		raw, _, _ := unstructured.NestedString(app.Object, path...)
+		if t, err := time.Parse(time.RFC3339, raw); err == nil && t.After(at) {
+			at = t
+		}
+	}
+	return at
+}
+
+// printStepTimes prints, per Application in plan order, the time from the operator's last
+// write of it to Argo CD reporting it Synced and Healthy, and the operator's own share: from
+// the step before reported healthy to this write. It returns the steps.
+func printStepTimes(ctx context.Context, c client.Client, namespace, what string) ([]stepTime, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "ApplicationList"})
+	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return nil, fmt.Errorf("list Applications: %w", err)
+	}
+	steps, err := stepTimes(list.Items)
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 4, 3, ' ', 0)
 	_, _ = fmt.Fprintln(w, "STEP\tAPPLICATION\tWRITE TO SYNCED+HEALTHY (Argo CD)\tOPERATOR (step before healthy to write)")
@@ -186,9 +212,9 @@ func printStepTimes(ctx context.Context, c client.Client, namespace string) erro
 		_, _ = fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", st.position+1, st.name, argo, operator)
 	}
 	if err := w.Flush(); err != nil {
-		return err
+		return nil, err
 	}
-	console.printf("    the last rollout's steps, from the Applications' managed fields and Argo CD's status:\n")
+	console.printf("    %s, from the Applications' managed fields and Argo CD's status:\n", what)
 	indent(b.String())
-	return nil
+	return steps, nil
 }

@@ -52,25 +52,51 @@ func (d *demo) approve(ctx context.Context) error {
 	if err := d.admin.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, &cr); err != nil {
 		return err
 	}
-	plugin := filepath.Join(d.binaries, "kubectl-aicr")
-	stage("kubectl aicr describe %s", cr.Status.Rollout)
-	out, err := output(ctx, d.adminKC, plugin, "describe", cr.Status.Rollout)
-	indent(out)
-	if err != nil {
-		return err
+	rollout := cr.Status.Rollout
+	if d.argo != nil {
+		removal, err := d.watchRemoval(ctx)
+		if err != nil {
+			return err
+		}
+		defer removal.stop()
+		if err = d.failUpgradedPods(ctx); err != nil {
+			return err
+		}
+		if err = d.approveRollout(ctx, rollout); err != nil {
+			return err
+		}
+		if rollout, err = d.stallOnDegraded(ctx, rollout, removal); err != nil {
+			return err
+		}
 	}
-	stage("kubectl aicr approve %s --as %s", cr.Status.Rollout, approverUser)
-	out, err = output(ctx, d.adminKC, plugin, "approve", cr.Status.Rollout, "--as", approverUser,
-		"--expires", "1h", "--reason", "Demo maintenance window")
-	indent(out)
-	if err != nil {
+	if err := d.approveRollout(ctx, rollout); err != nil {
 		return err
 	}
 	stage("Roll out the approved transition, then validate it")
-	_, err = waitRuntime(ctx, d.admin, "the approved rollout", func(cr *aicrv1alpha1.ClusterRuntime) bool {
+	_, err := waitRuntime(ctx, d.admin, "the approved rollout", func(cr *aicrv1alpha1.ClusterRuntime) bool {
 		return conditionTrue(cr, aicrv1alpha1.ConditionReady) && cr.Status.ActivePlanDigest == cr.Status.TargetPlanDigest &&
 			d.rolloutPhase(ctx, cr.Status.Rollout) == aicrv1alpha1.PhaseSucceeded
 	})
+	if err != nil || d.argo == nil {
+		return err
+	}
+	_, err = printStepTimes(ctx, d.admin, flagValue(d.procs[0].Args(), "--engine-namespace"), "the approved rollout's steps")
+	return err
+}
+
+// approveRollout shows a rollout with kubectl aicr describe and approves it as the approver.
+func (d *demo) approveRollout(ctx context.Context, rollout string) error {
+	plugin := filepath.Join(d.binaries, "kubectl-aicr")
+	stage("kubectl aicr describe %s", rollout)
+	out, err := output(ctx, d.adminKC, plugin, "describe", rollout)
+	indent(out)
+	if err != nil {
+		return err
+	}
+	stage("kubectl aicr approve %s --as %s", rollout, approverUser)
+	out, err = output(ctx, d.adminKC, plugin, "approve", rollout, "--as", approverUser,
+		"--expires", "1h", "--reason", "Demo maintenance window")
+	indent(out)
 	return err
 }
 
@@ -91,13 +117,15 @@ func (d *demo) summary(ctx context.Context) error {
 		if err := printWorkloads(ctx, d.admin); err != nil {
 			return err
 		}
-		if err := printStepTimes(ctx, d.admin, flagValue(d.procs[0].Args(), "--engine-namespace")); err != nil {
-			return err
-		}
 		if err := d.printLiveDiff(ctx, flagValue(d.procs[0].Args(), "--engine-namespace")); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// explore says how to look at the cluster and how the demo ends.
+func (d *demo) explore(context.Context) error {
 	console.printf("\nExplore with: export KUBECONFIG=%s PATH=%s:$PATH\n", d.adminKC, d.binaries)
 	console.printf("  (kubectl get aicrrt,aicrro -o wide; kubectl aicr describe <rollout>; logs in %s)\n", d.workdir)
 	if d.keep {

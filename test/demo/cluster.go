@@ -35,19 +35,24 @@ var componentNamespaces = []string{
 }
 
 // chartValues are the demo's installation values: the demo's registry with the static
-// credential provider, the fixture namespaces, one approver and deployment validation on.
-func chartValues(registryHost string) map[string]any {
+// credential provider, the fixture namespaces, one approver and deployment validation on; with
+// the real Argo CD, the degraded release's short step timeout.
+func chartValues(registryHost string, realArgoCD bool) map[string]any {
 	components := make([]any, 0, len(componentNamespaces))
 	for _, ns := range componentNamespaces {
 		components = append(components, map[string]any{"name": ns, "podSecurity": "privileged"})
 	}
-	return map[string]any{
+	values := map[string]any{
 		"aicr":       map[string]any{"version": aicrVersion},
 		"registry":   map[string]any{"repository": "oci://" + registryHost + "/aicr", "auth": map[string]any{"provider": "static"}},
 		"namespaces": map[string]any{"components": components},
 		"approvers":  map[string]any{"users": []any{approverUser}},
 		"validation": map[string]any{"enabled": true},
 	}
+	if realArgoCD {
+		values["rollout"] = map[string]any{"componentStepTimeouts": map[string]any{degraded.Name: degradedTimeout.String()}}
+	}
+	return values
 }
 
 // installArgoCDCRDs applies Argo CD's CRDs from the repository's test data.
@@ -78,8 +83,8 @@ func installArgoCDCRDs(ctx context.Context, c client.Client) error {
 // installChart renders the chart and installs everything but the operator Deployment (the
 // demo runs the operator binary as a local process). It returns the operator's arguments
 // exactly as the rendered Deployment passes them.
-func installChart(ctx context.Context, c client.Client, registryHost string) ([]string, error) {
-	objs, err := chartrender.Render(operatorNamespace, chartValues(registryHost))
+func installChart(ctx context.Context, c client.Client, registryHost string, realArgoCD bool) ([]string, error) {
+	objs, err := chartrender.Render(operatorNamespace, chartValues(registryHost, realArgoCD))
 	if err != nil {
 		return nil, err
 	}

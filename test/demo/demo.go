@@ -9,10 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"golang.org/x/term"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
@@ -35,6 +37,12 @@ type demo struct {
 	keep bool
 	// argoCD selects Argo CD: "real", "stand-in", or "auto" (real when its binaries are cached).
 	argoCD string
+	// real is whether the walkthrough runs the real Argo CD, as argoCD decides.
+	real bool
+	// appOfApps benchmarks the initial install against an app-of-apps at the end (real Argo CD).
+	appOfApps bool
+	// initial is the initial install the operator made with the real Argo CD.
+	initial installTimes
 	// argo is the real Argo CD with the Kubernetes controllers and kwok, when it runs.
 	argo *cluster.Cluster
 	// stopFollowing ends the rollout watch before the control plane stops.
@@ -50,19 +58,32 @@ func runDemo(args []string) error {
 	pause := fs.Duration("pause", 2*time.Second, "pause between stages, for a reader to follow (0 in CI)")
 	keep := fs.Bool("keep", interactive(), "keep the control plane running at the end until Ctrl-C (default when run from a terminal)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up when the whole walkthrough takes longer")
+	appOfApps := fs.Bool("benchmark-app-of-apps", false, "with the real Argo CD, end by installing the initial plan again "+
+		"as an app-of-apps with sync waves, without the operator, and compare the wall times (replaces the operator's install)")
 	argoCD := fs.String("argocd", "auto", "Argo CD to run: real (its own controllers, `make e2e-tools` builds them), "+
 		"stand-in (test/argocdsim), or auto (real when its binaries are cached)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// The walkthrough prints what it does itself: the API server's warnings to its own
+	// requests (Argo CD's finalizer name) are not logged.
+	ctrllog.SetLogger(logr.Discard())
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	if !slices.Contains([]string{"auto", "real", "stand-in"}, *argoCD) {
 		return fail("--argocd must be real, stand-in or auto, not %q", *argoCD)
 	}
-	d := &demo{workdir: *workdir, pause: *pause, binaries: filepath.Join(*workdir, "bin"), keep: *keep, argoCD: *argoCD}
+	d := &demo{workdir: *workdir, pause: *pause, binaries: filepath.Join(*workdir, "bin"), keep: *keep, argoCD: *argoCD,
+		appOfApps: *appOfApps}
+	if *appOfApps && (*keep || *argoCD == "stand-in") {
+		return fail("--benchmark-app-of-apps needs the real Argo CD and --keep=false: it replaces the operator's install")
+	}
 	defer d.stop()
-	if err := d.walk(ctx); err != nil {
+	var err error
+	if d.real, err = d.realArgoCD(); err != nil {
+		return fail("%v", err)
+	}
+	if err = d.walk(ctx); err != nil {
 		return fail("%v (logs in %s)", err, d.workdir)
 	}
 	if d.keep {
@@ -73,7 +94,7 @@ func runDemo(args []string) error {
 
 func (d *demo) walk(ctx context.Context) error {
 	for _, s := range []func(context.Context) error{
-		d.startControlPlane, d.install, d.startProcesses, d.applyRuntime, d.initialInstall, d.editApplication, d.changeOverride, d.approve, d.selfHeal, d.summary,
+		d.startControlPlane, d.install, d.startProcesses, d.applyRuntime, d.initialInstall, d.editApplication, d.changeOverride, d.approve, d.selfHeal, d.summary, d.benchmarkAppOfApps, d.explore,
 	} {
 		if err := s(ctx); err != nil {
 			return err
@@ -131,7 +152,7 @@ func (d *demo) install(ctx context.Context) error {
 	if err := installArgoCDCRDs(ctx, d.admin); err != nil {
 		return err
 	}
-	args, err := installChart(ctx, d.admin, d.reg.host())
+	args, err := installChart(ctx, d.admin, d.reg.host(), d.real)
 	if err != nil {
 		return err
 	}
@@ -159,10 +180,7 @@ func (d *demo) install(ctx context.Context) error {
 
 func (d *demo) startProcesses(ctx context.Context) error {
 	op := d.procs[0].Args()
-	real, err := d.realArgoCD()
-	if err != nil {
-		return err
-	}
+	var err error
 	sims := [][]string{
 		{"kubelet-simulator", "--namespace", flagValue(op, "--jobs-namespace"), "--image", flagValue(op, "--aicr-image"),
 			"--aicr-version", aicrVersion, "--upstream-server", d.reg.srv.URL,
@@ -170,7 +188,7 @@ func (d *demo) startProcesses(ctx context.Context) error {
 			"--validation-service-account", flagValue(op, "--validation-service-account"),
 			"--discovery-namespace", flagValue(op, "--discovery-namespace")},
 	}
-	if real {
+	if d.real {
 		stage("Start Argo CD %s's own application controller and repo server, kube-controller-manager, kube-scheduler and kwok "+
 			"(nodes and pods without a kubelet), all built from the Go module proxy; and a kubelet simulator playing the AICR container", cluster.ArgoCDVersion)
 		if d.argo, err = cluster.Attach(ctx, d.cp, cluster.Options{
@@ -265,7 +283,15 @@ func (d *demo) initialInstall(ctx context.Context) error {
 		return err
 	}
 	progress("rolled out: active plan %s", got.Status.ActivePlanDigest)
-	return nil
+	if d.argo == nil {
+		return nil
+	}
+	namespace := flagValue(d.procs[0].Args(), "--engine-namespace")
+	if d.initial.steps, err = printStepTimes(ctx, d.admin, namespace, "the initial install's steps"); err != nil {
+		return err
+	}
+	d.initial.apps, err = d.applications(ctx)
+	return err
 }
 
 // flagValue returns the value of --name=value in args.

@@ -40,12 +40,12 @@ func TestDemoWalkthrough(t *testing.T) {
 }
 
 // walkthrough runs the demo with the given --argocd and asserts what every walkthrough shows.
-func walkthrough(t *testing.T, argoCD string, timeout time.Duration) string {
+func walkthrough(t *testing.T, argoCD string, timeout time.Duration, args ...string) string {
 	t.Helper()
 	workdir := t.TempDir()
 	var out bytes.Buffer
 	console = &lockedWriter{w: io.MultiWriter(&out, testLog{t})}
-	err := runDemo([]string{"--pause=0", "--keep=false", "--argocd=" + argoCD, "--timeout=" + timeout.String(), "--workdir", workdir})
+	err := runDemo(append([]string{"--pause=0", "--keep=false", "--argocd=" + argoCD, "--timeout=" + timeout.String(), "--workdir", workdir}, args...))
 	if err != nil {
 		logTails(t, workdir)
 	}

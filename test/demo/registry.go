@@ -181,7 +181,8 @@ func pointUpstreamAt(server string) func(map[string][]byte) {
 // standInTemplate is the workload of every stand-in chart: a ConfigMap holding the values Helm
 // computed (so a value the release removes is absent from the live object) and a Deployment
 // whose pod template changes with them; it tolerates every taint, and no container runs it
-// (kwok marks its pods Ready).
+// (kwok marks its pods Ready). A Deployment whose new pods do not become available within 15
+// seconds reports ProgressDeadlineExceeded, which Argo CD reports as Degraded.
 const standInTemplate = `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -201,6 +202,7 @@ metadata:
     aicr.nvidia.com/test-chart: stand-in
 spec:
   replicas: 1
+  progressDeadlineSeconds: 15
   selector:
     matchLabels:
       app.kubernetes.io/instance: {{ .Release.Name }}

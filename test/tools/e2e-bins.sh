@@ -63,9 +63,10 @@ build_kwok() {
   gobuild "${work}" kwok sigs.k8s.io/kwok/cmd/kwok
 }
 
-# build_stages writes kwok's own stages (from its module) into one configuration: nodes become
-# Ready and keep a heartbeat, pods start, become Ready, complete and are deleted, and a pod
-# labelled pod-container-running-failed.stage.kwok.x-k8s.io=true fails once running.
+# build_stages writes kwok's own stages (from its module) into one file: nodes become Ready and
+# keep a heartbeat, pods start, become Ready, complete and are deleted. kwok runs with
+# --enable-crds=Stage, so the suite creates them as Stage objects (with the Stage CRD, copied
+# next to them) and can add one that crash-loops the pods of a release while kwok runs.
 build_stages() {
   local dir f
   # Downloaded outside any module, so no go.sum is touched.
@@ -73,11 +74,14 @@ build_stages() {
     sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
   : >"${CACHE}/kwok-stages.yaml.tmp"
   for f in node/fast/node-initialize node/heartbeat/node-heartbeat pod/fast/pod-ready pod/fast/pod-complete \
-    pod/fast/pod-delete pod/chaos/pod-container-running-failed; do
+    pod/fast/pod-delete; do
     { echo "---"; cat "${dir}/kustomize/stage/${f}.yaml"; } >>"${CACHE}/kwok-stages.yaml.tmp"
   done
+  install -m 0644 "${dir}/kustomize/crd/bases/kwok.x-k8s.io_stages.yaml" "${CACHE}/kwok-stage-crd.yaml"
   mv "${CACHE}/kwok-stages.yaml.tmp" "${CACHE}/kwok-stages.yaml"
 }
+
+build_stage_crd() { build_stages; }
 
 build_argocd() {
   local work dir
@@ -157,6 +161,7 @@ ensure helm build_helm
 ensure argocd build_argocd
 ensure kwok build_kwok
 ensure kwok-stages.yaml build_stages
+ensure kwok-stage-crd.yaml build_stage_crd
 ensure kube-scheduler build_scheduler
 ensure kube-controller-manager build_controller_manager
 echo "${CACHE}"

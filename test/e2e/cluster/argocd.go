@@ -106,3 +106,19 @@ func (cl *Cluster) argoCDObjects(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Bins is the directory of the environment's binaries (helm among them).
+func (cl *Cluster) Bins() string { return cl.bins }
+
+// SetArgoCDSetting sets one key of argocd-cm, which Argo CD's controllers reload.
+func (cl *Cluster) SetArgoCDSetting(ctx context.Context, key, value string) error {
+	cm := &corev1.ConfigMap{}
+	if err := cl.Admin.Get(ctx, client.ObjectKey{Namespace: cl.ArgoCDNamespace, Name: "argocd-cm"}, cm); err != nil {
+		return err
+	}
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	cm.Data[key] = value
+	return cl.Admin.Update(ctx, cm)
+}

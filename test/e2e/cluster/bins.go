@@ -20,7 +20,7 @@ var ErrNoBinaries = errors.New("the end-to-end binaries are not built: run `make
 
 // binaries are the files test/tools/e2e-bins.sh leaves in the cache.
 var binaries = []string{
-	"kube-controller-manager", "kube-scheduler", "kwok", "kwok-stages.yaml", "argocd", "helm", "redis",
+	"kube-controller-manager", "kube-scheduler", "kwok", "kwok-stages.yaml", "kwok-stage-crd.yaml", "argocd", "helm", "redis",
 }
 
 // BinDir returns the directory holding the environment's binaries, as test/tools/e2e-bins.sh

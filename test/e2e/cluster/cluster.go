@@ -85,6 +85,9 @@ func Attach(ctx context.Context, cp *env.Env, opts Options) (cl *Cluster, err er
 	if cl.AdminKubeconfig, err = cl.kubeconfig("e2e-admin", "system:masters"); err != nil {
 		return cl, err
 	}
+	if err = cl.installStages(ctx); err != nil {
+		return cl, err
+	}
 	if err = cl.startKubernetes(); err != nil {
 		return cl, err
 	}
@@ -124,7 +127,7 @@ func (cl *Cluster) startKubernetes() error {
 			"--concurrent-deployment-syncs=10", "--concurrent-replicaset-syncs=10", "--concurrent-daemonset-syncs=10"}},
 		{"kube-scheduler", []string{"--kubeconfig=" + scheduler, "--leader-elect=false", "--secure-port=0"}},
 		{"kwok", []string{"--kubeconfig=" + cl.AdminKubeconfig, "--manage-all-nodes=true",
-			"--config=" + filepath.Join(cl.bins, "kwok-stages.yaml"), "--server-address=127.0.0.1:" + kwokPort,
+			"--enable-crds=Stage", "--server-address=127.0.0.1:" + kwokPort,
 			"--cidr=10.244.0.1/16", "--node-ip=127.0.0.1"}},
 	} {
 		if err := cl.start(p.name, nil, p.name, p.args...); err != nil {

@@ -6,7 +6,7 @@
 // and is stopped by Stop.
 //
 // What it does not model: no container runs (kwok marks Pods Ready from its stages, so a chart's
-// workload is healthy once scheduled and a Pod labelled
-// pod-container-running-failed.stage.kwok.x-k8s.io=true fails), no Services route traffic, and
+// workload is healthy once scheduled, and Cluster.FailPods makes the Pods a selector matches
+// crash-loop instead), no Services route traffic, and
 // Argo CD's API server, UI, ApplicationSet and notification controllers are not started.
 package cluster

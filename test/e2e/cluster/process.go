@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -17,6 +18,8 @@ type Process struct {
 	cmd  *exec.Cmd
 	log  string
 	done chan error
+	// stopped is set once Stop asked the process to end.
+	stopped atomic.Bool
 }
 
 // StartProcess runs bin with args in its own process group, with env added to this process's
@@ -54,6 +57,7 @@ func (p *Process) Log() string { return p.log }
 
 // Stop terminates the process group and waits for it, killing it after a grace period.
 func (p *Process) Stop() {
+	p.stopped.Store(true)
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
 	select {
 	case err := <-p.done:
@@ -66,6 +70,9 @@ func (p *Process) Stop() {
 
 // Exited reports an error when the process ended before Stop asked it to.
 func (p *Process) Exited() error {
+	if p.stopped.Load() {
+		return nil
+	}
 	select {
 	case err := <-p.done:
 		p.done <- err
