@@ -134,6 +134,11 @@ func detail(app *argov1.Application) string {
 			return r.Kind + " " + r.Namespace + "/" + r.Name + ": " + r.Health.Message
 		}
 	}
+	if app.Status.Health.Status == "Degraded" {
+		// Argo CD v3 keeps resource health out of the Application by default
+		// (controller.resource.health.persist is false): say where to find it.
+		return "a resource of the release is Degraded: argocd app get " + app.Namespace + "/" + app.Name + " shows which"
+	}
 	return ""
 }
 

@@ -85,18 +85,23 @@ func TestObserveReportsSuspensionAndDetail(t *testing.T) {
 }
 
 // TestObserveDetailOfTheOperation: Argo CD v3 keeps no resource health in the Application
-// (controller.resource.health.persist is off by default), so the detail of a Degraded release
-// comes from its conditions or its operation: a failed or running operation's message
-// explains it, a succeeded one's ("successfully synced") does not and is left out.
+// (controller.resource.health.persist is off by default), so the detail of a release that is
+// not healthy comes from its conditions or its operation: a failed or running operation's
+// message explains it, a succeeded one's ("successfully synced") does not and is left out; a
+// Degraded release without either says where Argo CD shows the Degraded resource.
 func TestObserveDetailOfTheOperation(t *testing.T) {
 	t.Parallel()
 	for phase, want := range map[string]string{
 		"Failed": "one or more objects failed to apply", "Running": "one or more objects failed to apply", "Succeeded": "",
 	} {
-		app := observedApp("Synced", "Degraded", phase, false)
+		app := observedApp("Synced", "Progressing", phase, false)
 		app.Status.OperationState.Message = "one or more objects failed to apply"
 		assert.Equal(t, want, observe(app).Message, phase)
 	}
+	degraded := observedApp("Synced", "Degraded", "Succeeded", false)
+	degraded.Namespace, degraded.Name = "argocd", "gpu-operator.gpu-operator"
+	assert.Equal(t, "a resource of the release is Degraded: argocd app get argocd/gpu-operator.gpu-operator shows which",
+		observe(degraded).Message)
 }
 
 func observedApp(sync argov1.SyncStatusCode, health, phase string, requested bool) *argov1.Application {

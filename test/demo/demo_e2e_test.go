@@ -43,7 +43,8 @@ func TestDemoWalkthroughRealArgoCD(t *testing.T) {
 	// the seed's message at the step timeout; the steps after it never start; a retry after the
 	// fix rolls out.
 	assert.Regexp(t, `(?m)^\s+runtime Ready=False RollingOut: rollout (rollout-\S+) stalled: rollout rollout-\S+ failed: `+
-		`step 9/15 gpu-operator \(Upgrade\) not ready within 45s: the engine last reported synced, health Degraded$`, text)
+		`step 9/15 gpu-operator \(Upgrade\) not ready within 45s: the engine last reported synced, health Degraded `+
+		`\(a resource of the release is Degraded: argocd app get argocd/gpu-operator\.gpu-operator shows which\)$`, text)
 	assert.Regexp(t, `(?m)^\s+runtime Stalled=True RolloutFailed: rollout rollout-\S+ failed: step 9/15 gpu-operator`, text)
 	assert.Regexp(t, `(?m)^\s+rollout rollout-\S+: 7 ready, 1 removed, failed: gpu-operator, not started: 6$`, text)
 	assert.Regexp(t, `(?m)^\s+retry: rollout rollout-\S+-2 awaits approval$`, text)
