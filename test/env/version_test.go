@@ -17,11 +17,11 @@ func TestAssetsDirSelectsTheRequestedRelease(t *testing.T) {
 		name, assets, requested, built string
 		want, wantErr                  string
 	}{
-		{name: "unset selects the oldest supported release", built: "k8s-1.34.4", want: "k8s-1.34.4"},
+		{name: "unset selects the oldest supported release", built: "k8s-" + K8sVersion, want: "k8s-" + K8sVersion},
 		{name: "a release selects its cache directory", requested: "1.37.2", built: "k8s-1.37.2", want: "k8s-1.37.2"},
 		{name: "a leading v is dropped", requested: "v1.37.2", built: "k8s-1.37.2", want: "k8s-1.37.2"},
 		{name: "KUBEBUILDER_ASSETS wins", assets: "elsewhere", requested: "1.37.2", want: "elsewhere"},
-		{name: "a release without binaries", requested: "1.37.2", built: "k8s-1.34.4",
+		{name: "a release without binaries", requested: "1.37.2", built: "k8s-" + K8sVersion,
 			wantErr: "K8S_VERSION=1.37.2 test/tools/envtest-bins.sh builds it"},
 		{name: "not a release", requested: "latest", wantErr: `AICR_ENVTEST_K8S="latest" is not a Kubernetes release`},
 		{name: "a minor without its patch", requested: "1.37", wantErr: `AICR_ENVTEST_K8S="1.37" is not a Kubernetes release`},
