@@ -15,13 +15,20 @@ GORELEASER_GO    := go1.27.4
 CA_BUNDLE        ?= /etc/ssl/certs/ca-certificates.crt
 CRD_DIR          := charts/aicr-operator/templates/crds
 ENVTEST_ASSETS    = $(shell test/tools/envtest-bins.sh)
+# The newest stable Kubernetes release the Go module proxy serves; `make test` runs the oldest
+# supported one (test/env.K8sVersion, 1.34), `make test-k8s-1.37` the envtest suites on this one.
+K8S_NEWEST        := 1.37.2
+ENVTEST_NEWEST_ASSETS = $(shell K8S_VERSION=$(K8S_NEWEST) test/tools/envtest-bins.sh)
+# The packages whose tests start a control plane (they depend on test/env).
+ENVTEST_PKGS      = $(shell go list -test -f '{{if .ForTest}}{{.ForTest}}{{range .Deps}} {{.}}{{end}}{{end}}' ./... | \
+	awk '/ github.com\/nvidia\/aicr-operator\/test\/env( |$$)/ {print $$1}' | sort -u)
 
 ##@ General
 
 .PHONY: help
 help: ## Display this help.
 	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} \
-		/^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2 } \
+		/^[a-zA-Z_0-9.-]+:.*?##/ { printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2 } \
 		/^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
 ##@ Development
@@ -56,6 +63,10 @@ lint: $(GOLANGCI_LINT) ## Lint, including the depguard layer rules of the hexago
 envtest: ## Build kube-apiserver and etcd from the Go module proxy into the cache (once).
 	@test/tools/envtest-bins.sh
 
+.PHONY: envtest-k8s-1.37
+envtest-k8s-1.37: ## Build kube-apiserver 1.37.2 and etcd 3.7.3 into their own cache directory (once).
+	@K8S_VERSION=$(K8S_NEWEST) test/tools/envtest-bins.sh
+
 .PHONY: e2e-tools
 e2e-tools: envtest ## Build the end-to-end cluster (controller-manager, scheduler, kwok, Argo CD, helm, redis) into the cache (once).
 	@test/tools/e2e-bins.sh >/dev/null
@@ -67,6 +78,13 @@ e2e: e2e-tools ## End-to-end suite with the real Argo CD controllers (test/e2e, 
 .PHONY: test
 test: ## Unit tests and envtest suites against the module-built kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -race -count=1 ./...
+
+.PHONY: test-k8s-1.37
+test-k8s-1.37: ## The envtest suites (the packages that start test/env) against kube-apiserver 1.37.2, without -race.
+	KUBEBUILDER_ASSETS="$(ENVTEST_NEWEST_ASSETS)" AICR_ENVTEST_K8S=$(K8S_NEWEST) \
+		go test -count=1 -v -run TestControlPlaneRunsTheRequestedRelease ./test/env/
+	KUBEBUILDER_ASSETS="$(ENVTEST_NEWEST_ASSETS)" AICR_ENVTEST_K8S=$(K8S_NEWEST) \
+		go test -count=1 $(filter-out %/test/env,$(ENVTEST_PKGS))
 
 ##@ Build
 

@@ -115,7 +115,7 @@ func (d *demo) walk(ctx context.Context) error {
 }
 
 func (d *demo) startControlPlane(context.Context) error {
-	stage("Start a local control plane: kube-apiserver %s and etcd, built from the Go module proxy", env.K8sVersion)
+	stage("Start a local control plane: kube-apiserver and etcd, built from the Go module proxy")
 	if err := os.RemoveAll(d.workdir); err != nil {
 		return err
 	}
@@ -130,6 +130,7 @@ func (d *demo) startControlPlane(context.Context) error {
 	if d.cp, err = env.Start(env.Options{}); err != nil {
 		return err
 	}
+	progress("control plane up: kube-apiserver %s (its /version)", d.cp.ServerVersion.GitVersion)
 	if d.adminKC, err = d.kubeconfig("admin", "demo-admin", "system:masters"); err != nil {
 		return err
 	}

@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apimachineryversion "k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
-
-// K8sVersion is the Kubernetes release the test binaries are built from.
-const K8sVersion = "1.34.4"
 
 // ErrNoBinaries is returned when neither KUBEBUILDER_ASSETS nor the cache holds the binaries.
 var ErrNoBinaries = errors.New("kube-apiserver and etcd not found: run `make envtest` " +
@@ -30,8 +29,10 @@ type Options struct {
 // Env is a running control plane.
 type Env struct {
 	// Config authenticates as a cluster administrator (system:masters).
-	Config      *rest.Config
-	environment *envtest.Environment
+	Config *rest.Config
+	// ServerVersion is the version the started kube-apiserver reports (its discovery /version).
+	ServerVersion *apimachineryversion.Info
+	environment   *envtest.Environment
 }
 
 // CacheDir is the directory the test tools build their binaries into, outside the repository:
@@ -48,10 +49,15 @@ func CacheDir() (string, error) {
 	return filepath.Join(base, "aicr-operator"), nil
 }
 
-// AssetsDir returns the directory holding kube-apiserver and etcd.
+// AssetsDir returns the directory holding kube-apiserver and etcd: KUBEBUILDER_ASSETS, else
+// AICR_ENVTEST_CACHE, else the cache directory of the release under test (RequestedK8sVersion).
 func AssetsDir() (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir, nil
+	}
+	release, err := RequestedK8sVersion()
+	if err != nil {
+		return "", err
 	}
 	cache := os.Getenv("AICR_ENVTEST_CACHE")
 	if cache == "" {
@@ -59,18 +65,20 @@ func AssetsDir() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		cache = filepath.Join(base, "k8s-"+K8sVersion)
+		cache = filepath.Join(base, "k8s-"+release)
 	}
 	for _, bin := range []string{"kube-apiserver", "etcd"} {
 		if _, err := os.Stat(filepath.Join(cache, bin)); err != nil {
-			return "", ErrNoBinaries
+			return "", fmt.Errorf("%w (Kubernetes %s: %s lacks %s; K8S_VERSION=%s test/tools/envtest-bins.sh builds it)",
+				ErrNoBinaries, release, cache, bin, release)
 		}
 	}
 	return cache, nil
 }
 
 // Start starts etcd and kube-apiserver (RBAC authorization, admission policies enabled)
-// and installs the given CRDs.
+// and installs the given CRDs. In a test binary it logs the started kube-apiserver's version
+// to standard error (shown by go test -v and for a failed package).
 func Start(opts Options) (*Env, error) {
 	dir, err := AssetsDir()
 	if err != nil {
@@ -89,7 +97,17 @@ func Start(opts Options) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start control plane: %w", err)
 	}
-	return &Env{Config: cfg, environment: environment}, nil
+	cp := &Env{Config: cfg, environment: environment}
+	if cp.ServerVersion, err = serverVersion(cfg); err == nil {
+		err = checkServerVersion(cp.ServerVersion, dir)
+	}
+	if err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	if testing.Testing() {
+		fmt.Fprintf(os.Stderr, "test/env: kube-apiserver %s (binaries in %s)\n", cp.ServerVersion.GitVersion, dir)
+	}
+	return cp, nil
 }
 
 // Impersonate returns a copy of the admin config that acts as user with groups, so requests

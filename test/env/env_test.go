@@ -2,6 +2,7 @@ package env_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,13 +13,19 @@ import (
 	"github.com/nvidia/aicr-operator/test/env"
 )
 
-// TestKubeConfigAuthenticatesAsTheUser starts a control plane (the one test in this package),
-// writes an administrator's kubeconfig and lists namespaces with it.
-func TestKubeConfigAuthenticatesAsTheUser(t *testing.T) {
-	cp, err := env.Start(env.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, cp.Stop()) })
+// cp is the control plane the tests of this package share.
+var cp *env.Env
 
+func TestMain(m *testing.M) {
+	os.Exit(env.Main(m, env.Options{}, func(started *env.Env) error {
+		cp = started
+		return nil
+	}))
+}
+
+// TestKubeConfigAuthenticatesAsTheUser writes an administrator's kubeconfig and lists
+// namespaces with it.
+func TestKubeConfigAuthenticatesAsTheUser(t *testing.T) {
 	raw, err := cp.KubeConfig("demo-admin", "system:masters")
 	require.NoError(t, err)
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(raw)
@@ -28,4 +35,14 @@ func TestKubeConfigAuthenticatesAsTheUser(t *testing.T) {
 	var namespaces corev1.NamespaceList
 	require.NoError(t, c.List(context.Background(), &namespaces))
 	require.NotEmpty(t, namespaces.Items)
+}
+
+// TestControlPlaneRunsTheRequestedRelease checks that the started kube-apiserver reports the
+// release under test (AICR_ENVTEST_K8S, or the oldest supported one): `make test` runs it
+// against 1.34 and `make test-k8s-1.37` against 1.37.
+func TestControlPlaneRunsTheRequestedRelease(t *testing.T) {
+	requested, err := env.RequestedK8sVersion()
+	require.NoError(t, err)
+	t.Logf("kube-apiserver %s, requested %s", cp.ServerVersion.GitVersion, requested)
+	require.Equal(t, "v"+requested, cp.ServerVersion.GitVersion)
 }

@@ -24,14 +24,16 @@ func TestClusterRuntimeRules(t *testing.T) {
 			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
 				cr.Spec.Placement.System.NodeSelector = map[string]aicrv1alpha1.LabelValue{}
 			},
-			wantErr: "spec.placement.system: Invalid value: \"object\": nodeSelector must have at least one entry",
+			wantErr:   "nodeSelector must have at least one entry",
+			wantField: "spec.placement.system",
 		},
 		{
 			name: "CR-3 empty accelerated nodeSelector is refused",
 			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
 				cr.Spec.Placement.Accelerated.NodeSelector = map[string]aicrv1alpha1.LabelValue{}
 			},
-			wantErr: "spec.placement.accelerated: Invalid value: \"object\": nodeSelector must have at least one entry",
+			wantErr:   "nodeSelector must have at least one entry",
+			wantField: "spec.placement.accelerated",
 		},
 		{
 			name:    "CR-3 equal system and accelerated selectors are refused",

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,12 +38,15 @@ func validRuntime() *aicrv1alpha1.ClusterRuntime {
 }
 
 // runtimeCase is one object the API server must accept (wantErr empty) or refuse with a
-// message containing wantErr. Cases are created with server-side dry run, so they run in
-// parallel although every ClusterRuntime is named cluster.
+// message containing wantErr, reported on wantField when set (the field a rule on an object
+// names; how the message shows the object's value differs between Kubernetes releases). Cases
+// are created with server-side dry run, so they run in parallel although every ClusterRuntime
+// is named cluster.
 type runtimeCase struct {
-	name    string
-	mutate  func(cr *aicrv1alpha1.ClusterRuntime)
-	wantErr string
+	name      string
+	mutate    func(cr *aicrv1alpha1.ClusterRuntime)
+	wantErr   string
+	wantField string
 }
 
 func runRuntimeCases(t *testing.T, cases []runtimeCase) {
@@ -54,6 +58,11 @@ func runRuntimeCases(t *testing.T, cases []runtimeCase) {
 			tc.mutate(cr)
 			err := k8s.Create(context.Background(), cr, client.DryRunAll)
 			expectAdmission(t, err, tc.wantErr)
+			if tc.wantField != "" {
+				cause, ok := apierrors.StatusCause(err, metav1.CauseTypeFieldValueInvalid)
+				require.True(t, ok, "the refusal names no invalid field: %v", err)
+				assert.Equal(t, tc.wantField, cause.Field)
+			}
 		})
 	}
 }
