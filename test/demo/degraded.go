@@ -32,11 +32,11 @@ const (
 	degradedStage = "e2e-fail-upgraded-gpu-operator"
 )
 
-// failUpgradedPods makes kwok fail every pod of the degraded release that its current
+// failUpgradedPods makes kwok crash-loop every pod of the degraded release that its current
 // ReplicaSet did not create, as a driver upgrade that crash-loops on this cluster would: the
 // running pods stay, the approved upgrade's pods fail.
 func (d *demo) failUpgradedPods(ctx context.Context) error {
-	stage("Break %s's upgrade: kwok fails every pod of the release that its running ReplicaSet did not create (a kwok Stage)", degraded.Name)
+	stage("Break %s's upgrade: kwok crash-loops every pod of the release that its running ReplicaSet did not create (a kwok Stage)", degraded.Name)
 	var pods corev1.PodList
 	if err := d.admin.List(ctx, &pods, client.InNamespace(degraded.Namespace),
 		client.MatchingLabels{"app.kubernetes.io/instance": degraded.Name}); err != nil {
@@ -51,7 +51,7 @@ func (d *demo) failUpgradedPods(ctx context.Context) error {
 	if len(running) == 0 {
 		return fmt.Errorf("no running pod of %s to keep", degraded)
 	}
-	progress("kwok fails pods of %s whose pod-template-hash is not %s", degraded, strings.Join(running, ", "))
+	progress("kwok crash-loops the pods of %s whose pod-template-hash is not %s", degraded, strings.Join(running, ", "))
 	return d.argo.FailPods(ctx, degradedStage,
 		cluster.PodSelector{Key: ".metadata.namespace", Operator: "In", Values: []string{degraded.Namespace}},
 		cluster.PodSelector{Key: `.metadata.labels["app.kubernetes.io/instance"]`, Operator: "In", Values: []string{degraded.Name}},
