@@ -22,15 +22,17 @@ func planOfAnotherRuntime(r *Rollout, env Environment) *Stall {
 
 // stepsKnown rejects steps this operator cannot execute: an unknown
 // operation, a target release missing from the target plan or a Remove of a
-// release missing from the active plan.
+// release missing from the active plan. It runs on every Advance, so each plan's
+// releases are looked up in a set built once, not searched for each step.
 func stepsKnown(r *Rollout, env Environment) *Stall {
+	target, active := releaseRefs(env.Target), releaseRefs(env.Active)
 	for i, s := range r.spec.Steps {
 		var ok bool
 		switch s.Operation {
 		case OpInstall, OpUpgrade, OpVerify, OpAdopt:
-			ok = env.Target == nil || hasRelease(env.Target, s.Release)
+			ok = env.Target == nil || target[s.Release]
 		case OpRemove:
-			ok = env.Active == nil || hasRelease(env.Active, s.Release)
+			ok = env.Active == nil || active[s.Release]
 		}
 		if !ok {
 			return stallf(StallStepUnknown, fmt.Sprintf("step %d/%d %s (%s) cannot be executed by this operator",
@@ -40,9 +42,16 @@ func stepsKnown(r *Rollout, env Environment) *Stall {
 	return nil
 }
 
-func hasRelease(p *Plan, ref ports.ReleaseRef) bool {
-	_, ok := p.Release(ref)
-	return ok
+// releaseRefs returns the refs of p's releases as a set (empty for a nil plan).
+func releaseRefs(p *Plan) map[ports.ReleaseRef]bool {
+	if p == nil {
+		return nil
+	}
+	refs := make(map[ports.ReleaseRef]bool, len(p.Releases))
+	for i := range p.Releases {
+		refs[p.Releases[i].Ref()] = true
+	}
+	return refs
 }
 
 // planWithoutRecipe refuses a target plan without a validation recipe while deployment

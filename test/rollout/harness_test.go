@@ -12,8 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -24,6 +26,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/runtime"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/memengine"
@@ -53,10 +56,11 @@ type harness struct {
 	failCreate  atomic.Bool
 	argo        *argoWorld
 
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
-	mgrCtx context.Context
+	mu          sync.Mutex
+	broadcaster record.EventBroadcaster
+	cancel      context.CancelFunc
+	done        chan struct{}
+	mgrCtx      context.Context
 	// cached is the running manager's cached client: what the controllers read.
 	cached client.Reader
 }
@@ -99,10 +103,18 @@ func cleanCluster(t testing.TB) {
 // start runs a new manager with the rollout and runtime controllers.
 func (h *harness) start() {
 	h.t.Helper()
+	// As the operator's manager (manager.New) does: its Event limits, which record every Event
+	// of a long rollout, and caches without managedFields.
+	events := manager.NewEventBroadcaster()
 	mgr, err := ctrl.NewManager(controlPlane.Config, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Controller:       config.Controller{SkipNameValidation: ptr.To(true)},
+		EventBroadcaster: events, //nolint:staticcheck // shut down by stop, after the manager.
+		Cache:            cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 	})
+	if err != nil {
+		events.Shutdown()
+	}
 	require.NoError(h.t, err)
 	c := countingClient{Client: mgr.GetClient(), writes: &h.writes, onCreate: func(context.Context, client.Object) error {
 		if h.failCreate.Load() {
@@ -128,7 +140,7 @@ func (h *harness) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	h.mu.Lock()
-	h.cancel, h.done, h.mgrCtx, h.cached = cancel, done, ctx, mgr.GetClient()
+	h.cancel, h.done, h.mgrCtx, h.cached, h.broadcaster = cancel, done, ctx, mgr.GetClient(), events
 	h.mu.Unlock()
 	go func() {
 		defer close(done)
@@ -141,12 +153,13 @@ func (h *harness) start() {
 // stop stops the running manager and waits for it.
 func (h *harness) stop() {
 	h.mu.Lock()
-	cancel, done := h.cancel, h.done
-	h.cancel, h.done = nil, nil
+	cancel, done, events := h.cancel, h.done, h.broadcaster
+	h.cancel, h.done, h.broadcaster = nil, nil, nil
 	h.mu.Unlock()
 	if cancel != nil {
 		cancel()
 		<-done
+		events.Shutdown()
 	}
 }
 

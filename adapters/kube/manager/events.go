@@ -16,9 +16,10 @@ const (
 	eventsBeforeCombine = 1024
 )
 
-// newEventBroadcaster returns the broadcaster of the manager's event recorders with the
-// limits above.
-func newEventBroadcaster() record.EventBroadcaster {
+// NewEventBroadcaster returns the broadcaster of the manager's event recorders with the
+// limits above; suites that build their own manager use it to send the operator's Events as
+// the operator does.
+func NewEventBroadcaster() record.EventBroadcaster {
 	return record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{
 		BurstSize: eventBurst,
 		QPS:       eventRefillPerSec,

@@ -127,7 +127,7 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		},
 		&batchv1.Job{}: {Namespaces: jobNamespaces, Label: managed},
 	}
-	events := newEventBroadcaster()
+	events := NewEventBroadcaster()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		EventBroadcaster:              events, //nolint:staticcheck // stopped by broadcasterShutdown with the manager.

@@ -78,10 +78,11 @@ type RuntimeRolloutStatus struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=256
 	CurrentStep int32 `json:"currentStep,omitempty"`
-	// Releases is the observed state of each step's release.
+	// Releases is the observed state of each step's release, one entry per release.
+	// Only the operator writes it, whole, with each status write: an atomic list spares the
+	// API server a managedFields entry per release to track and store on every write.
 	// +optional
-	// +listType=map
-	// +listMapKey=release
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=256
 	Releases []ReleaseStatus `json:"releases,omitempty"`
 	// StartedAt is when the first step started.

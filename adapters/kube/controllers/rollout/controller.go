@@ -43,6 +43,8 @@ type Reconciler struct {
 	admission *shared.AdmissionGuard
 	// backoff spaces the requeues of a rollout whose writes keep losing to newer ones.
 	backoff workqueue.TypedRateLimiter[ctrl.Request]
+	// own is what the reconciler wrote last of each rollout, read over a cache still behind it.
+	own *ownWrites
 }
 
 // NewReconciler returns the rollout reconciler over the cached client c, the uncached
@@ -51,7 +53,8 @@ func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *s
 	opts shared.Options) *Reconciler {
 	return &Reconciler{client: c, live: live, ports: p, plans: plans, recorder: recorder, metrics: shared.NewMetrics(), opts: opts,
 		admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies),
-		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[ctrl.Request](5*time.Millisecond, time.Second)}
+		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[ctrl.Request](5*time.Millisecond, time.Second),
+		own:       newOwnWrites()}
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=runtimerollouts,verbs=get;list;watch;patch;update
@@ -63,26 +66,37 @@ func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *s
 // Reconcile advances one RuntimeRollout in passes (maxPasses): a pass whose decisions wrote and
 // need no wait is followed at once by another on the object its write returned; a write that
 // loses to a newer resourceVersion (the cache was behind) is decided again on the rollout
-// read live, and past maxConflicts requeued with exponential backoff, never a fixed delay.
+// read live, and past maxConflicts requeued with exponential backoff, never a fixed delay. A
+// rollout the cache serves in a version older than the reconciler's own last write of it is
+// decided on that write (ownWrites). The step starts of a pass whose write failed are recorded
+// unless the rollout read live after it records them (recordLostStarts).
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ro := &aicrv1alpha1.RuntimeRollout{}
 	if err := r.client.Get(ctx, req.NamespacedName, ro); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.own.forget(req.Name)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	ro = r.own.latest(ro)
 	conflicts := 0
 	for pass := 1; ; pass++ {
 		res, again, err := r.pass(ctx, ro)
 		switch {
-		case apierrors.IsConflict(err) && conflicts < maxConflicts:
-			conflicts++
-			ro = &aicrv1alpha1.RuntimeRollout{}
-			if err = r.live.Get(ctx, req.NamespacedName, ro); err != nil {
-				return ctrl.Result{}, client.IgnoreNotFound(err)
-			}
-			continue
 		case apierrors.IsConflict(err):
-			return ctrl.Result{RequeueAfter: r.backoff.When(req)}, nil // a benign race, not an error to log
+			fresh, readErr := r.readLive(ctx, req)
+			r.recordLostStarts(fresh, err)
+			switch {
+			case readErr != nil || fresh == nil:
+				return ctrl.Result{}, readErr
+			case conflicts == maxConflicts:
+				return ctrl.Result{RequeueAfter: r.backoff.When(req)}, nil // a benign race, not an error to log
+			}
+			conflicts++
+			ro = fresh
+			continue
 		case err != nil:
+			r.recordLostStarts(nil, err)
 			return ctrl.Result{}, err
 		case again && pass < maxPasses:
 			continue
@@ -90,6 +104,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.backoff.Forget(req)
 		return res, nil
 	}
+}
+
+// readLive reads the rollout past the cache; nil when it is gone.
+func (r *Reconciler) readLive(ctx context.Context, req ctrl.Request) (*aicrv1alpha1.RuntimeRollout, error) {
+	ro := &aicrv1alpha1.RuntimeRollout{}
+	if err := r.live.Get(ctx, req.NamespacedName, ro); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.own.forget(req.Name)
+			return nil, nil
+		}
+		return nil, err
+	}
+	return ro, nil
 }
 
 // pass settles an ended rollout, or takes the rollout's next decisions and persists them. again

@@ -18,12 +18,13 @@ import (
 // after the apply (RO-9).
 func toDomainSpec(ro *aicrv1alpha1.RuntimeRollout, target, active *domain.Plan) domain.RolloutSpec {
 	steps := make([]domain.Step, 0, len(ro.Spec.Steps))
+	targetIndex, activeIndex := releaseIndex(target), releaseIndex(active)
 	for _, s := range ro.Spec.Steps {
-		plan := target
+		plan, index := target, targetIndex
 		if s.Operation == aicrv1alpha1.OperationRemove {
-			plan = active
+			plan, index = active, activeIndex
 		}
-		ref, component := releaseRef(plan, s.Release)
+		ref, component := releaseRef(plan, index, s.Release)
 		steps = append(steps, domain.Step{
 			Release: ref, Component: component, Operation: domain.Operation(s.Operation),
 			Assessment: ports.UpgradeVerdict(s.Assessment), ChangesCRDs: s.ChangesCRDs,
@@ -38,13 +39,27 @@ func toDomainSpec(ro *aicrv1alpha1.RuntimeRollout, target, active *domain.Plan) 
 	}
 }
 
-func releaseRef(plan *domain.Plan, id string) (ports.ReleaseRef, string) {
-	if plan != nil {
-		for _, r := range plan.Releases {
-			if r.ID == id {
-				return r.Ref(), r.Component
-			}
+// releaseIndex maps the IDs of plan's releases to their positions, so a rollout of n steps
+// finds its releases in O(n) on every reconcile, not O(n²).
+func releaseIndex(plan *domain.Plan) map[string]int {
+	if plan == nil {
+		return nil
+	}
+	index := make(map[string]int, len(plan.Releases))
+	for i := range plan.Releases {
+		if _, dup := index[plan.Releases[i].ID]; !dup {
+			index[plan.Releases[i].ID] = i // the first, as a search in plan order finds
 		}
+	}
+	return index
+}
+
+// releaseRef returns the ref and component of the release id of plan (index: releaseIndex of
+// plan); a release the plan lacks has only its ID.
+func releaseRef(plan *domain.Plan, index map[string]int, id string) (ports.ReleaseRef, string) {
+	if i, ok := index[id]; ok {
+		r := &plan.Releases[i]
+		return r.Ref(), r.Component
 	}
 	return ports.ReleaseRef{ID: id}, ""
 }

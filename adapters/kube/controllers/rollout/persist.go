@@ -20,7 +20,9 @@ import (
 // in this reconcile (Outcome.Ended, never a terminal phase it was merely handed), the outcome
 // label with the message saying why (and the evidence annotation of a validated success) with
 // a patch whose precondition is the resourceVersion, so they are set once (RO-6); then the
-// status, only when it changed; then the Events of the decisions.
+// status, only when it changed; then the Events of the decisions. Each write is remembered
+// (ownWrites). A failed write returns, with its error, the decisions that started a step
+// (unrecordedStarts): their engine writes were made whether or not the status says so.
 func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, out domain.Outcome,
 	decisions []app.Decision) error {
 	prevStall := meta.FindStatusCondition(ro.Status.Conditions, shared.CondStalled)
@@ -39,17 +41,21 @@ func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollou
 		if out.EvidenceDigest != "" {
 			ro.Annotations[aicrv1alpha1.AnnotationEvidence] = string(out.EvidenceDigest)
 		}
+		base := ro.ResourceVersion
 		if err := r.client.Patch(ctx, ro, patch); err != nil {
-			return fmt.Errorf("set outcome label of %s: %w", ro.Name, err)
+			return withStarts(fmt.Errorf("set outcome label of %s: %w", ro.Name, err), ro, decisions)
 		}
+		r.own.remember(base, ro)
 	}
 	now := r.ports.Clock.Now()
 	status := toStatus(ro, out.Status, out.Stall, now)
 	if !equality.Semantic.DeepEqual(ro.Status, status) {
 		ro.Status = status
+		base := ro.ResourceVersion
 		if err := r.client.Status().Update(ctx, ro); err != nil {
-			return fmt.Errorf("write status of %s: %w", ro.Name, err)
+			return withStarts(fmt.Errorf("write status of %s: %w", ro.Name, err), ro, decisions)
 		}
+		r.own.remember(base, ro)
 	}
 	r.record(ro, decisions, prevStall)
 	return nil
@@ -134,9 +140,11 @@ func (r *Reconciler) settleEnded(ctx context.Context, cached *aicrv1alpha1.Runti
 		}
 	}
 	ro.Status = status
+	base := ro.ResourceVersion
 	if err := r.client.Status().Update(ctx, ro); err != nil {
 		return fmt.Errorf("write status of %s: %w", ro.Name, err)
 	}
+	r.own.remember(base, ro)
 	if restored {
 		r.recorder.Event(ro, corev1.EventTypeNormal, string(shared.EventRolloutRestored), st.Message)
 	}
