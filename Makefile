@@ -112,6 +112,10 @@ verify-mod: ## go mod tidy leaves go.mod and go.sum unchanged, here and in each 
 verify-gen: generate manifests api-docs ## Generated files are current.
 	@test/tools/verify-clean.sh "generated files are out of date: run make generate manifests api-docs" .
 
+.PHONY: goinstall-check
+goinstall-check: ## go install kubectl-aicr@<version> as a user does, from a local module proxy of this checkout, and run it.
+	@test/tools/goinstall-check.sh
+
 .PHONY: verify-fmt
 verify-fmt: fmt ## Formatting leaves no diff.
 	@test/tools/verify-clean.sh "Go files are not formatted: run make fmt" .
