@@ -123,7 +123,7 @@ func Apply(ctx context.Context, c client.Client, namespace string, objs []*unstr
 		if isNamespaced && obj.GetNamespace() == "" {
 			obj.SetNamespace(namespace)
 		}
-		if err := c.Patch(ctx, obj, client.Apply, client.FieldOwner("helm"), client.ForceOwnership); err != nil {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("helm"), client.ForceOwnership); err != nil {
 			return fmt.Errorf("apply %s %s: %w", obj.GetKind(), obj.GetName(), err)
 		}
 	}
