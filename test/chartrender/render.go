@@ -55,6 +55,12 @@ func RenderChart(chrt *chart.Chart, name, namespace string, values map[string]an
 		keys = append(keys, k)
 	}
 	sort.Sort(releaseutil.BySplitManifestsOrder(keys))
+	return DecodeManifests(manifests, keys)
+}
+
+// DecodeManifests decodes rendered manifests (a Helm release split by file) in the order of
+// keys, skipping empty ones.
+func DecodeManifests(manifests map[string]string, keys []string) ([]*unstructured.Unstructured, error) {
 	objs := make([]*unstructured.Unstructured, 0, len(keys))
 	for _, k := range keys {
 		if strings.TrimSpace(manifests[k]) == "" {
