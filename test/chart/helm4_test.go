@@ -1,7 +1,6 @@
 package chart_test
 
 import (
-	"fmt"
 	"log/slog"
 	"sort"
 	"testing"
@@ -14,48 +13,51 @@ import (
 	helm4release "helm.sh/helm/v4/pkg/release/v1"
 	helm4util "helm.sh/helm/v4/pkg/release/v1/util"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/nvidia/aicr-operator/test/chartrender"
 )
 
-// renderHelm4 renders the chart into the release namespace with values as Helm v4's `helm
-// template` does for Kubernetes 1.34.4 (a client-side dry run) and returns its objects in
-// Helm's install order, as render does with Helm v3.
-func renderHelm4(values map[string]any) ([]*unstructured.Unstructured, error) {
+// releaseHelm4 renders the chart into the release namespace with values as Helm v4's `helm
+// template` does for Kubernetes 1.34.4 (a client-side dry run), as renderRelease does with
+// Helm v3.
+func releaseHelm4(t *testing.T, values map[string]any) *helm4release.Release {
+	t.Helper()
 	chrt, err := helm4loader.Load(chartDir())
-	if err != nil {
-		return nil, fmt.Errorf("load chart: %w", err)
-	}
+	require.NoError(t, err)
 	cfg := helm4action.NewConfiguration()
 	cfg.SetLogger(slog.DiscardHandler)
 	install := helm4action.NewInstall(cfg)
 	install.DryRunStrategy, install.Replace, install.IncludeCRDs = helm4action.DryRunClient, true, true
 	install.ReleaseName = chartrender.ReleaseName
 	install.Namespace = releaseNamespace
-	if install.KubeVersion, err = helm4common.ParseKubeVersion("v1.34.4"); err != nil {
-		return nil, fmt.Errorf("kube version: %w", err)
-	}
+	install.KubeVersion, err = helm4common.ParseKubeVersion("v1.34.4")
+	require.NoError(t, err)
 	out, err := install.Run(chrt, values)
-	if err != nil {
-		return nil, fmt.Errorf("render chart with helm v4: %w", err)
-	}
+	require.NoError(t, err)
 	rel, ok := out.(*helm4release.Release)
-	if !ok {
-		return nil, fmt.Errorf("render chart with helm v4: a release of type %T", out)
-	}
-	manifests := helm4util.SplitManifests(rel.Manifest)
+	require.True(t, ok, "a release of type %T", out)
+	return rel
+}
+
+// renderHelm4 returns the objects of releaseHelm4 in Helm's install order, as render does.
+func renderHelm4(t *testing.T, values map[string]any) []*unstructured.Unstructured {
+	t.Helper()
+	manifests := helm4util.SplitManifests(releaseHelm4(t, values).Manifest)
 	keys := make([]string, 0, len(manifests))
 	for k := range manifests {
 		keys = append(keys, k)
 	}
 	sort.Sort(helm4util.BySplitManifestsOrder(keys))
-	return chartrender.DecodeManifests(manifests, keys)
+	objs, err := chartrender.DecodeManifests(manifests, keys)
+	require.NoError(t, err)
+	return objs
 }
 
-// TestChartRendersTheSameWithHelm3AndHelm4: every object the chart renders, with the required
-// values only and with every option on, is the same with Helm v3 and with Helm v4 (what Argo
-// CD and AICR render with), in the same install order; so every chart test, which reads Helm
-// v3's render, holds for Helm v4 too.
+// TestChartRendersTheSameWithHelm3AndHelm4: every object the chart renders, its helm test
+// hooks and its NOTES, with the required values only and with every option on, are the same
+// with Helm v3 and with Helm v4 (what Argo CD and AICR render with), objects in the same
+// install order; so every chart test, which reads Helm v3's render, holds for Helm v4 too.
 func TestChartRendersTheSameWithHelm3AndHelm4(t *testing.T) {
 	t.Parallel()
 	for name, values := range map[string]map[string]any{
@@ -66,10 +68,17 @@ func TestChartRendersTheSameWithHelm3AndHelm4(t *testing.T) {
 			t.Parallel()
 			v3, err := render(values)
 			require.NoError(t, err)
-			v4, err := renderHelm4(values)
-			require.NoError(t, err)
 			require.NotEmpty(t, v3)
-			assert.Equal(t, v3, v4)
+			assert.Equal(t, v3, renderHelm4(t, values), "objects")
+			rel3, rel4 := renderRelease(t, values), releaseHelm4(t, values)
+			assert.Equal(t, rel3.Info.Notes, rel4.Info.Notes, "NOTES.txt")
+			require.Len(t, rel4.Hooks, len(rel3.Hooks), "hooks")
+			for i := range rel3.Hooks {
+				var hook3, hook4 map[string]any
+				require.NoError(t, yaml.Unmarshal([]byte(rel3.Hooks[i].Manifest), &hook3))
+				require.NoError(t, yaml.Unmarshal([]byte(rel4.Hooks[i].Manifest), &hook4))
+				assert.Equal(t, hook3, hook4, "hook %s (Helm v4 only ends it with a newline)", rel3.Hooks[i].Path)
+			}
 		})
 	}
 }
