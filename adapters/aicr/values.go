@@ -14,7 +14,7 @@ import (
 var errValuesFile = errors.New("invalid values file")
 
 // mergeValues merges the given bundle files as `helm -f a -f b` does (Helm
-// v3 values.Options.MergeValues): each file is parsed with sigs.k8s.io/yaml
+// v3 and v4 values.Options.MergeValues): each file is parsed with sigs.k8s.io/yaml
 // into a map and coalesced into the result with mergeHelmMaps, so explicit
 // nulls survive. The fidelity test compares it with Helm's own code.
 func mergeValues(fsys fs.FS, files ...string) (map[string]any, error) {
@@ -57,26 +57,36 @@ func mergeHelmMaps(a, b map[string]any) map[string]any {
 }
 
 // checkSingleMapDocument rejects a values file with more than one YAML
-// document or a top level that is not a map (FORMAT.md section 8). An empty
-// file (only a comment header and "---") is an empty map.
+// document, empty ones included, or a top level that is neither a map nor empty
+// (FORMAT.md section 8): Helm v3 skips empty and null documents, Helm v4 reads
+// only the first and refuses "--- ~", so such a file would deploy differently
+// with each. A file of only a comment header and "---" is an empty map.
 func checkSingleMapDocument(data []byte) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	docs := 0
-	for {
-		var v any
-		err := dec.Decode(&v)
+	for docs := 0; ; docs++ {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("parse yaml: %w", err)
 		}
-		if v == nil {
+		if docs > 0 {
+			return fmt.Errorf("more than one yaml document: %w", errValuesFile)
+		}
+		if len(doc.Content) == 0 {
 			continue
 		}
-		docs++
-		if docs > 1 {
-			return fmt.Errorf("more than one yaml document: %w", errValuesFile)
+		if top := doc.Content[0]; top.Tag == "!!null" {
+			if top.Value != "" {
+				return fmt.Errorf("top level is %s, not a map: %w", top.Value, errValuesFile)
+			}
+			continue
+		}
+		var v any
+		if err := doc.Decode(&v); err != nil {
+			return fmt.Errorf("parse yaml: %w", err)
 		}
 		if _, ok := v.(map[string]any); !ok {
 			return fmt.Errorf("top level is not a map: %w", errValuesFile)

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -60,13 +61,32 @@ func newClient(base *http.Client, rt http.RoundTripper, check func(*http.Request
 type httpsOnly struct{ next http.RoundTripper }
 
 // RoundTrip sends req when it is https and refuses it with
-// ports.ErrArchiveRejected otherwise.
+// ports.ErrArchiveRejected otherwise; it refuses the same way an answer whose
+// bearer token realm is not https, before the registry client follows it.
 func (t httpsOnly) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "https" {
 		return nil, fmt.Errorf("%s %s: upstream requests are https only: %w", req.Method, req.URL.Redacted(), ports.ErrArchiveRejected)
 	}
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		return resp, err
+	}
+	for _, challenge := range resp.Header.Values("WWW-Authenticate") {
+		m := bearerRealm.FindStringSubmatch(challenge)
+		if m == nil {
+			continue
+		}
+		if realm, parseErr := url.Parse(m[1]); parseErr != nil || realm.Scheme != "https" {
+			_ = resp.Body.Close()
+			return nil, fmt.Errorf("%s %s: token realm %q: upstream requests are https only: %w",
+				req.Method, req.URL.Redacted(), m[1], ports.ErrArchiveRejected)
+		}
+	}
+	return resp, nil
 }
+
+// bearerRealm matches the realm of a Bearer challenge (RFC 6750 section 3).
+var bearerRealm = regexp.MustCompile(`(?i)^\s*bearer\s.*\brealm="([^"]*)"`)
 
 // noDowngrade is the redirect policy of the runtime registry: any host, but
 // never from https to plain http.

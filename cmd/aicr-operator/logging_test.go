@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -24,6 +26,26 @@ func parseOperatorFlags(t *testing.T, args ...string) (*logFlags, app.Config, er
 	cfg.BindFlags(fs)
 	logs := bindLogFlags(fs)
 	return logs, cfg, fs.Parse(args)
+}
+
+// freshProcessEnv names the test that inFreshProcess runs in a process of its own.
+const freshProcessEnv = "AICR_OPERATOR_FRESH_PROCESS_TEST"
+
+// inFreshProcess runs the calling test alone in a new process of the test binary and reports
+// whether the caller is that process (and so should go on). klog's logger is global, and a
+// manager an earlier test stopped may still read it from a goroutine of its own
+// (controller-runtime's event recorder), so the tests that set it run where no manager ran.
+func inFreshProcess(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(freshProcessEnv) == t.Name() {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), freshProcessEnv+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "--- PASS: "+t.Name(), "the test ran in its own process")
+	return false
 }
 
 // TestLogFlags_ControllerRuntimeZapFlagsParse: the operator takes controller-runtime's zap flags
@@ -72,9 +94,12 @@ func TestLogFlags_RefusesBadValues(t *testing.T) {
 }
 
 // TestSetLogger_RoutesKlogToTheOperatorLogger: client-go's klog messages are written by the
-// operator's zap logger, in its JSON format and at its level. Not parallel: klog's logger is
-// global.
+// operator's zap logger, in its JSON format and at its level. In a process of its own: klog's
+// logger is global.
 func TestSetLogger_RoutesKlogToTheOperatorLogger(t *testing.T) {
+	if !inFreshProcess(t) {
+		return
+	}
 	t.Cleanup(klog.ClearLogger)
 	for _, tt := range []struct {
 		level     string
@@ -103,6 +128,9 @@ func TestSetLogger_RoutesKlogToTheOperatorLogger(t *testing.T) {
 // level prints (logr's V(n) is zap level -n): none above 0 at info, V(1) at debug, up to V(4)
 // at --zap-log-level=4, and the chart's --log-level=debug is debug too.
 func TestSetLogger_KlogVerbosityFollowsTheZapLevel(t *testing.T) {
+	if !inFreshProcess(t) {
+		return
+	}
 	t.Cleanup(klog.ClearLogger)
 	for _, tt := range []struct {
 		args    []string

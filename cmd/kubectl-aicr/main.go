@@ -20,7 +20,7 @@ var now = time.Now //nolint:forbidigo // the plugin's real clock
 func main() {
 	o := cli.NewOptions(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	o.Now = now
-	o.Version = version
+	o.Version = pluginVersion()
 	o.Bundles = aicr.Reader{}
 	os.Exit(cli.Run(context.Background(), o, os.Args[1:]))
 }

@@ -4,13 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/argoproj/gitops-engine/pkg/sync/common"
-	"github.com/argoproj/gitops-engine/pkg/sync/hook"
-	resourceutil "github.com/argoproj/gitops-engine/pkg/sync/resource"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v3/pkg/action"
@@ -18,7 +14,6 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/release"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/nvidia/aicr-operator/test/chartrender"
 )
@@ -42,13 +37,9 @@ func renderRelease(t *testing.T, values map[string]any) *release.Release {
 // renderHooks returns the release's hooks as objects.
 func renderHooks(t *testing.T, values map[string]any) []*unstructured.Unstructured {
 	t.Helper()
-	var out []*unstructured.Unstructured
-	for _, h := range renderRelease(t, values).Hooks {
-		o := &unstructured.Unstructured{}
-		require.NoError(t, yaml.Unmarshal([]byte(h.Manifest), &o.Object), h.Path)
-		out = append(out, o)
-	}
-	return out
+	hooks, err := chartrender.Hooks(releaseNamespace, values)
+	require.NoError(t, err)
+	return hooks
 }
 
 // everythingValues turns on every optional part of the chart: the aws provider (repo-creds
@@ -126,62 +117,6 @@ func TestRenderIsReproducible(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, a, b)
 		})
-	}
-}
-
-// TestKeptObjectsSurviveAnArgoCDUninstall: every object helm uninstall keeps also carries
-// Argo CD's Prune=false and Delete=false, read with Argo CD's own parser (gitops-engine), so an
-// Application of this chart neither prunes them when values stop rendering them nor deletes
-// them when the Application is deleted; every other object carries neither and goes.
-func TestKeptObjectsSurviveAnArgoCDUninstall(t *testing.T) {
-	t.Parallel()
-	objs, err := render(everythingValues())
-	require.NoError(t, err)
-	var kept []string
-	for _, o := range objs {
-		id := o.GetKind() + "/" + o.GetName()
-		prune := resourceutil.HasAnnotationOption(o, common.AnnotationSyncOptions, common.SyncOptionDisablePrune)
-		del := resourceutil.HasAnnotationOption(o, common.AnnotationSyncOptions, common.SyncOptionDisableDeletion)
-		if o.GetAnnotations()["helm.sh/resource-policy"] != "keep" {
-			assert.False(t, prune || del, "%s is not kept, so Argo CD removes it with the rest", id)
-			continue
-		}
-		kept = append(kept, id)
-		assert.True(t, prune, "%s: Prune=false", id)
-		assert.True(t, del, "%s: Delete=false", id)
-	}
-	sort.Strings(kept)
-	want := []string{
-		"AppProject/aicr",
-		"CustomResourceDefinition/clusterruntimes.operator.aicr.run",
-		"CustomResourceDefinition/runtimerollouts.operator.aicr.run",
-		"Namespace/aicr-discovery", "Namespace/aicr-jobs", "Namespace/aicr-validation", "Namespace/gpu-operator",
-		"Secret/aicr-registry",
-	}
-	for _, p := range []string{"aicr-operator-approval", "aicr-operator-engine-guard", "aicr-operator-job-configmaps",
-		"aicr-operator-job-workloads", "aicr-operator-plans", "aicr-operator-status"} {
-		want = append(want, "ValidatingAdmissionPolicy/"+p, "ValidatingAdmissionPolicyBinding/"+p)
-	}
-	sort.Strings(want)
-	assert.Equal(t, want, kept, "CH-3: what survives uninstall")
-}
-
-// TestArgoCDNeverRunsTheHelmTestHook: every hook of the chart is a helm test hook, which Argo CD
-// (gitops-engine) treats as a hook of no sync phase, so it neither applies nor runs it; no other
-// object is a hook, so Argo CD syncs all of them.
-func TestArgoCDNeverRunsTheHelmTestHook(t *testing.T) {
-	t.Parallel()
-	hooks := renderHooks(t, requiredValues())
-	require.NotEmpty(t, hooks)
-	for _, o := range hooks {
-		assert.Equal(t, "test", o.GetAnnotations()["helm.sh/hook"], "%s/%s", o.GetKind(), o.GetName())
-		assert.True(t, hook.IsHook(o), "%s/%s is a hook for Argo CD", o.GetKind(), o.GetName())
-		assert.Empty(t, hook.Types(o), "%s/%s has no Argo CD sync phase", o.GetKind(), o.GetName())
-	}
-	objs, err := render(everythingValues())
-	require.NoError(t, err)
-	for _, o := range objs {
-		assert.False(t, hook.IsHook(o), "%s/%s is synced by Argo CD", o.GetKind(), o.GetName())
 	}
 }
 

@@ -360,7 +360,7 @@ func TestRenderMonitoring(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			v := everythingValues()
-			setPath(v, []string{"operator", "metricsSecure"}, c.secure)
+			require.NoError(t, unstructured.SetNestedField(v, c.secure, "operator", "metricsSecure"))
 			objs, err := render(v)
 			require.NoError(t, err)
 			svc := find(objs, "Service", releaseNamespace, "aicr-operator-metrics")

@@ -1,8 +1,6 @@
 package chart_test
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/nvidia/aicr-operator/test/chartrender"
@@ -21,12 +19,7 @@ func chartDir() string {
 
 // requiredValues are the smallest values the chart renders with.
 func requiredValues() map[string]any {
-	return map[string]any{
-		"registry": map[string]any{"repository": "oci://registry.example.com/aicr"},
-		"namespaces": map[string]any{
-			"components": []any{map[string]any{"name": "gpu-operator", "podSecurity": "privileged"}},
-		},
-	}
+	return chartrender.RequiredValues()
 }
 
 // render renders the chart as `helm template` does (shared with the demo: test/chartrender).
@@ -46,26 +39,5 @@ func find(objs []*unstructured.Unstructured, kind, namespace, name string) *unst
 
 // withValues returns requiredValues with path (dot-separated) set to value.
 func withValues(sets map[string]any) map[string]any {
-	v := requiredValues()
-	for path, value := range sets {
-		setPath(v, strings.Split(path, "."), value)
-	}
-	return v
-}
-
-func setPath(m map[string]any, path []string, value any) {
-	if len(path) == 1 {
-		if value == nil {
-			delete(m, path[0])
-			return
-		}
-		m[path[0]] = value
-		return
-	}
-	next, ok := m[path[0]].(map[string]any)
-	if !ok {
-		next = map[string]any{}
-		m[path[0]] = next
-	}
-	setPath(next, path[1:], value)
+	return chartrender.WithValues(sets)
 }

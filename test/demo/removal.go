@@ -125,7 +125,7 @@ func (w *removalWatch) observe(ctx context.Context, d *demo, app *unstructured.U
 // finalizerManager is the field manager that owns the Application's finalizers.
 func finalizerManager(app *unstructured.Unstructured) string {
 	for _, mf := range app.GetManagedFields() {
-		if mf.FieldsV1 != nil && strings.Contains(string(mf.FieldsV1.Raw), `"f:finalizers"`) {
+		if mf.FieldsV1 != nil && strings.Contains(mf.FieldsV1.GetRawString(), `"f:finalizers"`) {
 			return mf.Manager
 		}
 	}

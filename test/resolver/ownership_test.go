@@ -28,7 +28,7 @@ func applyReady(t *testing.T, gen int64, reason string) {
 			"observedGeneration": gen, "lastTransitionTime": "2026-11-29T12:00:00Z",
 		}}},
 	}}
-	require.NoError(t, k8s.Status().Patch(context.Background(), u, client.Apply,
+	require.NoError(t, k8s.Status().Apply(context.Background(), client.ApplyConfigurationFromUnstructured(u),
 		client.FieldOwner("aicr-rollout"), client.ForceOwnership))
 }
 
@@ -51,7 +51,7 @@ func TestResolved_DisjointFieldManagers(t *testing.T) {
 	assert.Equal(t, "NoActivePlan", ready.Reason)
 	for _, mf := range live.ManagedFields {
 		if mf.Manager == resolver.FieldManager {
-			assert.NotContains(t, string(mf.FieldsV1.Raw), `"k:{\"type\":\"Ready\"}"`)
+			assert.NotContains(t, mf.FieldsV1.GetRawString(), `"k:{\"type\":\"Ready\"}"`)
 		}
 	}
 	applyReady(t, cr.Generation, "RollingOut")
@@ -114,7 +114,7 @@ func applyActive(t *testing.T, digest string) {
 		"metadata": map[string]any{"name": aicrv1alpha1.ClusterRuntimeName},
 		"status":   map[string]any{"activePlanDigest": digest},
 	}}
-	require.NoError(t, k8s.Status().Patch(context.Background(), u, client.Apply,
+	require.NoError(t, k8s.Status().Apply(context.Background(), client.ApplyConfigurationFromUnstructured(u),
 		client.FieldOwner("aicr-rollout"), client.ForceOwnership))
 }
 

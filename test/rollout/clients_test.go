@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -39,6 +40,11 @@ func (c countingClient) Patch(ctx context.Context, obj client.Object, patch clie
 	return c.Client.Patch(ctx, obj, patch, opts...)
 }
 
+func (c countingClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	c.writes.Add(1)
+	return c.Client.Apply(ctx, obj, opts...)
+}
+
 func (c countingClient) Status() client.SubResourceWriter {
 	return countingStatus{SubResourceWriter: c.Client.Status(), writes: c.writes}
 }
@@ -56,6 +62,11 @@ func (s countingStatus) Update(ctx context.Context, obj client.Object, opts ...c
 func (s countingStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 	s.writes.Add(1)
 	return s.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+}
+
+func (s countingStatus) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	s.writes.Add(1)
+	return s.SubResourceWriter.Apply(ctx, obj, opts...)
 }
 
 // approve sets the approval as the impersonated approver.

@@ -226,7 +226,7 @@ func (h *harness) setCandidate(digest string, resolved metav1.Condition) {
 		"apiVersion": aicrv1alpha1.GroupVersion.String(), "kind": "ClusterRuntime",
 		"metadata": map[string]any{"name": aicrv1alpha1.ClusterRuntimeName}, "status": status,
 	}}
-	require.NoError(h.t, k8s.Status().Patch(context.Background(), u, client.Apply, client.FieldOwner("aicr-resolver"), client.ForceOwnership))
+	require.NoError(h.t, k8s.Status().Apply(context.Background(), client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("aicr-resolver"), client.ForceOwnership))
 }
 
 // runtime reads the live ClusterRuntime.

@@ -100,6 +100,6 @@ func assertFieldManagers(t *testing.T, cr *aicrv1alpha1.ClusterRuntime) {
 		if mf.Manager != "aicr-rollout" || mf.FieldsV1 == nil {
 			continue
 		}
-		assert.NotContains(t, string(mf.FieldsV1.Raw), `"k:{\"type\":\"Resolved\"}"`)
+		assert.NotContains(t, mf.FieldsV1.GetRawString(), `"k:{\"type\":\"Resolved\"}"`)
 	}
 }

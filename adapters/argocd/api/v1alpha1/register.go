@@ -1,8 +1,9 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
@@ -13,12 +14,18 @@ var (
 	ApplicationSchemaGroupVersionKind = SchemeGroupVersion.WithKind("Application")
 
 	// SchemeBuilder registers Application, AppProject and their lists with a runtime.Scheme.
-	SchemeBuilder = (&scheme.Builder{GroupVersion: SchemeGroupVersion}).
-			Register(&Application{}, &ApplicationList{}, &AppProject{}, &AppProjectList{})
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds Application, AppProject and their lists to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
+
+// addKnownTypes registers Application, AppProject and their lists under SchemeGroupVersion.
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(SchemeGroupVersion, &Application{}, &ApplicationList{}, &AppProject{}, &AppProjectList{})
+	metav1.AddToGroupVersion(s, SchemeGroupVersion)
+	return nil
+}
 
 // ResourcesFinalizerName is Argo CD's cascade finalizer: while an Application being deleted
 // carries it, Argo CD deletes the Application's live resources first.

@@ -274,7 +274,3 @@ type ClusterRuntimeList struct {
 	// Items are the runtimes.
 	Items []ClusterRuntime `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ClusterRuntime{}, &ClusterRuntimeList{})
-}

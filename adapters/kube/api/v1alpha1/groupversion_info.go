@@ -1,8 +1,9 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
@@ -10,8 +11,15 @@ var (
 	GroupVersion = schema.GroupVersion{Group: "operator.aicr.run", Version: "v1alpha1"}
 
 	// SchemeBuilder registers the operator's kinds with a runtime.Scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds the operator's kinds to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
+
+// addKnownTypes registers ClusterRuntime, RuntimeRollout and their lists under GroupVersion.
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &ClusterRuntime{}, &ClusterRuntimeList{}, &RuntimeRollout{}, &RuntimeRolloutList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}

@@ -224,7 +224,3 @@ type RuntimeRolloutList struct {
 	// Items are the rollouts.
 	Items []RuntimeRollout `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&RuntimeRollout{}, &RuntimeRolloutList{})
-}

@@ -66,7 +66,7 @@ func (r *Reconciler) applyResolved(ctx context.Context, cr *aicrv1alpha1.Cluster
 		"apiVersion": aicrv1alpha1.GroupVersion.String(), "kind": "ClusterRuntime",
 		"metadata": map[string]any{"name": cr.Name}, "status": status,
 	}}
-	if err := r.Client.Status().Patch(ctx, u, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("apply Resolved condition: %w", err)
 	}
 	if !same {

@@ -43,7 +43,7 @@ func (r *Reconciler) applyStatus(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 		"apiVersion": aicrv1alpha1.GroupVersion.String(), "kind": "ClusterRuntime",
 		"metadata": map[string]any{"name": cr.Name}, "status": status,
 	}}
-	if err := r.client.Status().Patch(ctx, u, client.Apply, client.FieldOwner(shared.FieldManager), client.ForceOwnership); err != nil {
+	if err := r.client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(shared.FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("apply ClusterRuntime status: %w", err)
 	}
 	return nil

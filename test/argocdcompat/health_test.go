@@ -1,4 +1,4 @@
-package chart_test
+package argocdcompat_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/test/chartrender"
 )
 
 // runHealthLua runs a health check as Argo CD's Lua VM does (util/lua in argo-cd v3): gopher-lua
@@ -82,7 +83,7 @@ func luaValue(l *lua.LState, value any) lua.LValue {
 
 func readHealthCheck(t *testing.T, file string) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(chartDir(), "health", file))
+	raw, err := os.ReadFile(filepath.Join(chartrender.ChartDir(), "health", file))
 	require.NoError(t, err)
 	return string(raw)
 }

@@ -1,4 +1,4 @@
-package argocd_test
+package argocdcompat_test
 
 import (
 	"encoding/json"
