@@ -6,11 +6,19 @@ import "strings"
 // namespace.
 func RequiredValues() map[string]any {
 	return map[string]any{
-		"registry": map[string]any{"repository": "oci://registry.example.com/aicr"},
-		"namespaces": map[string]any{
-			"components": []any{map[string]any{"name": "gpu-operator", "podSecurity": "privileged"}},
-		},
+		"registry":   map[string]any{"repository": "oci://registry.example.com/aicr"},
+		"namespaces": map[string]any{"components": Components("gpu-operator")},
 	}
+}
+
+// Components is the chart's namespaces.components value for namespaces, each privileged (the
+// GPU stack's drivers and device plugins run privileged).
+func Components(namespaces ...string) []any {
+	out := make([]any, len(namespaces))
+	for i, ns := range namespaces {
+		out[i] = map[string]any{"name": ns, "podSecurity": "privileged"}
+	}
+	return out
 }
 
 // WithValues returns RequiredValues with each dot-separated path of sets set to its value; a

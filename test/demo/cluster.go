@@ -38,14 +38,10 @@ var componentNamespaces = []string{
 // credential provider, the fixture namespaces, one approver and deployment validation on; with
 // the real Argo CD, the degraded release's short step timeout.
 func chartValues(registryHost string, realArgoCD bool) map[string]any {
-	components := make([]any, 0, len(componentNamespaces))
-	for _, ns := range componentNamespaces {
-		components = append(components, map[string]any{"name": ns, "podSecurity": "privileged"})
-	}
 	values := map[string]any{
 		"aicr":       map[string]any{"version": aicrVersion},
 		"registry":   map[string]any{"repository": "oci://" + registryHost + "/aicr", "auth": map[string]any{"provider": "static"}},
-		"namespaces": map[string]any{"components": components},
+		"namespaces": map[string]any{"components": chartrender.Components(componentNamespaces...)},
 		"approvers":  map[string]any{"users": []any{approverUser}},
 		"validation": map[string]any{"enabled": true},
 	}

@@ -25,10 +25,9 @@ const resourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
 // step until Argo CD deleted it: when the resources finalizer appeared and who set it, when the
 // Application was deleted, and when the release's live objects went.
 type removalWatch struct {
-	app     client.ObjectKey
-	release string
-	cancel  context.CancelFunc
-	done    chan struct{}
+	app    client.ObjectKey
+	cancel context.CancelFunc
+	done   chan struct{}
 
 	mu sync.Mutex
 	// finalizerBefore: the Application carried the finalizer when the watch began (before the step).
@@ -54,19 +53,20 @@ func (d *demo) watchRemoval(ctx context.Context) (*removalWatch, error) {
 	if i < 0 {
 		return nil, fmt.Errorf("rollout %s removes no release", ro.Name)
 	}
-	w := &removalWatch{release: ro.Spec.Steps[i].Release, done: make(chan struct{}), start: time.Now()}
+	release := ro.Spec.Steps[i].Release
+	w := &removalWatch{done: make(chan struct{}), start: time.Now()}
 	apps, err := d.applications(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, app := range apps {
-		if name, _, _ := unstructured.NestedString(app.Object, "spec", "source", "helm", "releaseName"); name == w.release {
+		if name, _, _ := unstructured.NestedString(app.Object, "spec", "source", "helm", "releaseName"); name == release {
 			w.app = client.ObjectKeyFromObject(&app)
 			w.finalizerBefore = slices.Contains(app.GetFinalizers(), resourcesFinalizer)
 		}
 	}
 	if w.app.Name == "" {
-		return nil, fmt.Errorf("no Application of the removed release %s", w.release)
+		return nil, fmt.Errorf("no Application of the removed release %s", release)
 	}
 	wc, err := client.NewWithWatch(d.cp.Config, client.Options{})
 	if err != nil {

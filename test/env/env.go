@@ -9,8 +9,10 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	apimachineryversion "k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -116,6 +118,11 @@ func (e *Env) Impersonate(user string, groups ...string) *rest.Config {
 	cfg := rest.CopyConfig(e.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append([]string{"system:authenticated"}, groups...)}
 	return cfg
+}
+
+// ClientAs returns a client of scheme acting as user with groups (Impersonate).
+func (e *Env) ClientAs(scheme *runtime.Scheme, user string, groups ...string) (client.Client, error) {
+	return client.New(e.Impersonate(user, groups...), client.Options{Scheme: scheme})
 }
 
 // Stop stops the control plane.

@@ -2,7 +2,6 @@ package faults_test
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -73,9 +72,9 @@ func newWorld(t *testing.T) *world {
 	require.NoError(t, err)
 	w := &world{t: t, clock: clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), faults: newFaults(),
 		allowed: allowed, registry: registry(t)}
-	w.exec, err = jobexec.New(controlPlane.Config, scheme, jobNS, image, playAICR(f, overridden))
+	w.exec, err = jobexec.New(controlPlane.Config, scheme, jobNS, image, jobexec.TransitionBehavior(f, overridden))
 	require.NoError(t, err)
-	w.agent, err = jobexec.New(controlPlane.Config, scheme, discoveryNS, image, playAICR(f, overridden))
+	w.agent, err = jobexec.New(controlPlane.Config, scheme, discoveryNS, image, jobexec.TransitionBehavior(f, overridden))
 	require.NoError(t, err)
 	w.agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)
 	mgr, err := ctrl.NewManager(controlPlane.Config, ctrl.Options{
@@ -134,24 +133,6 @@ func (w *world) close() {
 
 // overrideValue is the gpu-operator driver version a transition's override sets.
 const overrideValue = "580.95.05"
-
-// playAICR plays AICR: the fixture's render, the overridden render when the bundle Job carries
-// a --set, and upgrade-check rating every component safe.
-func playAICR(f, overridden jobexec.Fixture) jobexec.Behavior {
-	return func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
-		kind := ports.JobKind(job.Labels[jobs.KindLabel])
-		switch {
-		case kind == ports.JobUpgradeCheck:
-			res := f.Result(kind)
-			res.Data[jobs.OutputKey] = `{"summary":{"components":1,"failing":0},"components":[` +
-				`{"component":"gpu-operator","change":"unchanged","verdict":"safe"}]}`
-			return res
-		case kind == ports.JobBundle && strings.Contains(strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "), "--set"):
-			return overridden.Behavior()(job, in)
-		}
-		return f.Behavior()(job, in)
-	}
-}
 
 // process is one running operator: the resolver and the rollout controllers with the Argo CD
 // adapter in one manager, every request through the world's transport as name.
@@ -230,15 +211,8 @@ func (p *process) stop() {
 // createRuntime creates the ClusterRuntime (EKS H100 Ubuntu, validation Disabled) and returns its UID.
 func (w *world) createRuntime() string {
 	w.t.Helper()
-	cr := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}, Spec: aicrv1alpha1.ClusterRuntimeSpec{
-		Intent: "training", Platform: "kubeflow",
-		Criteria: map[string]aicrv1alpha1.CriterionValue{"service": "eks", "accelerator": "h100", "os": "ubuntu"},
-		Placement: aicrv1alpha1.Placement{
-			System:      aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{poolLabel: "system"}},
-			Accelerated: aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{poolLabel: "gpu"}},
-		},
-		Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationDisabled},
-	}}
+	cr := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName},
+		Spec: jobexec.FixtureRuntimeSpec()}
 	require.NoError(w.t, k8s.Create(context.Background(), cr))
 	return string(cr.UID)
 }

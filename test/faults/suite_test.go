@@ -41,7 +41,6 @@ const (
 	image       = "registry.example.com/nvidia/aicr@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	version     = "1.1.0"
 	fixtureDir  = "v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow/bundle-helm"
-	poolLabel   = "aicr.test/pool"
 )
 
 var (
@@ -87,11 +86,8 @@ func setup(cp *env.Env) error {
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "aicr-jobs"},
 			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "aicr-jobs", Namespace: jobNS}},
 		},
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "sys-1", Labels: map[string]string{poolLabel: "system"}}},
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Labels: map[string]string{
-			poolLabel: "gpu", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}}},
 	}
-	objs = append(objs, jobexec.AgentGrants(discoveryNS, jobs.AgentServiceAccount)...)
+	objs = append(append(objs, jobexec.FixtureNodes()...), jobexec.AgentGrants(discoveryNS, jobs.AgentServiceAccount)...)
 	ctx := context.Background()
 	for _, o := range objs {
 		if err = k8s.Create(ctx, o); err != nil {

@@ -78,7 +78,7 @@ func (h *harness) approve(name string, expires time.Time) {
 // patchApproval merge-patches spec.approval as the impersonated approver.
 func (h *harness) patchApproval(name string, approval map[string]any) {
 	h.t.Helper()
-	c, err := client.New(controlPlane.Impersonate(approver), client.Options{Scheme: scheme})
+	c, err := controlPlane.ClientAs(scheme, approver)
 	require.NoError(h.t, err)
 	ro := &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	raw, err := jsonMarshal(map[string]any{"spec": map[string]any{"approval": approval}})

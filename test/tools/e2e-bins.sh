@@ -17,41 +17,9 @@ CACHE="${AICR_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aicr-operator/e2e-k8s-$
 mkdir -p "${CACHE}"
 
 log() { echo "e2e-bins: $*" >&2; }
+# shellcheck source=test/tools/build-lib.sh
+. "$(dirname "$0")/build-lib.sh"
 
-# gobuild WORK OUT PKG [LDFLAGS]: tidies the throwaway module in WORK and builds PKG into OUT.
-gobuild() {
-  local work=$1 out=$2 pkg=$3 ldflags=${4:-}
-  (cd "${work}" && GOFLAGS=-mod=mod go mod tidy >/dev/null &&
-    GOFLAGS=-mod=mod go build -trimpath -o "${CACHE}/${out}.tmp" -ldflags "${ldflags}" "${pkg}")
-  mv "${CACHE}/${out}.tmp" "${CACHE}/${out}"
-  rm -rf "${work}"
-}
-
-k8s_module() {
-  local work=$1 cmd=$2 staging
-  staging="api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider
-    cluster-bootstrap code-generator component-base component-helpers controller-manager cri-api
-    cri-client csi-translation-lib dynamic-resource-allocation endpointslice externaljwt kms
-    kube-aggregator kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics
-    mount-utils pod-security-admission sample-apiserver sample-cli-plugin sample-controller"
-  {
-    printf 'module e2e/%s\n\ngo 1.24\n\nrequire k8s.io/kubernetes v%s\n\nreplace (\n' "${cmd}" "${K8S_VERSION}"
-    for m in ${staging}; do printf '\tk8s.io/%s => k8s.io/%s v0.%s\n' "$m" "$m" "${K8S_VERSION#1.}"; done
-    printf ')\n'
-  } >"${work}/go.mod"
-  printf 'package tools\n\nimport _ "k8s.io/kubernetes/cmd/%s"\n' "${cmd}" >"${work}/tools.go"
-}
-
-build_k8s() {
-  local cmd=$1 work minor
-  work=$(mktemp -d)
-  k8s_module "${work}" "${cmd}"
-  minor="${K8S_VERSION#1.}"
-  minor="${minor%%.*}"
-  gobuild "${work}" "${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "\
--X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} \
--X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor}"
-}
 build_controller_manager() { build_k8s kube-controller-manager; }
 build_scheduler() { build_k8s kube-scheduler; }
 
@@ -141,19 +109,6 @@ func main() {
 }
 GO
   gobuild "${work}" redis e2e/redis
-}
-
-ensure() {
-  local name=$1 builder=$2
-  exec {lock}>"${CACHE}/.${name}.lock"
-  flock "${lock}"
-  if [ ! -e "${CACHE}/${name}" ]; then
-    log "building ${name} into ${CACHE} (first run only)"
-    local start=${SECONDS}
-    "${builder}"
-    log "built ${name} in $((SECONDS - start))s"
-  fi
-  flock -u "${lock}"
 }
 
 ensure redis build_redis

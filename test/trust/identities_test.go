@@ -38,7 +38,7 @@ const (
 
 // as returns a client acting as user with groups, through RBAC and admission.
 func as(user string, groups ...string) client.Client {
-	c, err := client.New(controlPlane.Impersonate(user, groups...), client.Options{Scheme: scheme})
+	c, err := controlPlane.ClientAs(scheme, user, groups...)
 	if err != nil {
 		panic(err)
 	}

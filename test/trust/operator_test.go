@@ -25,7 +25,6 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 	"github.com/nvidia/aicr-operator/test/memengine"
 )
@@ -97,23 +96,15 @@ func start() (*world, error) {
 	return w, w.reachBaseline(context.Background())
 }
 
-// playAICR plays AICR: the fixture's render, the overridden render when the bundle Job carries a
-// --set, upgrade-check rating every component safe, and Jobs named heldPrefix* held running.
+// playAICR plays AICR's Jobs of the transition (jobexec.TransitionBehavior) and holds the Jobs
+// named heldPrefix* running.
 func playAICR(f, overridden jobexec.Fixture) jobexec.Behavior {
+	transition := jobexec.TransitionBehavior(f, overridden)
 	return func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
-		kind := ports.JobKind(job.Labels[jobs.KindLabel])
-		switch {
-		case strings.HasPrefix(job.Name, heldPrefix):
+		if strings.HasPrefix(job.Name, heldPrefix) {
 			return jobexec.Result{Hold: true}
-		case kind == ports.JobUpgradeCheck:
-			res := f.Result(kind)
-			res.Data[jobs.OutputKey] = `{"summary":{"components":1,"failing":0},"components":[` +
-				`{"component":"gpu-operator","change":"unchanged","verdict":"safe"}]}`
-			return res
-		case kind == ports.JobBundle && strings.Contains(strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "), "--set"):
-			return overridden.Behavior()(job, in)
 		}
-		return f.Behavior()(job, in)
+		return transition(job, in)
 	}
 }
 
@@ -174,7 +165,7 @@ func runOperator(w *world) error {
 // reachBaseline creates the runtime, waits for the initial install to succeed, sets the
 // override and waits for the rollout that needs an approver.
 func (w *world) reachBaseline(ctx context.Context) error {
-	cr := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}, Spec: runtimeSpec()}
+	cr := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}, Spec: jobexec.FixtureRuntimeSpec()}
 	if err := as(editorUser).Create(ctx, cr); err != nil {
 		return fmt.Errorf("create the runtime: %w", err)
 	}
@@ -200,19 +191,6 @@ func (w *world) reachBaseline(ctx context.Context) error {
 	}
 	w.target, w.awaiting = awaiting.Spec.ToPlanDigest, awaiting.Name
 	return nil
-}
-
-// runtimeSpec is the runtime the baseline resolves: EKS H100 Ubuntu, validation Disabled.
-func runtimeSpec() aicrv1alpha1.ClusterRuntimeSpec {
-	return aicrv1alpha1.ClusterRuntimeSpec{
-		Intent: "training", Platform: "kubeflow",
-		Criteria: map[string]aicrv1alpha1.CriterionValue{"service": "eks", "accelerator": "h100", "os": "ubuntu"},
-		Placement: aicrv1alpha1.Placement{
-			System:      aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{poolLabel: "system"}},
-			Accelerated: aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{poolLabel: "gpu"}},
-		},
-		Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationDisabled},
-	}
 }
 
 // setOverride sets gpu-operator's driver.version override as the runtime editor.

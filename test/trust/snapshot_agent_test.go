@@ -128,7 +128,7 @@ func runSnapshotStage(t *testing.T, name string, done func(app.StageRun) bool) a
 	runner, err := snapshotAgent(operator(), operator())
 	require.NoError(t, err)
 	stage := app.Stage{Kind: ports.JobSnapshot, Name: name, Args: []string{"--log-json", "snapshot", "-o", runner.OutputRef(name)},
-		Placement: &ports.JobPlacement{NodeSelector: map[string]string{poolLabel: "gpu"}}}
+		Placement: &ports.JobPlacement{NodeSelector: map[string]string{jobexec.PoolLabel: "gpu"}}}
 	t.Cleanup(func() { deleteStageJob(t, runner, discoveryNS, name) })
 	return pollStage(t, runner, stage, done)
 }

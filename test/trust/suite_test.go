@@ -95,7 +95,7 @@ func setup(cp *env.Env) error {
 	if err = chartrender.Install(ctx, k8s, operatorNS, rendered, "Deployment"); err != nil {
 		return err
 	}
-	for _, o := range append(attackerGrants(), nodes()...) {
+	for _, o := range append(attackerGrants(), jobexec.FixtureNodes()...) {
 		if err = k8s.Create(ctx, o); err != nil {
 			return fmt.Errorf("create %s %s: %w", o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), err)
 		}
@@ -105,10 +105,6 @@ func setup(cp *env.Env) error {
 
 // chartValues install the chart with validation on, an approver and the fixture's namespaces.
 func chartValues() map[string]any {
-	comps := make([]any, len(components))
-	for i, ns := range components {
-		comps[i] = map[string]any{"name": ns, "podSecurity": "privileged"}
-	}
 	return map[string]any{
 		"aicr": map[string]any{
 			"version":        aicrVersion,
@@ -116,19 +112,8 @@ func chartValues() map[string]any {
 			"validatorImage": map[string]any{"repository": validatorRep, "digest": validatorDig},
 		},
 		"registry":   map[string]any{"repository": "oci://registry.example.com/aicr"},
-		"namespaces": map[string]any{"components": comps},
+		"namespaces": map[string]any{"components": chartrender.Components(components...)},
 		"approvers":  map[string]any{"users": []any{approverUser}},
 		"validation": map[string]any{"enabled": true},
 	}
 }
-
-// nodes are one system and one H100 node, so discovery finds both groups.
-func nodes() []client.Object {
-	return []client.Object{
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "sys-1", Labels: map[string]string{poolLabel: "system"}}},
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Labels: map[string]string{
-			poolLabel: "gpu", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}}},
-	}
-}
-
-const poolLabel = "aicr.test/pool"

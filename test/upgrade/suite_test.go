@@ -40,7 +40,6 @@ const (
 	fixtureDir   = "v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow/bundle-helm"
 	operatorUser = "system:serviceaccount:" + operatorNS + ":aicr-operator"
 	approverUser = "approver-alice"
-	poolLabel    = "aicr.test/pool"
 )
 
 var (
@@ -79,11 +78,8 @@ func setup(cp *env.Env) error {
 	objs := []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNS}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "argocd"}},
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "sys-1", Labels: map[string]string{poolLabel: "system"}}},
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Labels: map[string]string{
-			poolLabel: "gpu", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}}},
 	}
-	for _, o := range objs {
+	for _, o := range append(objs, jobexec.FixtureNodes()...) {
 		if err = k8s.Create(ctx, o); err != nil {
 			return fmt.Errorf("create %s: %w", o.GetName(), err)
 		}
@@ -94,10 +90,6 @@ func setup(cp *env.Env) error {
 // installChart installs (or upgrades to) the chart of release rel: server-side apply of
 // everything but the operator Deployment, which runs in this process.
 func installChart(ctx context.Context, rel release) error {
-	comps := make([]any, len(components))
-	for i, ns := range components {
-		comps[i] = map[string]any{"name": ns, "podSecurity": "privileged"}
-	}
 	rendered, err := chartrender.Render(operatorNS, map[string]any{
 		"aicr": map[string]any{
 			"version":        rel.version,
@@ -105,7 +97,7 @@ func installChart(ctx context.Context, rel release) error {
 			"validatorImage": map[string]any{"repository": validator, "digest": rel.digest},
 		},
 		"registry":   map[string]any{"repository": "oci://registry.example.com/aicr"},
-		"namespaces": map[string]any{"components": comps},
+		"namespaces": map[string]any{"components": chartrender.Components(components...)},
 		"approvers":  map[string]any{"users": []any{approverUser}},
 	})
 	if err != nil {
@@ -116,7 +108,7 @@ func installChart(ctx context.Context, rel release) error {
 
 // as returns a client acting as user with groups, through RBAC and admission.
 func as(user string, groups ...string) client.Client {
-	c, err := client.New(controlPlane.Impersonate(user, groups...), client.Options{Scheme: scheme})
+	c, err := controlPlane.ClientAs(scheme, user, groups...)
 	if err != nil {
 		panic(err)
 	}

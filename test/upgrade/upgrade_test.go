@@ -77,7 +77,7 @@ func TestUpgrade_AICR11To12(t *testing.T) {
 
 	require.NoError(t, installChart(ctx, aicr11))
 	op11 := startOperator(t, aicr11, engine)
-	cr := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}, Spec: runtimeSpec()}
+	cr := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName}, Spec: jobexec.FixtureRuntimeSpec()}
 	require.NoError(t, k8s.Create(ctx, cr))
 	installed := waitRollout(t, func(ro *aicrv1alpha1.RuntimeRollout) bool {
 		return ro.Spec.FromPlanDigest == "" && ro.Labels[aicrv1alpha1.LabelOutcome] == string(aicrv1alpha1.PhaseSucceeded)
@@ -233,10 +233,7 @@ func (op *operatorRun) record(fixture jobexec.Fixture) jobexec.Behavior {
 			}
 			op.mu.Unlock()
 		case ports.JobUpgradeCheck:
-			res := fixture.Result(ports.JobUpgradeCheck)
-			res.Data[jobs.OutputKey] = `{"summary":{"components":1,"failing":0},"components":[` +
-				`{"component":"gpu-operator","change":"unchanged","verdict":"safe"}]}`
-			return res
+			return fixture.SafeUpgradeCheck()
 		case ports.JobSnapshot, ports.JobBundle, ports.JobValidate:
 		}
 		return fixture.Behavior()(job, in)
@@ -258,19 +255,6 @@ func (op *operatorRun) recipeArgList() [][]string {
 	op.mu.Lock()
 	defer op.mu.Unlock()
 	return slices.Clone(op.recipeArgs)
-}
-
-// runtimeSpec is the runtime: EKS H100 Ubuntu training on kubeflow, validation Disabled.
-func runtimeSpec() aicrv1alpha1.ClusterRuntimeSpec {
-	return aicrv1alpha1.ClusterRuntimeSpec{
-		Intent: "training", Platform: "kubeflow",
-		Criteria: map[string]aicrv1alpha1.CriterionValue{"service": "eks", "accelerator": "h100", "os": "ubuntu"},
-		Placement: aicrv1alpha1.Placement{
-			System:      aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{poolLabel: "system"}},
-			Accelerated: aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{poolLabel: "gpu"}},
-		},
-		Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationDisabled},
-	}
 }
 
 // waitImageAdmitted waits until the admission policies, updated by the chart upgrade, admit

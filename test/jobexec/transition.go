@@ -1,0 +1,35 @@
+package jobexec
+
+import (
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// SafeUpgradeCheck is f's upgrade-check result rating the one component a gpu-operator override
+// changes safe.
+func (f Fixture) SafeUpgradeCheck() Result {
+	res := f.Result(ports.JobUpgradeCheck)
+	res.Data[jobs.OutputKey] = `{"summary":{"components":1,"failing":0},"components":[` +
+		`{"component":"gpu-operator","change":"unchanged","verdict":"safe"}]}`
+	return res
+}
+
+// TransitionBehavior plays a transition made by a gpu-operator override: f's render, the
+// overridden render for a bundle Job given a --set, and an upgrade check rating it safe.
+func TransitionBehavior(f, overridden Fixture) Behavior {
+	return func(job *batchv1.Job, in *corev1.ConfigMap) Result {
+		kind := ports.JobKind(job.Labels[jobs.KindLabel])
+		switch {
+		case kind == ports.JobUpgradeCheck:
+			return f.SafeUpgradeCheck()
+		case kind == ports.JobBundle && strings.Contains(strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "), "--set"):
+			return overridden.Behavior()(job, in)
+		}
+		return f.Behavior()(job, in)
+	}
+}
