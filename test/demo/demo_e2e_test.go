@@ -37,7 +37,8 @@ func TestDemoWalkthroughRealArgoCD(t *testing.T) {
 	// The Remove step: Argo CD deletes the release's resources because the operator set the
 	// resources finalizer in that step, and only then (no other Application carries it).
 	assert.Regexp(t, `(?m)^\s+Remove argocd/kube-system\.aws-ebs-csi-driver: resources finalizer before the step: false; `+
-		`set by aicr-operator at \S+ with 2 live objects of the release, Application deleted at \S+; Argo CD removed it at \S+ with 0 left$`, text)
+		`set by aicr-operator at \S+ with 2 live objects of the release, Application deleted at \S+; `+
+		`Argo CD deleted the objects from \S+ and removed the Application at \S+ with 0 left$`, text)
 	assert.Regexp(t, `(?m)^\s+Applications carrying the resources finalizer outside a Remove step: none$`, text)
 	// A Degraded release (kwok crash-loops gpu-operator's upgraded pods) stalls the rollout with
 	// the seed's message at the step timeout; the steps after it never start; a retry after the

@@ -10,6 +10,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,13 +23,17 @@ import (
 // resources; without it Argo CD leaves them in the cluster.
 const resourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
 
-// removalWatch observes the Application of a release a rollout removes, from before its Remove
-// step until Argo CD deleted it: when the resources finalizer appeared and who set it, when the
-// Application was deleted, and when the release's live objects went.
+// removalWatch observes the Application of a release a rollout removes, and the release's live
+// objects, from before its Remove step until Argo CD deleted the Application: when the resources
+// finalizer appeared and who set it, when the Application was deleted, and when each of the
+// release's objects was marked for deletion. The watches only record when they see an event, so
+// one stream never waits on another's reads.
 type removalWatch struct {
 	app    client.ObjectKey
 	cancel context.CancelFunc
-	done   chan struct{}
+	// done closes when the Application's watch ends; watches counts every watch goroutine.
+	done    chan struct{}
+	watches sync.WaitGroup
 
 	mu sync.Mutex
 	// finalizerBefore: the Application carried the finalizer when the watch began (before the step).
@@ -35,8 +41,11 @@ type removalWatch struct {
 	// finalizerBy is the field manager that set the finalizer.
 	finalizerBy                         string
 	start, finalizerAt, deletedAt, gone time.Time
-	objectsAtFinalizer, objectsAtGone   int
-	err                                 error
+	// objects holds the release's objects live when the watch began, each with when the watch
+	// saw it marked for deletion or deleted (zero while it is live).
+	objects       map[string]time.Time
+	objectsAtGone int
+	err           error
 }
 
 // watchRemoval starts watching the release the current rollout removes.
@@ -54,7 +63,7 @@ func (d *demo) watchRemoval(ctx context.Context) (*removalWatch, error) {
 		return nil, fmt.Errorf("rollout %s removes no release", ro.Name)
 	}
 	release := ro.Spec.Steps[i].Release
-	w := &removalWatch{done: make(chan struct{}), start: time.Now()}
+	w := &removalWatch{done: make(chan struct{}), start: time.Now(), objects: map[string]time.Time{}}
 	apps, err := d.applications(ctx)
 	if err != nil {
 		return nil, err
@@ -72,16 +81,73 @@ func (d *demo) watchRemoval(ctx context.Context) (*removalWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(applicationGVK.GroupVersion().WithKind("ApplicationList"))
 	var watchCtx context.Context
 	watchCtx, w.cancel = context.WithCancel(ctx)
-	events, err := wc.Watch(watchCtx, list, client.InNamespace(w.app.Namespace), client.MatchingFields{"metadata.name": w.app.Name})
-	if err != nil {
-		w.cancel()
-		return nil, fmt.Errorf("watch Application %s: %w", w.app, err)
+	namespace, name, _ := strings.Cut(w.app.Name, ".")
+	inRelease := []client.ListOption{client.InNamespace(namespace), client.MatchingLabels{"app.kubernetes.io/instance": name}}
+	for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &corev1.ConfigMapList{}} {
+		if err := w.watchObjects(watchCtx, wc, list, inRelease...); err != nil {
+			w.stop()
+			return nil, err
+		}
 	}
-	go func() {
+	if err := w.watchApplication(watchCtx, d, wc); err != nil {
+		w.stop()
+		return nil, err
+	}
+	return w, nil
+}
+
+// watchObjects lists the release's objects of one kind and watches them from that list on,
+// recording when each is marked for deletion or deleted.
+func (w *removalWatch) watchObjects(ctx context.Context, wc client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+	if err := wc.List(ctx, list, opts...); err != nil {
+		return fmt.Errorf("list the removed release's objects: %w", err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	kind := fmt.Sprintf("%T", list)
+	w.mu.Lock()
+	for _, item := range items {
+		if obj, ok := item.(client.Object); ok && obj.GetDeletionTimestamp() == nil {
+			w.objects[kind+"/"+obj.GetName()] = time.Time{}
+		}
+	}
+	w.mu.Unlock()
+	fromList := &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.GetResourceVersion()}}
+	events, err := wc.Watch(ctx, list, append(opts, fromList)...)
+	if err != nil {
+		return fmt.Errorf("watch the removed release's objects: %w", err)
+	}
+	w.watches.Go(func() {
+		defer events.Stop()
+		for ev := range events.ResultChan() {
+			obj, ok := ev.Object.(client.Object)
+			if !ok || (ev.Type != watch.Deleted && obj.GetDeletionTimestamp() == nil) {
+				continue
+			}
+			now, key := time.Now(), kind+"/"+obj.GetName()
+			w.mu.Lock()
+			if at, live := w.objects[key]; live && at.IsZero() {
+				w.objects[key] = now
+			}
+			w.mu.Unlock()
+		}
+	})
+	return nil
+}
+
+// watchApplication watches the removed release's Application until it is gone.
+func (w *removalWatch) watchApplication(ctx context.Context, d *demo, wc client.WithWatch) error {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(applicationGVK.GroupVersion().WithKind("ApplicationList"))
+	events, err := wc.Watch(ctx, list, client.InNamespace(w.app.Namespace), client.MatchingFields{"metadata.name": w.app.Name})
+	if err != nil {
+		return fmt.Errorf("watch Application %s: %w", w.app, err)
+	}
+	w.watches.Go(func() {
 		defer close(w.done)
 		defer events.Stop()
 		for ev := range events.ResultChan() {
@@ -89,37 +155,61 @@ func (d *demo) watchRemoval(ctx context.Context) (*removalWatch, error) {
 			if !ok {
 				continue
 			}
-			if finished, err := w.observe(watchCtx, d, app, ev.Type == watch.Deleted); finished || err != nil {
-				w.mu.Lock()
-				w.err = err
-				w.mu.Unlock()
+			if ev.Type == watch.Deleted {
+				w.observeGone(ctx, d)
 				return
 			}
+			w.observe(app)
 		}
-	}()
-	return w, nil
+	})
+	return nil
 }
 
-// observe records one event of the Application with the number of the release's live objects
-// at that moment; it reports finished once the Application is gone.
-func (w *removalWatch) observe(ctx context.Context, d *demo, app *unstructured.Unstructured, deleted bool) (bool, error) {
-	objects, err := d.releaseObjects(ctx, w.app.Name)
-	if err != nil {
-		return false, err
-	}
+// observe records an event of the Application: the first with the resources finalizer and the
+// first marked for deletion.
+func (w *removalWatch) observe(app *unstructured.Unstructured) {
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if slices.Contains(app.GetFinalizers(), resourcesFinalizer) && w.finalizerAt.IsZero() {
-		w.finalizerAt, w.finalizerBy, w.objectsAtFinalizer = now, finalizerManager(app), objects
+		w.finalizerAt, w.finalizerBy = now, finalizerManager(app)
 	}
 	if app.GetDeletionTimestamp() != nil && w.deletedAt.IsZero() {
 		w.deletedAt = now
 	}
-	if deleted {
-		w.gone, w.objectsAtGone = now, objects
+}
+
+// observeGone records that the Application is gone, with the release's objects left in the
+// cluster then: Argo CD removes the finalizer only once it deleted them.
+func (w *removalWatch) observeGone(ctx context.Context, d *demo) {
+	now := time.Now()
+	objects, err := d.releaseObjects(ctx, w.app.Name)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gone, w.objectsAtGone, w.err = now, objects, err
+}
+
+// liveAt counts the release's objects the watch had not seen marked for deletion by t.
+func (w *removalWatch) liveAt(t time.Time) int {
+	live := 0
+	for _, at := range w.objects {
+		if at.IsZero() || at.After(t) {
+			live++
+		}
 	}
-	return deleted, nil
+	return live
+}
+
+// firstObjectDeletion is when the watch first saw one of the release's objects marked for
+// deletion (zero if none was).
+func (w *removalWatch) firstObjectDeletion() time.Time {
+	var first time.Time
+	for _, at := range w.objects {
+		if !at.IsZero() && (first.IsZero() || at.Before(first)) {
+			first = at
+		}
+	}
+	return first
 }
 
 // finalizerManager is the field manager that owns the Application's finalizers.
@@ -148,10 +238,10 @@ func (d *demo) releaseObjects(ctx context.Context, app string) (int, error) {
 	return len(deps.Items) + len(cms.Items), nil
 }
 
-// stop ends the watch.
+// stop ends the watches.
 func (w *removalWatch) stop() {
 	w.cancel()
-	<-w.done
+	w.watches.Wait()
 }
 
 // report waits until the Application is gone and prints what the watch saw, and which Applications carry the resources
@@ -168,14 +258,16 @@ func (w *removalWatch) report(ctx context.Context, d *demo) error {
 	if w.err != nil {
 		return fmt.Errorf("watching the removal of %s: %w", w.app, w.err)
 	}
-	if w.gone.IsZero() || w.finalizerAt.IsZero() || w.deletedAt.IsZero() {
-		return fmt.Errorf("the Application %s was not removed with the resources finalizer (finalizer seen: %v, deleted: %v, gone: %v)",
-			w.app, !w.finalizerAt.IsZero(), !w.deletedAt.IsZero(), !w.gone.IsZero())
+	deletion := w.firstObjectDeletion()
+	if w.gone.IsZero() || w.finalizerAt.IsZero() || w.deletedAt.IsZero() || deletion.IsZero() {
+		return fmt.Errorf("the Application %s was not removed with the resources finalizer (finalizer seen: %v, deleted: %v, "+
+			"objects deleted: %v, gone: %v)", w.app, !w.finalizerAt.IsZero(), !w.deletedAt.IsZero(), !deletion.IsZero(), !w.gone.IsZero())
 	}
-	since := func(t time.Time) string { return "+" + t.Sub(w.start).Round(100*time.Millisecond).String() }
+	since := func(t time.Time) string { return "+" + t.Sub(w.start).Round(10*time.Millisecond).String() }
 	console.printf("    Remove %s: resources finalizer before the step: %v; set by %s at %s with %d live objects of the release, "+
-		"Application deleted at %s; Argo CD removed it at %s with %d left\n",
-		w.app, w.finalizerBefore, w.finalizerBy, since(w.finalizerAt), w.objectsAtFinalizer, since(w.deletedAt), since(w.gone), w.objectsAtGone)
+		"Application deleted at %s; Argo CD deleted the objects from %s and removed the Application at %s with %d left\n",
+		w.app, w.finalizerBefore, w.finalizerBy, since(w.finalizerAt), w.liveAt(w.finalizerAt), since(w.deletedAt),
+		since(deletion), since(w.gone), w.objectsAtGone)
 	apps, err := d.applications(ctx)
 	if err != nil {
 		return err
