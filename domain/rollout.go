@@ -197,6 +197,9 @@ type Outcome struct {
 	RequeueAfter time.Duration
 	// Event describes the decision taken ("" when nothing changed).
 	Event string
+	// Mutated reports that this Advance made the step's mutation through the engine: on an
+	// engine whose reads show its writes at once, the next Advance may judge the step at once.
+	Mutated bool
 	// EvidenceDigest is the registry digest of validation evidence (Succeeded after validation).
 	EvidenceDigest ports.Digest
 	// Ended reports that this Advance decided the rollout's end: Status.Phase is an outcome

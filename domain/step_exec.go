@@ -110,7 +110,7 @@ func (r *Rollout) mutate(ctx context.Context, p Ports, env Environment, s Step, 
 	}
 	r.status.StepStartedAt = now
 	r.status.Message = StepMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s)
-	return Outcome{Status: r.status, RequeueAfter: pollInterval, Event: r.status.Message + " started"}, nil
+	return Outcome{Status: r.status, RequeueAfter: pollInterval, Event: r.status.Message + " started", Mutated: true}, nil
 }
 
 func (r *Rollout) missing(s Step) *Stall {

@@ -153,3 +153,13 @@ type DeploymentEngine interface {
 	// and ErrSuspensionRefused while a sync operation runs.
 	Suspend(ctx context.Context, ref ReleaseRef, owner ReleaseOwner, suspend bool) error
 }
+
+// ConsistentReads is implemented by a DeploymentEngine whose Status and List show its own
+// writes at once and every write made before them, with nothing in between that may lag (no
+// cache): a step it wrote can be judged in the same reconcile, and the next one started when
+// it is ready. An engine read through a cache does not implement it (or reports false): right
+// after a write its reads may not show what anybody else changed since (an Application deleted
+// by hand), so the step waits for the engine's next event.
+type ConsistentReads interface {
+	ReadsItsWrites() bool
+}

@@ -47,8 +47,8 @@ type Engine struct {
 	Removes int
 	// Suspensions counts the Suspend calls that changed an engine object's automation.
 	Suspensions int
-	// OnWrite runs after each Apply or Remove that wrote, outside Mu.
-	OnWrite func(id string)
+	// OnWrite runs after each Apply or Remove that wrote, outside Mu, with the write's context.
+	OnWrite func(ctx context.Context, id string)
 }
 
 // New returns an empty engine taking time from clock.
@@ -104,7 +104,7 @@ func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
 	hook := e.OnWrite
 	e.Mu.Unlock()
 	if hook != nil {
-		hook(spec.Ref.ID)
+		hook(ctx, spec.Ref.ID)
 	}
 	return nil
 }
@@ -220,7 +220,7 @@ func (e *Engine) Remove(ctx context.Context, ref ports.ReleaseRef, _ ports.Relea
 	hook := e.OnWrite
 	e.Mu.Unlock()
 	if hook != nil {
-		hook(ref.ID)
+		hook(ctx, ref.ID)
 	}
 	return nil
 }
@@ -263,3 +263,7 @@ func (e *Engine) WriteCount() int {
 	defer e.Mu.Unlock()
 	return e.Writes
 }
+
+// ReadsItsWrites reports that Status and List show every write at once: the engine is memory
+// guarded by Mu (ports.ConsistentReads).
+func (e *Engine) ReadsItsWrites() bool { return true }

@@ -1,6 +1,7 @@
 package rollout_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -20,13 +21,12 @@ func TestRolloutKillAndRestart(t *testing.T) {
 	_, ro := h.upgrade(uid)
 	wrote := make(chan string, 1)
 	h.engine.Mu.Lock()
-	h.engine.OnWrite = func(string) {
-		ctx := h.managerContext()
+	h.engine.OnWrite = func(ctx context.Context, _ string) {
 		select { // a write while the test stops this manager is not waited for
 		case wrote <- "":
 		case <-ctx.Done():
 		}
-		<-ctx.Done() // the reconcile that wrote never records it
+		<-ctx.Done() // the reconcile that wrote never records it: it ends with the manager
 	}
 	h.engine.Mu.Unlock()
 	before := h.engine.WriteCount()

@@ -29,9 +29,8 @@ func TestRolloutRestoredInProgress(t *testing.T) {
 	var writes atomic.Int32
 	stopped := make(chan struct{})
 	h.engine.Mu.Lock()
-	h.engine.OnWrite = func(string) {
+	h.engine.OnWrite = func(ctx context.Context, _ string) {
 		if int(writes.Add(1)) == written {
-			ctx := h.managerContext()
 			close(stopped)
 			<-ctx.Done() // the reconcile that wrote never records it
 		}

@@ -9,10 +9,12 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// unrecordedStarts is a failed write of a pass whose decisions started steps: each start made
-// its engine write, which no failed status write takes back, so its StepStarted Event is owed
-// even though the status does not record the start. Without it, the next pass finds the
-// mutation made, judges the step and records only StepSucceeded (OPS-1).
+// unrecordedStarts is a failed write of a pass whose decisions' Events are owed: each step start
+// made its engine write, which no failed status write takes back, so its StepStarted Event is
+// owed even though the status does not record the start; without it, the next pass finds the
+// mutation made, judges the step and records only StepSucceeded (OPS-1). Once the pass set the
+// outcome label, every decision of the pass is owed: the label is set once and the next pass
+// only settles the status (settleEnded), deciding none of them again.
 type unrecordedStarts struct {
 	err    error
 	ro     *aicrv1alpha1.RuntimeRollout
@@ -23,12 +25,12 @@ func (e *unrecordedStarts) Error() string { return e.err.Error() }
 
 func (e *unrecordedStarts) Unwrap() error { return e.err }
 
-// withStarts returns err carrying the step starts among decisions, or err alone when none
-// started a step.
-func withStarts(err error, ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision) error {
+// withStarts returns err carrying the decisions whose Events are owed (the step starts, or with
+// labelled every decision), or err alone when none is.
+func withStarts(err error, ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision, labelled bool) error {
 	var starts []app.Decision
 	for _, d := range decisions {
-		if reason, _ := eventReason(d.From, d.Out.Status); d.Out.Event != "" && reason == shared.EventStepStarted {
+		if reason, _ := eventReason(d.From, d.Out.Status); labelled || d.Out.Event != "" && reason == shared.EventStepStarted {
 			starts = append(starts, d)
 		}
 	}
@@ -38,9 +40,9 @@ func withStarts(err error, ro *aicrv1alpha1.RuntimeRollout, decisions []app.Deci
 	return &unrecordedStarts{err: err, ro: ro, starts: starts}
 }
 
-// recordLostStarts records the StepStarted Events a failed write carried (unrecordedStarts),
-// except those of steps the rollout read after the failure (fresh; nil: not read) records as
-// started: the write of that status recorded them, so each start is recorded once.
+// recordLostStarts records the Events a failed write owed (unrecordedStarts), except those of
+// decisions the rollout read after the failure (fresh; nil: not read) already shows: the write
+// of that status recorded them, so each is recorded once.
 func (r *Reconciler) recordLostStarts(fresh *aicrv1alpha1.RuntimeRollout, err error) {
 	var lost *unrecordedStarts
 	if !errors.As(err, &lost) {
@@ -49,18 +51,24 @@ func (r *Reconciler) recordLostStarts(fresh *aicrv1alpha1.RuntimeRollout, err er
 	ro := lost.ro
 	var live domain.RolloutStatus
 	if fresh != nil {
+		// The phase is the one the status was written with: an outcome label set by the pass that
+		// owes the Events shows no write that recorded them.
 		ro, live = fresh, toDomainStatus(fresh)
+		live.Phase = domain.Phase(fresh.Status.Phase)
 	}
 	for _, d := range lost.starts {
-		if fresh != nil && startRecorded(live, d.From.Step) {
+		if fresh != nil && shownIn(live, d.Out.Status) {
 			continue
 		}
 		r.record(ro, []app.Decision{d}, nil)
 	}
 }
 
-// startRecorded reports whether status records step as started: a later step is in flight or
-// done, or the step itself has its start.
-func startRecorded(status domain.RolloutStatus, step int) bool {
-	return status.Step > step || status.Step == step && !status.StepStartedAt.IsZero()
+// shownIn reports whether status shows a decision's outcome to: the outcome itself, or a later
+// step, or the same step already started where to had not started it.
+func shownIn(status, to domain.RolloutStatus) bool {
+	if to.Phase.Terminal() {
+		return status.Phase == to.Phase
+	}
+	return status.Step > to.Step || status.Step == to.Step && (to.StepStartedAt.IsZero() || !status.StepStartedAt.IsZero())
 }

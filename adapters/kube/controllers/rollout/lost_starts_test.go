@@ -33,6 +33,9 @@ import (
 // still recorded, once: not when the status read after the failure already records the start
 // (whoever wrote it recorded the Event), and the next pass, which finds the step made and only
 // judges it, records StepSucceeded (OPS-1; the flake of TestRolloutTransitionAndStallEventsOPS1).
+// When the engine's reads show its writes at once (ports.ConsistentReads) and step 2 ready, the
+// same pass ends the rollout and sets its outcome label before the lost write: then every Event of the pass is owed, since the next pass only
+// settles the status, except those the status read live shows.
 func TestReconcile_StepStartOfAFailedStatusWrite(t *testing.T) {
 	started := metav1.NewTime(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 	firstInFlight := aicrv1alpha1.RuntimeRolloutStatus{Phase: aicrv1alpha1.PhaseProgressing, CurrentStep: 1, Releases: []aicrv1alpha1.ReleaseStatus{
@@ -44,26 +47,35 @@ func TestReconcile_StepStartOfAFailedStatusWrite(t *testing.T) {
 		{Release: "release-b", State: aicrv1alpha1.ReleaseInFlight, StartedAt: &started},
 	}}
 	conflict := apierrors.NewConflict(schema.GroupResource{Group: aicrv1alpha1.GroupVersion.Group, Resource: "runtimerollouts"}, "rollout", nil)
+	internal := apierrors.NewInternalError(fmt.Errorf("etcd unavailable"))
+	everyEvent := []string{"StepSucceeded", "StepStarted", "StepSucceeded", "RolloutEnded"}
 	tests := []struct {
 		name string
 		// live is the status of the API server, read past the cache after the failed write.
-		live      aicrv1alpha1.RuntimeRolloutStatus
-		failure   error
+		live    aicrv1alpha1.RuntimeRolloutStatus
+		failure error
+		// ready: the engine's reads show its writes at once, and step 2 ready as soon as it is written.
+		ready     bool
 		wantErr   bool
 		wantStart int
 		want      []string
 	}{
 		{name: "the status read live does not record the start: recorded", live: firstInFlight, failure: conflict, wantStart: 1,
-			want: []string{"StepStarted", "StepSucceeded", "StepSucceeded", "RolloutEnded"}},
-		{name: "the status read live records the start: not recorded again", live: secondInFlight, failure: conflict,
-			want: []string{"StepSucceeded", "RolloutEnded"}},
+			want: []string{"StepStarted", "StepSucceeded"}},
+		{name: "the status read live records the start: not recorded again", live: secondInFlight, failure: conflict},
 		{name: "the write fails otherwise: recorded, the error returned", live: firstInFlight, wantErr: true, wantStart: 1,
-			failure: apierrors.NewInternalError(fmt.Errorf("etcd unavailable")), want: []string{"StepStarted"}},
+			failure: internal, want: []string{"StepStarted"}},
+		{name: "the pass ended the rollout, the status read live shows none of it: every Event recorded", ready: true,
+			live: firstInFlight, failure: conflict, wantStart: 1, want: everyEvent},
+		{name: "the pass ended the rollout, the status read live shows step 2 started: the Events after it", ready: true,
+			live: secondInFlight, failure: conflict, want: []string{"StepSucceeded", "RolloutEnded"}},
+		{name: "the pass ended the rollout, the write fails otherwise: every Event recorded, the error returned", ready: true,
+			live: firstInFlight, failure: internal, wantErr: true, wantStart: 1, want: everyEvent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			recorder := record.NewFakeRecorder(16)
-			r, key := lostStartReconciler(t, firstInFlight, tt.live, tt.failure, recorder)
+			r, key := lostStartReconciler(t, firstInFlight, tt.live, tt.failure, tt.ready, recorder)
 			_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
 			assert.Equal(t, tt.wantErr, err != nil, "error: %v", err)
 			close(recorder.Events)
@@ -83,8 +95,9 @@ func TestReconcile_StepStartOfAFailedStatusWrite(t *testing.T) {
 
 // lostStartReconciler returns a reconciler whose cache serves the rollout with the status
 // cached, whose live reads serve live, whose first status write fails with failure, and whose
-// engine (a gomock double) shows release-a ready and release-b missing until it is applied.
-func lostStartReconciler(t *testing.T, cached, live aicrv1alpha1.RuntimeRolloutStatus, failure error,
+// engine (a gomock double) shows release-a ready and release-b missing until it is applied, then
+// still syncing or, with readyOnceApplied, ready at once on reads that show its writes at once.
+func lostStartReconciler(t *testing.T, cached, live aicrv1alpha1.RuntimeRolloutStatus, failure error, readyOnceApplied bool,
 	recorder record.EventRecorder) (*Reconciler, client.ObjectKey) {
 	t.Helper()
 	const namespace, uid = "aicr-system", "0b7e4a51-3f9a-4c0d-8b2e-1a2b3c4d5e6f"
@@ -127,8 +140,13 @@ func lostStartReconciler(t *testing.T, cached, live aicrv1alpha1.RuntimeRolloutS
 	}
 	applied := false
 	engine.EXPECT().Status(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
-		if ref.ID == "release-b" && !applied {
+		switch {
+		case ref.ID == "release-b" && !applied:
 			return ports.ReleaseStatus{}, ports.ErrTargetNotFound
+		case ref.ID == "release-b" && !readyOnceApplied:
+			syncing := ready(ref)
+			syncing.SyncedRevision, syncing.Health, syncing.Operation = "0", ports.HealthProgressing, ports.OperationRunning
+			return syncing, nil
 		}
 		return ready(ref), nil
 	}).AnyTimes()
@@ -142,9 +160,17 @@ func lostStartReconciler(t *testing.T, cached, live aicrv1alpha1.RuntimeRolloutS
 	}).AnyTimes()
 	cache := staleReader{Client: c, status: cached}
 	plans := shared.NewPlanReader(base, namespace)
-	return NewReconciler(cache, base, domain.Ports{Engine: engine, Clock: clock}, plans, recorder, shared.Options{}),
+	return NewReconciler(cache, base, domain.Ports{Engine: consistentEngine{engine, readyOnceApplied}, Clock: clock}, plans, recorder, shared.Options{}),
 		client.ObjectKeyFromObject(ro)
 }
+
+// consistentEngine is a gomock engine that reports whether its reads show its writes at once.
+type consistentEngine struct {
+	*mocks.MockDeploymentEngine
+	consistent bool
+}
+
+func (e consistentEngine) ReadsItsWrites() bool { return e.consistent }
 
 // twoReleasePlan is a plan of two independent releases for runtimeUID.
 func twoReleasePlan(t *testing.T, runtimeUID string) *domain.Plan {

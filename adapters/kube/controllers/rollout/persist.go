@@ -21,11 +21,13 @@ import (
 // label with the message saying why (and the evidence annotation of a validated success) with
 // a patch whose precondition is the resourceVersion, so they are set once (RO-6); then the
 // status, only when it changed; then the Events of the decisions. Each write is remembered
-// (ownWrites). A failed write returns, with its error, the decisions that started a step
-// (unrecordedStarts): their engine writes were made whether or not the status says so.
+// (ownWrites). A failed write returns, with its error, the decisions whose Events are owed
+// (unrecordedStarts): those that started a step, whose engine writes were made whether or not
+// the status says so, and after the outcome label every decision of the pass.
 func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, out domain.Outcome,
 	decisions []app.Decision) error {
 	prevStall := meta.FindStatusCondition(ro.Status.Conditions, shared.CondStalled)
+	labelled := false
 	if out.Ended && ro.Labels[aicrv1alpha1.LabelOutcome] == "" {
 		patch := client.MergeFromWithOptions(ro.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		if ro.Labels == nil {
@@ -43,22 +45,45 @@ func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollou
 		}
 		base := ro.ResourceVersion
 		if err := r.client.Patch(ctx, ro, patch); err != nil {
-			return withStarts(fmt.Errorf("set outcome label of %s: %w", ro.Name, err), ro, decisions)
+			return withStarts(fmt.Errorf("set outcome label of %s: %w", ro.Name, err), ro, decisions, false)
 		}
 		r.own.remember(base, ro)
+		labelled = true
 	}
 	now := r.ports.Clock.Now()
-	status := toStatus(ro, out.Status, out.Stall, now)
+	status := toStatus(withStartsShown(ro, decisions), out.Status, out.Stall, now)
 	if !equality.Semantic.DeepEqual(ro.Status, status) {
 		ro.Status = status
 		base := ro.ResourceVersion
 		if err := r.client.Status().Update(ctx, ro); err != nil {
-			return withStarts(fmt.Errorf("write status of %s: %w", ro.Name, err), ro, decisions)
+			return withStarts(fmt.Errorf("write status of %s: %w", ro.Name, err), ro, decisions, labelled)
 		}
 		r.own.remember(base, ro)
 	}
 	r.record(ro, decisions, prevStall)
 	return nil
+}
+
+// withStartsShown is ro with the step starts among decisions folded into its status's releases
+// in order: a step that started and finished within one pass (an engine that showed it ready at
+// once) keeps its release's start time, and the rollout its start, though no status write showed
+// the step in flight.
+func withStartsShown(ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision) *aicrv1alpha1.RuntimeRollout {
+	shown := ro
+	for _, d := range decisions {
+		st := d.Out.Status
+		if !d.Out.Mutated || st.StepStartedAt.IsZero() {
+			continue
+		}
+		if shown == ro {
+			shown = &aicrv1alpha1.RuntimeRollout{ObjectMeta: ro.ObjectMeta, Spec: ro.Spec, Status: *ro.Status.DeepCopy()}
+		}
+		shown.Status.Releases = releaseStates(shown, st, shown.Status.Releases)
+		if shown.Status.StartedAt == nil {
+			shown.Status.StartedAt = &metav1.Time{Time: st.StepStartedAt}
+		}
+	}
+	return shown
 }
 
 // record emits one Event per decision (OPS-1, STYLE R24) and one per new stall, and updates
