@@ -3,7 +3,6 @@ package resolver_test
 import (
 	"context"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -143,17 +142,8 @@ func fixture(t testing.TB, version, dir string, mutate func(map[string][]byte)) 
 	t.Helper()
 	f, err := jobexec.BundleFixture(version, dir, mutate)
 	require.NoError(t, err)
-	b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", dir))
+	ns, err := jobexec.FixtureNamespaces(dir)
 	require.NoError(t, err)
-	seen := map[string]bool{}
-	var ns []string
-	for _, r := range b.Releases {
-		if !seen[r.Namespace] {
-			seen[r.Namespace] = true
-			ns = append(ns, r.Namespace)
-		}
-	}
-	sort.Strings(ns)
 	return f, ns
 }
 

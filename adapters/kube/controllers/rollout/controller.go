@@ -68,8 +68,9 @@ func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *s
 // loses to a newer resourceVersion (the cache was behind) is decided again on the rollout
 // read live, and past maxConflicts requeued with exponential backoff, never a fixed delay. A
 // rollout the cache serves in a version older than the reconciler's own last write of it is
-// decided on that write (ownWrites). The step starts of a pass whose write failed are recorded
-// unless the rollout read live after it records them (recordLostStarts).
+// decided on that write (ownWrites). The Events a pass whose write failed owes (its step starts;
+// every decision once it set the outcome label) are recorded unless the rollout read live after
+// it shows them (recordLostEvents).
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ro := &aicrv1alpha1.RuntimeRollout{}
 	if err := r.client.Get(ctx, req.NamespacedName, ro); err != nil {
@@ -85,7 +86,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		switch {
 		case apierrors.IsConflict(err):
 			fresh, readErr := r.readLive(ctx, req)
-			r.recordLostStarts(fresh, err)
+			r.recordLostEvents(fresh, err)
 			switch {
 			case readErr != nil || fresh == nil:
 				return ctrl.Result{}, readErr
@@ -96,7 +97,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			ro = fresh
 			continue
 		case err != nil:
-			r.recordLostStarts(nil, err)
+			r.recordLostEvents(nil, err)
 			return ctrl.Result{}, err
 		case again && pass < maxPasses:
 			continue

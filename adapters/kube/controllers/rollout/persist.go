@@ -22,7 +22,7 @@ import (
 // a patch whose precondition is the resourceVersion, so they are set once (RO-6); then the
 // status, only when it changed; then the Events of the decisions. Each write is remembered
 // (ownWrites). A failed write returns, with its error, the decisions whose Events are owed
-// (unrecordedStarts): those that started a step, whose engine writes were made whether or not
+// (unrecordedEvents): those that started a step, whose engine writes were made whether or not
 // the status says so, and after the outcome label every decision of the pass.
 func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, out domain.Outcome,
 	decisions []app.Decision) error {
@@ -45,7 +45,7 @@ func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollou
 		}
 		base := ro.ResourceVersion
 		if err := r.client.Patch(ctx, ro, patch); err != nil {
-			return withStarts(fmt.Errorf("set outcome label of %s: %w", ro.Name, err), ro, decisions, false)
+			return withOwedEvents(fmt.Errorf("set outcome label of %s: %w", ro.Name, err), ro, decisions, false)
 		}
 		r.own.remember(base, ro)
 		labelled = true
@@ -56,7 +56,7 @@ func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollou
 		ro.Status = status
 		base := ro.ResourceVersion
 		if err := r.client.Status().Update(ctx, ro); err != nil {
-			return withStarts(fmt.Errorf("write status of %s: %w", ro.Name, err), ro, decisions, labelled)
+			return withOwedEvents(fmt.Errorf("write status of %s: %w", ro.Name, err), ro, decisions, labelled)
 		}
 		r.own.remember(base, ro)
 	}

@@ -9,42 +9,42 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// unrecordedStarts is a failed write of a pass whose decisions' Events are owed: each step start
+// unrecordedEvents is a failed write of a pass whose decisions' Events are owed: each step start
 // made its engine write, which no failed status write takes back, so its StepStarted Event is
 // owed even though the status does not record the start; without it, the next pass finds the
 // mutation made, judges the step and records only StepSucceeded (OPS-1). Once the pass set the
 // outcome label, every decision of the pass is owed: the label is set once and the next pass
 // only settles the status (settleEnded), deciding none of them again.
-type unrecordedStarts struct {
-	err    error
-	ro     *aicrv1alpha1.RuntimeRollout
-	starts []app.Decision
+type unrecordedEvents struct {
+	err  error
+	ro   *aicrv1alpha1.RuntimeRollout
+	owed []app.Decision
 }
 
-func (e *unrecordedStarts) Error() string { return e.err.Error() }
+func (e *unrecordedEvents) Error() string { return e.err.Error() }
 
-func (e *unrecordedStarts) Unwrap() error { return e.err }
+func (e *unrecordedEvents) Unwrap() error { return e.err }
 
-// withStarts returns err carrying the decisions whose Events are owed (the step starts, or with
-// labelled every decision), or err alone when none is.
-func withStarts(err error, ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision, labelled bool) error {
-	var starts []app.Decision
+// withOwedEvents returns err carrying the decisions whose Events are owed (the step starts, or
+// with labelled every decision), or err alone when none is.
+func withOwedEvents(err error, ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision, labelled bool) error {
+	var owed []app.Decision
 	for _, d := range decisions {
 		if reason, _ := eventReason(d.From, d.Out.Status); labelled || d.Out.Event != "" && reason == shared.EventStepStarted {
-			starts = append(starts, d)
+			owed = append(owed, d)
 		}
 	}
-	if len(starts) == 0 {
+	if len(owed) == 0 {
 		return err
 	}
-	return &unrecordedStarts{err: err, ro: ro, starts: starts}
+	return &unrecordedEvents{err: err, ro: ro, owed: owed}
 }
 
-// recordLostStarts records the Events a failed write owed (unrecordedStarts), except those of
+// recordLostEvents records the Events a failed write owed (unrecordedEvents), except those of
 // decisions the rollout read after the failure (fresh; nil: not read) already shows: the write
 // of that status recorded them, so each is recorded once.
-func (r *Reconciler) recordLostStarts(fresh *aicrv1alpha1.RuntimeRollout, err error) {
-	var lost *unrecordedStarts
+func (r *Reconciler) recordLostEvents(fresh *aicrv1alpha1.RuntimeRollout, err error) {
+	var lost *unrecordedEvents
 	if !errors.As(err, &lost) {
 		return
 	}
@@ -56,7 +56,7 @@ func (r *Reconciler) recordLostStarts(fresh *aicrv1alpha1.RuntimeRollout, err er
 		ro, live = fresh, toDomainStatus(fresh)
 		live.Phase = domain.Phase(fresh.Status.Phase)
 	}
-	for _, d := range lost.starts {
+	for _, d := range lost.owed {
 		if fresh != nil && shownIn(live, d.Out.Status) {
 			continue
 		}
