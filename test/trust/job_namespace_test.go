@@ -123,6 +123,22 @@ func TestAttack_PodOfAnotherJobWritesAnOutput(t *testing.T) {
 	require.NoError(t, podOf(pod.Name).Update(ctx, mine), "a Pod writes its own Job's output")
 }
 
+// TestAttack_JobsAdminReparentsAJobPod: the operator reads a Job's image refs from the Pod the
+// Job controls. An administrator re-parents another Job's Pod, so that Pod's result would read
+// as this Job's. Only the Job controller and the garbage collector change a Pod's owner.
+func TestAttack_JobsAdminReparentsAJobPod(t *testing.T) {
+	w := baseline(t)
+	w.noEngineWrite(t)
+	ctx := context.Background()
+	w.heldJobOutput(t, "attack-replayed")
+	w.heldJobOutput(t, "attack-target")
+	pod := w.jobPod(t, "attack-replayed")
+	target := &batchv1.Job{}
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: jobsNS, Name: "attack-target"}, target))
+	pod.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(target, batchv1.SchemeGroupVersion.WithKind("Job"))}
+	refused(t, as(jobsAdminUser).Update(ctx, pod), "RES-8: only the Job controller and the garbage collector change the owner of a Pod")
+}
+
 // TestAttack_JobsAdminMintsAJobToken: a token for aicr-jobs, bound to a running AICR Pod, would
 // carry that Pod's claim. Only kubelets mint tokens for the Jobs' identities.
 func TestAttack_JobsAdminMintsAJobToken(t *testing.T) {
