@@ -78,3 +78,13 @@ func OperatorArgs(objs []*unstructured.Unstructured, namespace string) ([]string
 	}
 	return nil, fmt.Errorf("the chart rendered no operator Deployment")
 }
+
+// FlagValue returns the value of --name=value in the operator's arguments ("" when absent).
+func FlagValue(args []string, name string) string {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
+	"github.com/nvidia/aicr-operator/test/network"
 )
 
 // operatorManager is the field manager of the operator binary's writes (its user agent).
@@ -116,7 +117,7 @@ func standInDefaults(values any, path string) []string {
 			out = append(out, standInDefaults(child, strings.TrimPrefix(path+"."+k, "."))...)
 		}
 	case string:
-		if v == standInDefault {
+		if v == network.StandInDefault {
 			out = append(out, path)
 		}
 	}

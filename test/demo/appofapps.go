@@ -181,7 +181,7 @@ func (d *demo) pushAppOfApps(ctx context.Context) (string, string, error) {
 	}
 	helm := func(args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, filepath.Join(d.argo.Bins(), "helm"), args...)
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir, "SSL_CERT_FILE="+d.reg.caFile)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir, "SSL_CERT_FILE="+d.reg.CAFile)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return "", fmt.Errorf("helm %v: %w: %s", args, err, out)
@@ -191,7 +191,7 @@ func (d *demo) pushAppOfApps(ctx context.Context) (string, string, error) {
 	if _, err := helm("package", appOfAppsName); err != nil {
 		return "", "", err
 	}
-	out, err := helm("push", appOfAppsName+"-1.0.0.tgz", "oci://"+d.reg.host()+"/aicr/e2e")
+	out, err := helm("push", appOfAppsName+"-1.0.0.tgz", "oci://"+d.reg.Host()+"/aicr/e2e")
 	if err != nil {
 		return "", "", err
 	}
@@ -199,7 +199,7 @@ func (d *demo) pushAppOfApps(ctx context.Context) (string, string, error) {
 	if digest == "" {
 		return "", "", fmt.Errorf("helm push printed no digest: %s", out)
 	}
-	return "oci://" + d.reg.host() + "/aicr/e2e/" + appOfAppsName, digest, nil
+	return "oci://" + d.reg.Host() + "/aicr/e2e/" + appOfAppsName, digest, nil
 }
 
 // waitChildren waits until every child Application of the app-of-apps is synced and healthy

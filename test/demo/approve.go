@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/test/chartrender"
 )
 
 func (d *demo) changeOverride(ctx context.Context) error {
@@ -80,7 +81,7 @@ func (d *demo) approve(ctx context.Context) error {
 	if err != nil || d.argo == nil {
 		return err
 	}
-	_, err = printStepTimes(ctx, d.admin, flagValue(d.procs[0].Args(), "--engine-namespace"), "the approved rollout's steps")
+	_, err = printStepTimes(ctx, d.admin, chartrender.FlagValue(d.procs[0].Args(), "--engine-namespace"), "the approved rollout's steps")
 	return err
 }
 
@@ -107,7 +108,7 @@ func (d *demo) summary(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := printApplications(ctx, d.admin, flagValue(d.procs[0].Args(), "--engine-namespace")); err != nil {
+	if err := printApplications(ctx, d.admin, chartrender.FlagValue(d.procs[0].Args(), "--engine-namespace")); err != nil {
 		return err
 	}
 	if err := d.printEvidence(ctx); err != nil {
@@ -117,7 +118,7 @@ func (d *demo) summary(ctx context.Context) error {
 		if err := printWorkloads(ctx, d.admin); err != nil {
 			return err
 		}
-		if err := d.printLiveDiff(ctx, flagValue(d.procs[0].Args(), "--engine-namespace")); err != nil {
+		if err := d.printLiveDiff(ctx, chartrender.FlagValue(d.procs[0].Args(), "--engine-namespace")); err != nil {
 			return err
 		}
 	}
@@ -155,7 +156,7 @@ func (d *demo) stop() {
 		}
 	}
 	if d.reg != nil {
-		d.reg.close()
+		d.reg.Close()
 	}
 }
 
@@ -171,7 +172,7 @@ func (d *demo) printEvidence(ctx context.Context) error {
 	if err := d.admin.List(ctx, &list); err != nil {
 		return err
 	}
-	repo := strings.TrimPrefix(flagValue(d.procs[0].Args(), "--registry-repository"), "oci://")
+	repo := strings.TrimPrefix(chartrender.FlagValue(d.procs[0].Args(), "--registry-repository"), "oci://")
 	console.printf("    deployment-validation evidence (annotation %s):\n", aicrv1alpha1.AnnotationEvidence)
 	for _, ro := range list.Items {
 		ev := ro.Annotations[aicrv1alpha1.AnnotationEvidence]

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/test/chartrender"
 	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/nvidia/aicr-operator/test/network"
 )
 
 // Demo identities and namespaces.
@@ -93,7 +93,7 @@ func installChart(ctx context.Context, c client.Client, registryHost string, rea
 	if err := chartrender.Install(ctx, c, operatorNamespace, objs, "Deployment"); err != nil {
 		return nil, err
 	}
-	if err := createRegistrySecrets(ctx, c, registryHost); err != nil {
+	if err := network.CreateRegistrySecrets(ctx, c, operatorNamespace, registryHost); err != nil {
 		return nil, err
 	}
 	return chartrender.OperatorArgs(objs, operatorNamespace)
@@ -109,27 +109,6 @@ func createNodes(ctx context.Context, c client.Client) error {
 	for name, labels := range nodes {
 		if err := c.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}); client.IgnoreAlreadyExists(err) != nil {
 			return fmt.Errorf("create node %s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// createRegistrySecrets creates what an administrator creates for the static provider: the
-// docker config Secret the operator reads by name, and Argo CD's repo-creds Secret.
-func createRegistrySecrets(ctx context.Context, c client.Client, host string) error {
-	login := base64.StdEncoding.EncodeToString([]byte("demo:demo"))
-	secrets := []*corev1.Secret{{
-		ObjectMeta: metav1.ObjectMeta{Name: "aicr-registry-auth", Namespace: operatorNamespace},
-		Type:       corev1.SecretTypeDockerConfigJson,
-		Data:       map[string][]byte{corev1.DockerConfigJsonKey: fmt.Appendf(nil, `{"auths":{%q:{"auth":%q}}}`, host, login)},
-	}, {
-		ObjectMeta: metav1.ObjectMeta{Name: "aicr-registry", Namespace: "argocd",
-			Labels: map[string]string{"argocd.argoproj.io/secret-type": "repo-creds"}},
-		StringData: map[string]string{"type": "helm", "enableOCI": "true", "url": host + "/aicr", "username": "demo", "password": "demo"},
-	}}
-	for _, s := range secrets {
-		if err := c.Create(ctx, s); client.IgnoreAlreadyExists(err) != nil {
-			return fmt.Errorf("create Secret %s/%s: %w", s.Namespace, s.Name, err)
 		}
 	}
 	return nil

@@ -18,9 +18,11 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+	"github.com/nvidia/aicr-operator/test/chartrender"
 	"github.com/nvidia/aicr-operator/test/e2e/cluster"
 	"github.com/nvidia/aicr-operator/test/env"
 	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/nvidia/aicr-operator/test/network"
 )
 
 // demo is the state of one walkthrough.
@@ -32,7 +34,7 @@ type demo struct {
 	adminKC  string
 	procs    []*cluster.Process
 	binaries string
-	reg      *registryServer
+	reg      *network.Server
 	// keep leaves the control plane running after the walkthrough until Ctrl-C.
 	keep bool
 	// argoCD selects Argo CD: "real", "stand-in", or "auto" (real when its binaries are cached).
@@ -123,10 +125,10 @@ func (d *demo) startControlPlane(context.Context) error {
 		return err
 	}
 	var err error
-	if d.reg, err = startRegistry(d.workdir, initialBundle, overrideBundle); err != nil {
+	if d.reg, err = network.Start(d.workdir, initialBundle, overrideBundle); err != nil {
 		return err
 	}
-	progress("registry https://%s: the runtime registry (/v2/) and the upstream Helm repositories the renders name (/upstream/), as this machine has no internet", d.reg.host())
+	progress("registry https://%s: the runtime registry (/v2/) and the upstream Helm repositories the renders name (/upstream/), as this machine has no internet", d.reg.Host())
 	if d.cp, err = env.Start(env.Options{}); err != nil {
 		return err
 	}
@@ -153,7 +155,7 @@ func (d *demo) install(ctx context.Context) error {
 	if err := installArgoCDCRDs(ctx, d.admin); err != nil {
 		return err
 	}
-	args, err := installChart(ctx, d.admin, d.reg.host(), d.real)
+	args, err := installChart(ctx, d.admin, d.reg.Host(), d.real)
 	if err != nil {
 		return err
 	}
@@ -170,7 +172,7 @@ func (d *demo) install(ctx context.Context) error {
 		return err
 	}
 	stage("Start the operator binary as its ServiceAccount, with the flags the chart's Deployment passes")
-	p, err := start(d.workdir, "aicr-operator", operatorKC, d.reg.caFile, filepath.Join(d.binaries, "aicr-operator"), args...)
+	p, err := start(d.workdir, "aicr-operator", operatorKC, d.reg.CAFile, filepath.Join(d.binaries, "aicr-operator"), args...)
 	if err != nil {
 		return err
 	}
@@ -183,17 +185,17 @@ func (d *demo) startProcesses(ctx context.Context) error {
 	op := d.procs[0].Args()
 	var err error
 	sims := [][]string{
-		{"kubelet-simulator", "--namespace", flagValue(op, "--jobs-namespace"), "--image", flagValue(op, "--aicr-image"),
-			"--aicr-version", aicrVersion, "--upstream-server", d.reg.srv.URL,
-			"--validation-namespace", flagValue(op, "--validation-namespace"), "--validator-image", flagValue(op, "--validator-image"),
-			"--validation-service-account", flagValue(op, "--validation-service-account"),
-			"--discovery-namespace", flagValue(op, "--discovery-namespace")},
+		{"kubelet-simulator", "--namespace", chartrender.FlagValue(op, "--jobs-namespace"), "--image", chartrender.FlagValue(op, "--aicr-image"),
+			"--aicr-version", aicrVersion, "--upstream-server", d.reg.URL(),
+			"--validation-namespace", chartrender.FlagValue(op, "--validation-namespace"), "--validator-image", chartrender.FlagValue(op, "--validator-image"),
+			"--validation-service-account", chartrender.FlagValue(op, "--validation-service-account"),
+			"--discovery-namespace", chartrender.FlagValue(op, "--discovery-namespace")},
 	}
 	if d.real {
 		stage("Start Argo CD %s's own application controller and repo server, kube-controller-manager, kube-scheduler and kwok "+
 			"(nodes and pods without a kubelet), all built from the Go module proxy; and a kubelet simulator playing the AICR container", cluster.ArgoCDVersion)
 		if d.argo, err = cluster.Attach(ctx, d.cp, cluster.Options{
-			WorkDir: d.workdir, CAFile: d.reg.caFile, ArgoCDNamespace: flagValue(op, "--engine-namespace"),
+			WorkDir: d.workdir, CAFile: d.reg.CAFile, ArgoCDNamespace: chartrender.FlagValue(op, "--engine-namespace"),
 		}); err != nil {
 			return err
 		}
@@ -203,14 +205,14 @@ func (d *demo) startProcesses(ctx context.Context) error {
 	} else {
 		stage("Start the simulators in their own processes: a kubelet playing the AICR container, and a stand-in for Argo CD " +
 			"(test/argocdsim; `make e2e-tools` builds the real one)")
-		sims = append(sims, []string{"argocd-simulator", "--namespace", flagValue(op, "--engine-namespace")})
+		sims = append(sims, []string{"argocd-simulator", "--namespace", chartrender.FlagValue(op, "--engine-namespace")})
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	for _, sim := range sims {
-		p, err := start(d.workdir, sim[0], d.adminKC, d.reg.caFile, self, sim...)
+		p, err := start(d.workdir, sim[0], d.adminKC, d.reg.CAFile, self, sim...)
 		if err != nil {
 			return err
 		}
@@ -287,22 +289,12 @@ func (d *demo) initialInstall(ctx context.Context) error {
 	if d.argo == nil {
 		return nil
 	}
-	namespace := flagValue(d.procs[0].Args(), "--engine-namespace")
+	namespace := chartrender.FlagValue(d.procs[0].Args(), "--engine-namespace")
 	if d.initial.steps, err = printStepTimes(ctx, d.admin, namespace, "the initial install's steps"); err != nil {
 		return err
 	}
 	d.initial.apps, err = d.applications(ctx)
 	return err
-}
-
-// flagValue returns the value of --name=value in args.
-func flagValue(args []string, name string) string {
-	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, name+"="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 func repoRoot() string { return jobexec.Root() }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/test/chartrender"
 )
 
 // selfHealed is the stand-in Deployment the walkthrough edits by hand to show Argo CD's self-heal.
@@ -71,7 +72,7 @@ func (d *demo) editApplication(ctx context.Context) error {
 		return nil
 	}
 	stage("Edit an Application's Helm values by hand: Argo CD renders the parameter until the operator's next write")
-	ns := flagValue(d.procs[0].Args(), "--engine-namespace")
+	ns := chartrender.FlagValue(d.procs[0].Args(), "--engine-namespace")
 	app := &unstructured.Unstructured{}
 	app.SetGroupVersionKind(applicationGVK)
 	app.SetNamespace(ns)
@@ -96,7 +97,7 @@ func (d *demo) checkHandEdit(ctx context.Context) error {
 	}
 	app := &unstructured.Unstructured{}
 	app.SetGroupVersionKind(applicationGVK)
-	key := client.ObjectKey{Namespace: flagValue(d.procs[0].Args(), "--engine-namespace"), Name: handEdited}
+	key := client.ObjectKey{Namespace: chartrender.FlagValue(d.procs[0].Args(), "--engine-namespace"), Name: handEdited}
 	err := poll(ctx, func() (bool, error) {
 		if err := d.admin.Get(ctx, key, app); err != nil {
 			return false, err

@@ -94,7 +94,7 @@ func (d *demo) pullChart(repoURL, digest string) (*chart.Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	repo.Client = &auth.Client{Client: d.reg.srv.Client()}
+	repo.Client = &auth.Client{Client: d.reg.Client()}
 	_, raw, err := oras.FetchBytes(ctx, repo, digest, oras.DefaultFetchBytesOptions)
 	if err != nil {
 		return nil, fmt.Errorf("pull %s@%s: %w", repoURL, digest, err)

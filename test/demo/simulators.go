@@ -24,6 +24,7 @@ import (
 	"github.com/nvidia/aicr-operator/test/argocdsim"
 	"github.com/nvidia/aicr-operator/test/e2e/cluster"
 	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/nvidia/aicr-operator/test/network"
 )
 
 // Fixture bundles the kubelet simulator plays: the initial render, and the render with the
@@ -66,11 +67,11 @@ func runKubeletSimulator(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	initial, err := jobexec.BundleFixture(*version, initialBundle, pointUpstreamAt(*server))
+	initial, err := jobexec.BundleFixture(*version, initialBundle, network.PointUpstreamAt(*server))
 	if err != nil {
 		return fmt.Errorf("load the initial fixture: %w", err)
 	}
-	withOverride, err := jobexec.BundleFixture(*version, overrideBundle, pointUpstreamAt(*server))
+	withOverride, err := jobexec.BundleFixture(*version, overrideBundle, network.PointUpstreamAt(*server))
 	if err != nil {
 		return fmt.Errorf("load the override fixture: %w", err)
 	}

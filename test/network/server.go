@@ -1,4 +1,9 @@
-package main
+// Package network is the network a test cluster reaches, as this machine has no internet: one
+// HTTPS server on loopback that is the runtime OCI registry (/v2/) and serves every upstream Helm
+// repository an AICR render names (/upstream/<host>/<path>/index.yaml and stand-in chart
+// archives, each announced with its digest as a real repository index does). It does not model
+// a registry's or repository's authentication, rate limits or outages.
+package network
 
 import (
 	"crypto/sha256"
@@ -23,37 +28,39 @@ import (
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
 
-// upstreamPrefix is the path under which the demo serves the upstream Helm repositories.
+// upstreamPrefix is the path under which the server serves the upstream Helm repositories.
 const upstreamPrefix = "/upstream/"
 
-// registryServer is the demo's stand-in for the network: one HTTPS server on loopback that is
-// the runtime OCI registry (/v2/) and serves every upstream Helm repository the fixture
-// bundles name (/upstream/<host>/<path>/index.yaml and the chart archives, each announced with
-// its digest as a real repository index does), since this machine has no internet.
-type registryServer struct {
+// Server is the runtime registry and the upstream Helm repositories on one HTTPS server.
+type Server struct {
 	srv *httptest.Server
-	// caFile is the server's certificate in PEM, for SSL_CERT_FILE.
-	caFile string
+	// CAFile is the server's certificate in PEM, for SSL_CERT_FILE.
+	CAFile string
 	mu     sync.Mutex
 	files  map[string][]byte
 }
 
-// startRegistry serves the runtime registry and the upstream repositories of the fixture
-// bundles, writing the server's certificate to <workdir>/demo-ca.pem.
-func startRegistry(workdir string, bundles ...string) (*registryServer, error) {
-	r := &registryServer{files: map[string][]byte{}}
+// Start serves the runtime registry and the upstream repositories of the fixture bundles (paths
+// under test/testdata/aicr), writing the server's certificate to <workdir>/demo-ca.pem.
+func Start(workdir string, bundles ...string) (*Server, error) {
+	r := &Server{files: map[string][]byte{}}
 	mux := http.NewServeMux()
 	mux.Handle("/v2/", registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	mux.HandleFunc(upstreamPrefix, r.serveUpstream)
 	r.srv = httptest.NewTLSServer(mux)
-	r.caFile = filepath.Join(workdir, "demo-ca.pem")
+	r.CAFile = filepath.Join(workdir, "demo-ca.pem")
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw})
-	if err := os.WriteFile(r.caFile, ca, 0o600); err != nil {
+	if err := os.WriteFile(r.CAFile, ca, 0o600); err != nil {
 		r.srv.Close()
 		return nil, err
 	}
-	for _, b := range bundles {
-		if err := r.addBundleCharts(b); err != nil {
+	for _, dir := range bundles {
+		b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", dir))
+		if err != nil {
+			r.srv.Close()
+			return nil, fmt.Errorf("read fixture %s: %w", dir, err)
+		}
+		if err = r.AddBundleCharts(b); err != nil {
 			r.srv.Close()
 			return nil, err
 		}
@@ -61,12 +68,19 @@ func startRegistry(workdir string, bundles ...string) (*registryServer, error) {
 	return r, nil
 }
 
-// host is the server's host:port.
-func (r *registryServer) host() string { return strings.TrimPrefix(r.srv.URL, "https://") }
+// Host is the server's host:port.
+func (r *Server) Host() string { return strings.TrimPrefix(r.srv.URL, "https://") }
 
-func (r *registryServer) close() { r.srv.Close() }
+// URL is the server's https:// base URL.
+func (r *Server) URL() string { return r.srv.URL }
 
-func (r *registryServer) serveUpstream(w http.ResponseWriter, req *http.Request) {
+// Client is an HTTP client that trusts the server's certificate.
+func (r *Server) Client() *http.Client { return r.srv.Client() }
+
+// Close stops the server.
+func (r *Server) Close() { r.srv.Close() }
+
+func (r *Server) serveUpstream(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	body, ok := r.files[req.URL.Path]
 	r.mu.Unlock()
@@ -77,12 +91,8 @@ func (r *registryServer) serveUpstream(w http.ResponseWriter, req *http.Request)
 	_, _ = w.Write(body)
 }
 
-// addBundleCharts serves a stand-in chart archive for every upstream release of a fixture bundle.
-func (r *registryServer) addBundleCharts(dir string) error {
-	b, err := aicr.ReadDir(filepath.Join(jobexec.Root(), "test", "testdata", "aicr", dir))
-	if err != nil {
-		return fmt.Errorf("read fixture %s: %w", dir, err)
-	}
+// AddBundleCharts serves a stand-in chart archive for every upstream release of bundle b.
+func (r *Server) AddBundleCharts(b ports.Bundle) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, rel := range b.Releases {
@@ -97,7 +107,7 @@ func (r *registryServer) addBundleCharts(dir string) error {
 }
 
 // addChart adds one chart version to its repository's index.
-func (r *registryServer) addChart(c ports.ChartSource, values map[string]any) error {
+func (r *Server) addChart(c ports.ChartSource, values map[string]any) error {
 	repoPath := localRepositoryPath(c.Repository)
 	archivePath := repoPath + "/" + c.Name + "-" + c.Version + ".tgz"
 	if _, ok := r.files[archivePath]; ok {
@@ -140,7 +150,7 @@ type helmIndexEntry struct {
 	Digest  string   `json:"digest"`
 }
 
-// localRepositoryPath maps an upstream repository (https:// or oci://) to its path on the demo
+// localRepositoryPath maps an upstream repository (https:// or oci://) to its path on the
 // server: /upstream/<host>/<path>.
 func localRepositoryPath(repository string) string {
 	rest := repository
@@ -153,10 +163,10 @@ func localRepositoryPath(repository string) string {
 // upstreamEnvLine is one KEY='value' line of a bundle's upstream.env.
 var upstreamEnvLine = regexp.MustCompile(`^([A-Z]+)='?([^']*)'?$`)
 
-// pointUpstreamAt rewrites every upstream.env of a rendered bundle so its chart comes from the
-// demo server's copy of the repository (server + /upstream/<host>/<path>, a Helm repository
+// PointUpstreamAt rewrites every upstream.env of a rendered bundle so its chart comes from the
+// server's copy of the repository (server + /upstream/<host>/<path>, a Helm repository
 // also for oci:// charts); nothing else of the render changes.
-func pointUpstreamAt(server string) func(map[string][]byte) {
+func PointUpstreamAt(server string) func(map[string][]byte) {
 	return func(files map[string][]byte) {
 		for name, data := range files {
 			if filepath.Base(name) != "upstream.env" {
@@ -236,8 +246,8 @@ func chartArchive(name, version string, values map[string]any) ([]byte, error) {
 	})
 }
 
-// standInDefault is a stand-in chart's default where the release's values hold a null.
-const standInDefault = "stand-in default"
+// StandInDefault is a stand-in chart's default where the release's values hold a null.
+const StandInDefault = "stand-in default"
 
 // nullsAsDefaults copies values with every null replaced by standInDefault.
 func nullsAsDefaults(values map[string]any) map[string]any {
@@ -245,7 +255,7 @@ func nullsAsDefaults(values map[string]any) map[string]any {
 	for k, v := range values {
 		switch v := v.(type) {
 		case nil:
-			out[k] = standInDefault
+			out[k] = StandInDefault
 		case map[string]any:
 			out[k] = nullsAsDefaults(v)
 		default:
