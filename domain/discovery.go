@@ -32,16 +32,44 @@ var (
 	dnsPrefix  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
 
+// CheckSelectors returns InvalidPlacement when a node group's selector is not a valid label
+// selector (RES-2): only valid selectors may be sent to the API server.
+func CheckSelectors(pl Placement) *Stall {
+	for _, group := range []struct {
+		name string
+		sel  NodeSelector
+	}{{"system", pl.System}, {"accelerated", pl.Accelerated}} {
+		if err := validSelector(group.sel); err != "" {
+			return stallf(StallInvalidPlacement, fmt.Sprintf("placement.%s.nodeSelector: %s", group.name, err))
+		}
+	}
+	return nil
+}
+
+// LabelKeys are the Node labels CheckPlacement reads for pl: the keys of both selectors and
+// the labels the accelerated group must agree on. The other labels of a Node do not matter.
+func (pl Placement) LabelKeys() []string {
+	keys := map[string]bool{}
+	for _, k := range homogeneousLabels {
+		keys[k] = true
+	}
+	for _, sel := range []NodeSelector{pl.System, pl.Accelerated} {
+		for k := range sel {
+			keys[k] = true
+		}
+	}
+	return sortedKeys(keys)
+}
+
 // CheckPlacement discovers the node groups (RES-2, RES-3) and returns the
 // first stall: InvalidPlacement for a selector that is not a valid label
 // selector, NodeGroupEmpty when a group matches no Node, PlacementOverlap when
 // a Node is in both groups, AcceleratedGroupHeterogeneous when accelerated
-// Nodes disagree on a homogeneous label.
+// Nodes disagree on a homogeneous label. Nodes that match neither selector do
+// not change the outcome, and a Node's labels outside pl.LabelKeys() are not read.
 func CheckPlacement(nodes []Node, pl Placement) *Stall {
-	for group, sel := range map[string]NodeSelector{"system": pl.System, "accelerated": pl.Accelerated} {
-		if err := validSelector(sel); err != "" {
-			return stallf(StallInvalidPlacement, fmt.Sprintf("placement.%s.nodeSelector: %s", group, err))
-		}
+	if s := CheckSelectors(pl); s != nil {
+		return s
 	}
 	var system, accel []Node
 	for _, n := range nodes {

@@ -41,6 +41,8 @@ type Engine struct {
 	c         client.Client
 	discovery discovery.DiscoveryInterface
 	cfg       Config
+	// revisions spares observing an unchanged Application its values' encoding again.
+	revisions *revisionMemo
 }
 
 var _ ports.DeploymentEngine = (*Engine)(nil)
@@ -58,7 +60,7 @@ func NewEngine(c client.Client, dc discovery.DiscoveryInterface, cfg Config) *En
 		cfg.Project = DefaultProject
 	}
 	cfg.Registry = strings.TrimSuffix(cfg.Registry, "/")
-	return &Engine{c: c, discovery: dc, cfg: cfg}
+	return &Engine{c: c, discovery: dc, cfg: cfg, revisions: &revisionMemo{}}
 }
 
 // Namespace returns the engine namespace the Applications live in.

@@ -21,7 +21,7 @@ func (e *Engine) Status(ctx context.Context, ref ports.ReleaseRef) (ports.Releas
 	if err != nil {
 		return ports.ReleaseStatus{}, wrap("status of "+ref.String(), err)
 	}
-	return observe(app), nil
+	return observeWith(app, e.revisions.of(app)), nil
 }
 
 // List returns the status of every Application carrying the operator's
@@ -29,15 +29,17 @@ func (e *Engine) Status(ctx context.Context, ref ports.ReleaseRef) (ports.Releas
 // sorted by namespace and ID.
 func (e *Engine) List(ctx context.Context) ([]ports.ReleaseStatus, error) {
 	var apps argov1.ApplicationList
+	// Observing only reads: the cache's own objects, not copies of every Application.
 	err := e.c.List(ctx, &apps, client.InNamespace(e.cfg.Namespace),
-		client.MatchingLabels{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue})
+		client.MatchingLabels{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue}, client.UnsafeDisableDeepCopy)
 	if err != nil {
 		return nil, wrap("list applications", err)
 	}
 	out := make([]ports.ReleaseStatus, 0, len(apps.Items))
 	for i := range apps.Items {
-		out = append(out, observe(&apps.Items[i]))
+		out = append(out, observeWith(&apps.Items[i], e.revisions.of(&apps.Items[i])))
 	}
+	e.revisions.keep(apps.Items)
 	slices.SortFunc(out, func(a, b ports.ReleaseStatus) int {
 		return cmp.Or(cmp.Compare(a.Ref.Namespace, b.Ref.Namespace), cmp.Compare(a.Ref.ID, b.Ref.ID))
 	})
@@ -54,6 +56,11 @@ func (e *Engine) List(ctx context.Context) ([]ports.ReleaseStatus, error) {
 // any) succeeded. The release is synced to the plan's revision only when
 // Argo CD reconciled the current spec after it was written.
 func observe(app *argov1.Application) ports.ReleaseStatus {
+	return observeWith(app, revisionsOf(app))
+}
+
+// observeWith is observe with the Application's revisions already computed (revisionMemo).
+func observeWith(app *argov1.Application, revs revisions) ports.ReleaseStatus {
 	st := ports.ReleaseStatus{
 		Ref:       ports.ReleaseRef{ID: app.Annotations[aicrv1alpha1.AnnotationRelease], Namespace: app.Spec.Destination.Namespace},
 		Owner:     ownerOf(app),
@@ -66,9 +73,7 @@ func observe(app *argov1.Application) ports.ReleaseStatus {
 	if st.Ref.ID == "" && app.Spec.Source != nil && app.Spec.Source.Helm != nil {
 		st.Ref.ID = app.Spec.Source.Helm.ReleaseName
 	}
-	if app.Spec.Source != nil {
-		st.DesiredRevision = revision(*app.Spec.Source, app.Spec.Destination)
-	}
+	st.DesiredRevision = revs.desired
 	if op := app.Status.OperationState; op != nil {
 		st.LastSyncAt = op.StartedAt.Time
 		// A failed or running operation explains the state; a succeeded one ("successfully
@@ -79,7 +84,7 @@ func observe(app *argov1.Application) ports.ReleaseStatus {
 	}
 	if app.Status.Sync.Status == argov1.SyncStatusCodeSynced && st.Operation != ports.OperationFailed &&
 		st.Operation != ports.OperationRunning {
-		st.SyncedRevision = revision(app.Status.Sync.ComparedTo.Source, app.Status.Sync.ComparedTo.Destination)
+		st.SyncedRevision = revs.compared
 	}
 	return st
 }

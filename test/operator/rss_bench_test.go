@@ -35,7 +35,8 @@ import (
 // 10,000 unrelated ConfigMaps, 1,000 Secrets and 2,000 Nodes that look like GPU nodes (GPU
 // Feature Discovery labels, allocatable, 50 images in their status) and reports its resident
 // set size once its caches have synced (goal <= 64 MiB): the caches hold only the operator's
-// labelled objects and a Node's name and labels, and Secrets are never listed (OPS-2, CH-4).
+// labelled objects and a Node's name and a digest of its labels, and Secrets are never listed
+// (OPS-2, CH-4).
 // It also reports the two parts of the RSS: anonymous memory (heap, stacks: what the caches
 // cost) and the pages of the binary's file mapped into memory (the code and read-only data of
 // every linked package). Then it applies a ClusterRuntime whose AICR render has 128 releases

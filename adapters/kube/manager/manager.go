@@ -102,8 +102,9 @@ func NewScheme(extra ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 
 // New builds the manager. ConfigMaps are cached only in the operator namespace and only
 // with the operator's role label, Jobs only in the Job namespaces with the operator's
-// managed-by label, the kinds of Options.CacheByObject in caches of their own; Secrets
-// bypass the cache entirely (read by name only). Cached objects drop their managedFields,
+// managed-by label, Nodes as their name and a digest of their labels (NodeLabelsDigest), the
+// kinds of Options.CacheByObject in caches of their own; Secrets and Nodes bypass the cache
+// on reads (Secrets are read by name only, Nodes listed by label selector). Cached objects drop their managedFields,
 // which the operator never reads, and caches fill from streaming watches (streamingLists).
 func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	enableStreamingLists()
@@ -126,6 +127,9 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 			Label:      labels.NewSelector().Add(*roleExists),
 		},
 		&batchv1.Job{}: {Namespaces: jobNamespaces, Label: managed},
+		// Node metadata, watched to learn of new, relabelled and deleted Nodes, is cached as
+		// a name and a digest of the labels (NodeLabelsDigest).
+		&corev1.Node{}: {Transform: nodeLabelsDigest},
 	}
 	events := NewEventBroadcaster()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -143,7 +147,7 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		GracefulShutdownTimeout:       &o.GracefulShutdownTimeout,
 		Cache:                         cache.Options{ByObject: byObject, DefaultTransform: cache.TransformStripManagedFields()},
 		NewCache:                      newCache(o.CacheByObject),
-		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: append([]client.Object{&corev1.Secret{}}, o.Uncached...)}},
+		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: append([]client.Object{&corev1.Secret{}, &corev1.Node{}}, o.Uncached...)}},
 		Controller:                    config.Controller{ReconciliationTimeout: o.ReconcileTimeout},
 	})
 	if err != nil {

@@ -73,10 +73,12 @@ type Reconciler struct {
 	Config   Config
 	// admission stalls the resolution while a policy it relies on is not in force.
 	admission *shared.AdmissionGuard
+	// nodes discovers the node groups.
+	nodes *nodeGroups
 }
 
 // New returns a Reconciler. c is the manager's client (cached reads of
-// the ClusterRuntime and Nodes), reader the uncached API reader (ConfigMaps),
+// the ClusterRuntime), reader the uncached API reader (ConfigMaps, Nodes),
 // reg the runtime registry or nil (no chart pinning); jobs runs the AICR Jobs of the Job
 // namespace, snapshots the snapshot agent of the discovery namespace.
 func New(c client.Client, reader client.Reader, jobs, snapshots ports.JobRunner, bundles ports.BundleReader, reg ports.Registry,
@@ -88,7 +90,7 @@ func New(c client.Client, reader client.Reader, jobs, snapshots ports.JobRunner,
 		return nil, fmt.Errorf("resolver: operator namespace, job and discovery namespaces and AICR version are required")
 	}
 	return &Reconciler{Client: c, Reader: reader, Jobs: jobs, Snapshots: snapshots, Bundles: bundles, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg,
-		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies)}, nil
+		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies), nodes: &nodeGroups{}}, nil
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
@@ -167,7 +169,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&aicrv1alpha1.ClusterRuntime{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&batchv1.Job{}, toRuntime, builder.WithPredicates(ownJobs)).
-		Watches(&corev1.Node{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		Watches(&corev1.Node{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(r.nodes.changed())).
 		Watches(&corev1.ConfigMap{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(lostPlans))
 	return shared.WatchAdmission(b, r.admission, toRuntime).Complete(r.Config.Track.Wrap("resolver", r))
 }

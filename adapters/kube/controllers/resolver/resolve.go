@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -79,19 +78,12 @@ func (r *Reconciler) discover(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 	if s := domain.CheckTolerations(resTolerations(cr.Spec.Placement)); s != nil {
 		return resStalled(s)
 	}
-	// Nodes are read as metadata only (names and labels are all discovery needs): a GPU
-	// node's status is most of its size, and the cache would grow with the fleet.
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
-	if err := r.Client.List(ctx, list); err != nil {
-		return resTransient(fmt.Errorf("list nodes: %w", err))
+	stall, err := r.nodes.check(ctx, r.Reader, resPlacement(cr.Spec.Placement))
+	if err != nil {
+		return resTransient(err)
 	}
-	nodes := make([]domain.Node, 0, len(list.Items))
-	for _, n := range list.Items {
-		nodes = append(nodes, domain.Node{Name: n.Name, Labels: n.Labels})
-	}
-	if s := domain.CheckPlacement(nodes, resPlacement(cr.Spec.Placement)); s != nil {
-		return resStalled(s)
+	if stall != nil {
+		return resStalled(stall)
 	}
 	return nil
 }
