@@ -118,19 +118,24 @@ func TestRolloutWriteBudget128(t *testing.T) {
 // initial install with an instant engine (issue 19's goal: median <= 10 ms, p95 <= 25 ms), and
 // its mean: the gaps are of two kinds, the steps one pass judges and starts at once, and the
 // steps after a status write. It also reports the API writes per step (goal: <= 3) and, besides
-// them, the Events per step its recorder sends (step started, step succeeded), on the package's
-// control plane:
+// them, the Events per step its recorder sends (step started, step succeeded), and the
+// rollout controller's reconciles per step that ended in a requeue (a conflict backed off, a
+// wait; goal 5: no retry loop) or an error, on the package's control plane:
 //
 //	go test ./test/rollout -run '^$' -bench BenchmarkRolloutInstall128 -benchtime 1x
 func BenchmarkRolloutInstall128(b *testing.B) {
-	var median, p95, mean, perStep, events float64
+	var median, p95, mean, perStep, events, requeues, failures float64
 	for range b.N {
+		before := reconcileResults(b, "runtimerollout")
 		h, _, gaps, writes := install128(b)
+		after := reconcileResults(b, "runtimerollout")
 		median += float64(gaps[len(gaps)/2]) / float64(time.Millisecond)
 		p95 += float64(gaps[len(gaps)*95/100]) / float64(time.Millisecond)
 		mean += meanMillis(gaps)
 		perStep += float64(writes) / benchReleases
 		events += float64(rolloutEvents(h)) / benchReleases
+		requeues += (after["requeue"] + after["requeue_after"] - before["requeue"] - before["requeue_after"]) / benchReleases
+		failures += (after["error"] - before["error"]) / benchReleases
 		h.stop()
 	}
 	n := float64(b.N)
@@ -139,6 +144,8 @@ func BenchmarkRolloutInstall128(b *testing.B) {
 	b.ReportMetric(mean/n, "ms/step-mean")
 	b.ReportMetric(perStep/n, "writes/step")
 	b.ReportMetric(events/n, "events/step")
+	b.ReportMetric(requeues/n, "requeues/step")
+	b.ReportMetric(failures/n, "errors/step")
 }
 
 // meanMillis is the mean of gaps in milliseconds.
@@ -166,24 +173,42 @@ func rolloutEvents(h *harness) int {
 }
 
 // reconciles reads controller-runtime's reconcile counter of a controller.
-func reconciles(t *testing.T, controllerName string) float64 {
+func reconciles(t testing.TB, controllerName string) float64 {
+	t.Helper()
+	var total float64
+	for _, n := range reconcileResults(t, controllerName) {
+		total += n
+	}
+	return total
+}
+
+// reconcileResults reads controller-runtime's reconcile counter of a controller by result
+// (success, error, requeue, requeue_after).
+func reconcileResults(t testing.TB, controllerName string) map[string]float64 {
 	t.Helper()
 	families, err := ctrlmetrics.Registry.Gather()
 	require.NoError(t, err)
-	var total float64
+	out := map[string]float64{}
 	for _, f := range families {
 		if f.GetName() != "controller_runtime_reconcile_total" {
 			continue
 		}
 		for _, m := range f.GetMetric() {
+			var controller, result string
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == controllerName {
-					total += m.GetCounter().GetValue()
+				switch l.GetName() {
+				case "controller":
+					controller = l.GetValue()
+				case "result":
+					result = l.GetValue()
 				}
+			}
+			if controller == controllerName {
+				out[result] += m.GetCounter().GetValue()
 			}
 		}
 	}
-	return total
+	return out
 }
 
 // syntheticPlan is a plan of n independent releases for runtimeUID.

@@ -94,10 +94,10 @@ func listGroups(ctx context.Context, reader client.Reader, pl domain.Placement) 
 	seen := map[string]bool{}
 	var nodes []domain.Node
 	for _, sel := range []domain.NodeSelector{pl.System, pl.Accelerated} {
-		list := &metav1.PartialObjectMetadataList{}
-		list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
-		for {
-			if err := reader.List(ctx, list, client.MatchingLabels(sel), client.Limit(nodePage), client.Continue(list.Continue)); err != nil {
+		for next := ""; ; {
+			list := &metav1.PartialObjectMetadataList{}
+			list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
+			if err := reader.List(ctx, list, client.MatchingLabels(sel), client.Limit(nodePage), client.Continue(next)); err != nil {
 				return nil, fmt.Errorf("list nodes: %w", err)
 			}
 			for _, n := range list.Items {
@@ -113,7 +113,7 @@ func listGroups(ctx context.Context, reader client.Reader, pl domain.Placement) 
 				}
 				nodes = append(nodes, domain.Node{Name: n.Name, Labels: labels})
 			}
-			if list.Continue == "" {
+			if next = list.Continue; next == "" {
 				break
 			}
 		}
