@@ -4,16 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
-	"path"
 	"sort"
 	"strings"
-	"testing/fstest"
 
 	"sigs.k8s.io/yaml"
-
-	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/ports"
 )
 
 // syntheticRepository is the upstream Helm repository the synthetic releases name.
@@ -96,17 +90,4 @@ func checksums(files map[string][]byte) []byte {
 		fmt.Fprintf(&b, "%s  %s\n", sums[name], name)
 	}
 	return []byte(b.String())
-}
-
-// ReadBundleFiles reads bundle files keyed by slash path, as BundleFixture's mutate sees them,
-// with the operator's bundle reader.
-func ReadBundleFiles(files map[string][]byte) (ports.Bundle, error) {
-	fsys := fstest.MapFS{}
-	for name, data := range files {
-		fsys[name] = &fstest.MapFile{Data: data, Mode: 0o644}
-		for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
-			fsys[dir] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
-		}
-	}
-	return aicr.ReadBundle(fsys)
 }

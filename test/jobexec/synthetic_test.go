@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/adapters/jobs"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
@@ -22,11 +24,11 @@ const recorded = "v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow/bundle-h
 func TestAddSyntheticReleases(t *testing.T) {
 	files, err := jobexec.ReadTree(path.Join(jobexec.Root(), "test", "testdata", "aicr", recorded))
 	require.NoError(t, err)
-	before, err := jobexec.ReadBundleFiles(files)
+	before, err := readBundle(files)
 	require.NoError(t, err)
 
 	require.NoError(t, jobexec.AddSyntheticReleases(files, 128, "gpu-operator"))
-	grown, err := jobexec.ReadBundleFiles(files)
+	grown, err := readBundle(files)
 	require.NoError(t, err)
 	require.Len(t, grown.Releases, 128)
 	assert.Equal(t, before.Releases, grown.Releases[:len(before.Releases)], "the recorded releases are kept")
@@ -64,4 +66,17 @@ func TestAddSyntheticReleases(t *testing.T) {
 func TestAddSyntheticReleasesRefusesABundleWithoutReleases(t *testing.T) {
 	err := jobexec.AddSyntheticReleases(map[string][]byte{"bundle-info.yaml": []byte("apiVersion: aicr.run/v1\n")}, 128, "gpu-operator")
 	require.ErrorContains(t, err, "lists no layout.releases")
+}
+
+// readBundle reads bundle files as the operator reads a bundle Job's archive.
+func readBundle(files map[string][]byte) (ports.Bundle, error) {
+	archive, err := jobexec.Tar(files)
+	if err != nil {
+		return ports.Bundle{}, err
+	}
+	fsys, err := jobs.Untar(archive, jobs.MaxBundleBytes)
+	if err != nil {
+		return ports.Bundle{}, err
+	}
+	return aicr.ReadBundle(fsys)
 }

@@ -3,7 +3,6 @@ package operator_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/nvidia/aicr-operator/adapters/aicr"
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -40,26 +40,29 @@ const (
 )
 
 // syntheticFixture is the recorded render grown to releases releases, whose upstream charts
-// come from net, which serves a stand-in archive of each.
+// come from net, which serves a stand-in archive of each: the charts are read from the grown
+// render as the operator reads a bundle Job's archive (jobs.Untar, aicr.ReadBundle), then the
+// render the simulated AICR plays names net's copies of their repositories.
 func syntheticFixture(b *testing.B, net *network.Server) jobexec.Fixture {
 	var grown error
-	fixture, err := jobexec.BundleFixture("1.1.0", fixtureDir, func(files map[string][]byte) {
-		if grown = jobexec.AddSyntheticReleases(files, releases, syntheticNamespace); grown != nil {
-			return
-		}
-		read, err := jobexec.ReadBundleFiles(files)
-		switch {
-		case err != nil:
-			grown = err
-		case len(read.Releases) != releases:
-			grown = fmt.Errorf("the grown render has %d releases, not %d", len(read.Releases), releases)
-		default:
-			grown = net.AddBundleCharts(read)
-		}
+	grow := func(files map[string][]byte) {
+		grown = errors.Join(grown, jobexec.AddSyntheticReleases(files, releases, syntheticNamespace))
+	}
+	upstream, err := jobexec.BundleFixture("1.1.0", fixtureDir, grow)
+	require.NoError(b, errors.Join(err, grown))
+	fsys, err := jobs.Untar(upstream.Bundle, jobs.MaxBundleBytes)
+	require.NoError(b, err)
+	read, err := aicr.ReadBundle(fsys)
+	require.NoError(b, err)
+	require.Len(b, read.Releases, releases)
+	require.NoError(b, net.AddBundleCharts(read))
+
+	served, err := jobexec.BundleFixture("1.1.0", fixtureDir, func(files map[string][]byte) {
+		grow(files)
 		network.PointUpstreamAt(net.URL())(files)
 	})
 	require.NoError(b, errors.Join(err, grown))
-	return fixture
+	return served
 }
 
 // installChart applies what the chart renders (minus the Deployment) with the registry of
