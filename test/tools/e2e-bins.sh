@@ -60,9 +60,58 @@ build_argocd() {
     printf 'module e2e/argocd\n\ngo 1.25.5\n\nrequire github.com/argoproj/argo-cd/v3 v%s\n\n' "${ARGOCD_VERSION}"
     sed -n '/^replace (/,/^)/p' "${dir}/go.mod"
   } >"${work}/go.mod"
-  printf 'package tools\n\nimport _ "github.com/argoproj/argo-cd/v3/cmd"\n' >"${work}/tools.go"
-  gobuild "${work}" argocd github.com/argoproj/argo-cd/v3/cmd \
+  write_argocd_main "${work}"
+  gobuild "${work}" argocd e2e/argocd \
     "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION}"
+}
+
+# write_argocd_main WORK writes a multi-call main with only the two programs the suite runs, the
+# application controller and the repo server, chosen as Argo CD's own main chooses them (the
+# binary's name or ARGOCD_BINARY_NAME): Argo CD's ./cmd also links its API server, CLI, Dex,
+# notifications and ApplicationSet controller, which the suite never starts and which more than
+# double the build.
+write_argocd_main() {
+  cat >"$1/main.go" <<'GO'
+// Command argocd runs Argo CD's application controller or repo server, by ARGOCD_BINARY_NAME.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	appcontroller "github.com/argoproj/argo-cd/v3/cmd/argocd-application-controller/commands"
+	reposerver "github.com/argoproj/argo-cd/v3/cmd/argocd-repo-server/commands"
+	"github.com/argoproj/argo-cd/v3/util/log"
+)
+
+func init() {
+	klog.SetLogger(log.NewLogrusLogger(log.NewWithCurrentConfig()))
+}
+
+func main() {
+	name := filepath.Base(os.Args[0])
+	if val := os.Getenv("ARGOCD_BINARY_NAME"); val != "" {
+		name = val
+	}
+	var command *cobra.Command
+	switch name {
+	case "argocd-application-controller":
+		command = appcontroller.NewCommand()
+	case "argocd-repo-server":
+		command = reposerver.NewCommand()
+	default:
+		fmt.Fprintf(os.Stderr, "argocd: %q is not built here (argocd-application-controller, argocd-repo-server)\n", name)
+		os.Exit(2)
+	}
+	if err := command.Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+GO
 }
 
 build_helm() {
