@@ -28,7 +28,7 @@ import (
 )
 
 // Fixture bundles the kubelet simulator plays: the initial render, and the render with the
-// demo's override (the bundle Job carries --set-json).
+// demo's overrides (the bundle Job carries --set or --set-json).
 var (
 	initialBundle  = filepath.Join("v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow", "bundle-helm")
 	overrideBundle = filepath.Join("upgrade-set-overrides-eks-h100-ubuntu-training-kubeflow", "v1-synthetic", "bundle-helm")
@@ -76,7 +76,7 @@ func runKubeletSimulator(args []string) error {
 		return fmt.Errorf("load the override fixture: %w", err)
 	}
 	behavior := func(job *batchv1.Job, inputs *corev1.ConfigMap) jobexec.Result {
-		if c := job.Spec.Template.Spec.Containers; len(c) > 0 && slices.Contains(c[0].Args, "--set-json") {
+		if c := job.Spec.Template.Spec.Containers; len(c) > 0 && (slices.Contains(c[0].Args, "--set-json") || slices.Contains(c[0].Args, "--set")) {
 			return withOverride.Behavior()(job, inputs)
 		}
 		return initial.Behavior()(job, inputs)

@@ -19,7 +19,8 @@ var Aliases = map[string]string{"gpuoperator": "gpu-operator", "awsebscsidriver"
 
 // rejectedOverride plays AICR rejecting a bundle Job whose --set or
 // --set-json names a component that is neither in the recipe the Job reads
-// (its -r input) nor an alias: exit 2 with the INVALID_REQUEST
+// (its -r input) nor an alias, that sets a component's top-level toggle with --set-json, or
+// whose toleration flags AICR cannot parse: exit 2 with the INVALID_REQUEST
 // command-failed line. ok is false when AICR would accept every override.
 func rejectedOverride(job *batchv1.Job, inputs *corev1.ConfigMap) (res Result, ok bool) {
 	for _, c := range job.Spec.Template.Spec.Containers {
@@ -31,10 +32,38 @@ func rejectedOverride(job *batchv1.Job, inputs *corev1.ConfigMap) (res Result, o
 			if c.Args[i] != "--set" && c.Args[i] != "--set-json" {
 				continue
 			}
-			component, _, _ := strings.Cut(c.Args[i+1], ":")
+			component, rest, _ := strings.Cut(c.Args[i+1], ":")
+			if c.Args[i] == "--set-json" && strings.HasPrefix(rest, "enabled=") {
+				return failure(2, fmt.Sprintf("[INVALID_REQUEST] invalid --set-json %q: the top-level toggle enabled "+
+					"cannot be set with --set-json, use --set %s:enabled=<true|false>", c.Args[i+1], component)), true
+			}
 			if !known[component] && !known[Aliases[component]] {
 				return failure(2, fmt.Sprintf("[INVALID_REQUEST] invalid %s %q: unknown component %q", c.Args[i], c.Args[i+1], component)), true
 			}
+		}
+		if res, bad := rejectedToleration(c.Args); bad {
+			return res, true
+		}
+	}
+	return Result{}, false
+}
+
+// rejectedToleration plays AICR parsing its toleration flags: each value is `*`, key=value:Effect
+// or key:Effect, split on ':' into exactly two parts, with an effect the API server accepts;
+// anything else fails with exit 2 before anything is rendered.
+func rejectedToleration(args []string) (Result, bool) {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] != "--system-node-toleration" && args[i] != "--accelerated-node-toleration" && args[i] != "--toleration" {
+			continue
+		}
+		v := args[i+1]
+		if v == "*" {
+			continue
+		}
+		parts := strings.Split(v, ":")
+		if len(parts) != 2 || !slices.Contains([]string{"NoSchedule", "PreferNoSchedule", "NoExecute"}, parts[1]) {
+			return failure(2, fmt.Sprintf("[INVALID_REQUEST] invalid toleration %q for %s: "+
+				"expected key=value:Effect, key:Effect or *", v, args[i])), true
 		}
 	}
 	return Result{}, false

@@ -36,7 +36,8 @@ func resTolerations(pl aicrv1alpha1.Placement) map[string][]domain.Toleration {
 	conv := func(ts []aicrv1alpha1.Toleration) []domain.Toleration {
 		out := make([]domain.Toleration, 0, len(ts))
 		for _, t := range ts {
-			out = append(out, domain.Toleration{Key: t.Key, Operator: string(t.Operator), Value: t.Value, Effect: string(t.Effect)})
+			out = append(out, domain.Toleration{Key: t.Key, Operator: string(t.Operator), Value: t.Value, Effect: string(t.Effect),
+				Bounded: t.TolerationSeconds != nil})
 		}
 		return out
 	}

@@ -108,7 +108,9 @@ func AICRConfig(cr *aicrv1alpha1.ClusterRuntime) ([]byte, error) {
 }
 
 // BundleArgs are the render flags of aicr bundle: placement selectors and
-// tolerations, then one --set-json per override (AICR-CLI.md section 7).
+// tolerations, then one flag per override: --set <component>:enabled=<bool> for the
+// component's top-level toggle (AICR v1 refuses that path in --set-json and points to
+// --set), --set-json <component>:<path>=<json> for every other path.
 func BundleArgs(cr *aicrv1alpha1.ClusterRuntime) []string {
 	var args []string
 	for _, g := range []struct {
@@ -119,25 +121,46 @@ func BundleArgs(cr *aicrv1alpha1.ClusterRuntime) []string {
 			args = append(args, "--"+g.name+"-node-selector", k+"="+string(g.group.NodeSelector[k]))
 		}
 		for _, t := range g.group.Tolerations {
-			args = append(args, "--"+g.name+"-node-toleration", Toleration(t))
+			for _, flag := range Toleration(t) {
+				args = append(args, "--"+g.name+"-node-toleration", flag)
+			}
 		}
 	}
 	for _, o := range cr.Spec.Overrides {
+		if o.Path == "enabled" {
+			args = append(args, "--set", o.Component+":enabled="+string(o.Value.Raw))
+			continue
+		}
 		args = append(args, "--set-json", o.Component+":"+o.Path+"="+string(o.Value.Raw))
 	}
 	return args
 }
 
-// Toleration formats key=value:Effect (operator Equal) or key:Effect (Exists).
-func Toleration(t aicrv1alpha1.Toleration) string {
+// taintEffects are the effects AICR's toleration grammar takes.
+var taintEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+
+// Toleration formats t in AICR's toleration grammar, whose values split on ':' into exactly a
+// key part and an effect: `*` for an empty key with operator Exists and no effect (every
+// taint), key=value:Effect (operator Equal) or key:Effect (Exists). AICR has no form for a
+// key of any effect, so an empty effect becomes one value per effect, which tolerates the same
+// taints. An empty key with an effect and tolerationSeconds have no form at all:
+// domain.CheckTolerations refuses them before a bundle Job runs.
+func Toleration(t aicrv1alpha1.Toleration) []string {
+	if t.Key == "" && t.Operator == "Exists" && t.Effect == "" {
+		return []string{"*"}
+	}
 	s := t.Key
 	if t.Operator != "Exists" {
 		s += "=" + t.Value
 	}
 	if t.Effect != "" {
-		s += ":" + string(t.Effect)
+		return []string{s + ":" + string(t.Effect)}
 	}
-	return s
+	out := make([]string, 0, len(taintEffects))
+	for _, e := range taintEffects {
+		out = append(out, s+":"+e)
+	}
+	return out
 }
 
 // SortedKeys returns the keys of m in order, so flags and names derived from a map are stable.
