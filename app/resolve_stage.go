@@ -167,15 +167,16 @@ func (s StageRunner) start(ctx context.Context, runtimeUID string, st Stage, att
 }
 
 // finish uses a succeeded Job's output: only the Job's own (else the Job runs again), only of
-// the pinned AICR version (else AICRVersionMismatch; the caller checks a stage whose version is
-// in its artifact), kept and the Job deleted when the stage
+// the pinned AICR version when its output records one (else AICRVersionMismatch; an output
+// that records none, as the upgrade-check report, is the pinned image's; the caller checks a
+// stage whose version is in its bundle), kept and the Job deleted when the stage
 // keeps its result; something in the way of the kept result stalls ForeignObject.
 func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, ref ports.JobRef, js ports.JobStatus, run StageRun) StageRun {
 	files, err := s.Jobs.Output(ctx, ref)
 	if errors.Is(err, ports.ErrUntrustedOutput) {
 		return s.again(ctx, st, ref, err, run)
 	}
-	if stall := domain.CheckAICRVersion(s.AICRVersion, js.AICRVersion); stall != nil && !st.VersionInArtifact {
+	if stall := domain.CheckAICRVersion(s.AICRVersion, js.AICRVersion); stall != nil && !st.VersionInArtifact && js.AICRVersion != "" {
 		run.Stall = &domain.Stall{Reason: stall.Reason, Message: fmt.Sprintf("%s: %s", st.describe(ref.Name), stall.Message)}
 		return run
 	}

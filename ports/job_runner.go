@@ -28,8 +28,8 @@ const (
 	// file JobInputsDir + "/" + key inside the job.
 	JobInputsDir = "/aicr/inputs"
 	// JobArtifactFile is the file of Output holding the artifact a job wrote to its
-	// OutputRef (AICR names it so whatever the artifact: snapshot, recipe or report).
-	JobArtifactFile = "snapshot.yaml"
+	// OutputRef (snapshot, recipe or report, YAML or JSON), whatever name AICR stored it under.
+	JobArtifactFile = "artifact"
 	// JobImageRefsPath is the file a job pushing to a registry hands AICR as --image-refs:
 	// AICR writes the pushed digest there ("sha256:<64 hex>\n", AICR-CLI.md section 7).
 	JobImageRefsPath = "/dev/termination-log"
@@ -91,7 +91,10 @@ type JobStatus struct {
 	ExitCode int
 	// FailureLog is AICR's last JSON "command failed" log line, if any.
 	FailureLog string
-	// AICRVersion is the version the AICR binary reported.
+	// AICRVersion is the version the AICR binary recorded in its output: the artifact's own
+	// version field (AICR labels its output ConfigMaps with version "unknown"). Empty when the
+	// artifact records none (the upgrade-check report): the job ran the pinned image, the only
+	// one the platform's admission lets a job run.
 	AICRVersion string
 	// Message is a human-readable detail.
 	Message string

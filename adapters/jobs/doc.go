@@ -45,10 +45,18 @@
 //   - Output. Every Job gets an output ConfigMap "<job>-output" in the Job
 //     namespace, created empty by the runner and owned by the Job. AICR writes it
 //     with its native "-o cm://<namespace>/<job>-output" for snapshot, recipe,
-//     upgrade-check and validate: the artifact is under the data key
-//     "snapshot.yaml" (AICR uses that key even for a recipe, AICR-CLI.md section
-//     3) and the ConfigMap carries the label app.kubernetes.io/version=<AICR
-//     version>, which Status reports as JobStatus.AICRVersion.
+//     upgrade-check and validate. AICR v1 stores the artifact under
+//     "snapshot.<ext>" whatever the command ("snapshot.yaml" for YAML, the
+//     default of snapshot and recipe; "snapshot.json" for the JSON upgrade-check
+//     report and validate's CTRF report; "snapshot.txt" for a table) next to
+//     "format" and "timestamp"; Output hands the one artifact on as
+//     ports.JobArtifactFile (more than one is untrusted). AICR labels these
+//     ConfigMaps app.kubernetes.io/version=unknown, so the AICR version Status
+//     reports is the artifact's own (metadata.version of a snapshot or a
+//     RecipeResult, results.tool.version of a CTRF report); the label counts
+//     only when it names a version, and must then agree. The upgrade-check
+//     report records no version: its Job ran the pinned image, which the chart's
+//     admission policy makes the only image there.
 //
 //   - Bundle transport. A bundle is a directory, which AICR writes to a
 //     directory or, with "-o oci://<registry>/<repository>[:<tag>]", pushes as

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"testing/fstest"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -132,9 +131,9 @@ func (r *Runner) Kept(ctx context.Context, result ports.KeptResult) (fs.FS, erro
 	if err = configdoc.VerifySealed(cm, result.Role, result.RuntimeUID); err != nil {
 		return nil, fmt.Errorf("kept %s result %s: %w: %w", result.Role, result.Name, ports.ErrUntrustedOutput, err)
 	}
-	files := fstest.MapFS{}
-	for k, v := range cm.Data {
-		files[k] = &fstest.MapFile{Data: []byte(v), Mode: 0o444}
+	files, err := outputFiles(cm.Data)
+	if err != nil {
+		return nil, fmt.Errorf("kept %s result %s: %w: %w", result.Role, result.Name, ports.ErrUntrustedOutput, err)
 	}
 	return files, nil
 }

@@ -25,7 +25,7 @@ const MaxBundleBytes = 64 << 20
 var ErrBadArchive = errors.New("bad bundle archive")
 
 // Output returns the files of a succeeded Job: the output ConfigMap's data keys as files
-// (snapshot.yaml), or for a bundle the unpacked bundle.tar.gz, and for a Job given
+// (the artifact under ports.JobArtifactFile, outputFiles), or for a bundle the unpacked bundle.tar.gz, and for a Job given
 // --image-refs ports.JobImageRefsPath what AICR wrote there (ports.JobImageRefsFile, see
 // imageRefs). The output must be the Job's own (verifiedOutput); one that is not wraps
 // ports.ErrUntrustedOutput.
@@ -44,16 +44,16 @@ func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 	if archive, ok := cm.BinaryData[BundleKey]; ok {
 		return Untar(archive, MaxBundleBytes)
 	}
-	files := fstest.MapFS{}
+	files, err := outputFiles(cm.Data)
+	if err != nil {
+		return nil, fmt.Errorf("output of job %s: %w: %w", ref.Name, ports.ErrUntrustedOutput, err)
+	}
 	if writesImageRefs(job) {
 		refs, err := r.imageRefs(ctx, job)
 		if err != nil {
 			return nil, err
 		}
 		files[ports.JobImageRefsFile] = &fstest.MapFile{Data: refs, Mode: 0o444}
-	}
-	for k, v := range cm.Data {
-		files[k] = &fstest.MapFile{Data: []byte(v), Mode: 0o444}
 	}
 	for k, v := range cm.BinaryData {
 		files[k] = &fstest.MapFile{Data: v, Mode: 0o444}

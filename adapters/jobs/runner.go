@@ -35,8 +35,8 @@ const (
 	InputsDir = ports.JobInputsDir
 	// RegistryDir is where the registry credential Secret is mounted.
 	RegistryDir = "/aicr/registry"
-	// OutputKey is the data key AICR writes an artifact to with -o cm:// (the port's JobArtifactFile).
-	OutputKey = ports.JobArtifactFile
+	// OutputKey is the data key AICR writes a YAML artifact to with -o cm:// (ArtifactKeys).
+	OutputKey = "snapshot.yaml"
 	// BundleKey is the binaryData key holding a bundle as a gzip tar archive.
 	BundleKey = "bundle.tar.gz"
 	// VersionLabel is the label AICR sets on its output ConfigMap.

@@ -14,7 +14,7 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// Status reports the Job's state, the AICR version its output ConfigMap carries (only an
+// Status reports the Job's state, the AICR version its output ConfigMap reports (reportedVersion; only an
 // output verifiedOutput proves the Job's own counts) and what its Pod shows: for a failed Job
 // the exit code, AICR's last JSON "command failed" line and what killed the Pod from outside
 // AICR; for a running Job why its Pod does not run yet, in the Pod's own words, or that a
@@ -34,7 +34,9 @@ func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus,
 	st := jobStatus(job)
 	switch out, outErr := r.verifiedOutput(ctx, job); {
 	case outErr == nil:
-		st.AICRVersion = out.Labels[VersionLabel]
+		if st.AICRVersion, err = reportedVersion(out.Labels, out.Data); err != nil {
+			return ports.JobStatus{}, fmt.Errorf("output of job %s: %w: %w", ref.Name, ports.ErrUntrustedOutput, err)
+		}
 	case !errors.Is(outErr, ports.ErrJobNotFound) && !errors.Is(outErr, ports.ErrUntrustedOutput):
 		return st, outErr
 	}

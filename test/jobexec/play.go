@@ -83,7 +83,7 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 		res = pushBundle(ctx, job, secret, dest, res)
 	}
 	if !toRegistry {
-		if err = e.writeOutput(ctx, pod, out, res); err != nil {
+		if err = e.writeOutput(ctx, job, pod, out, res); err != nil {
 			return err
 		}
 	}
@@ -138,20 +138,26 @@ func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object, serviceAcc
 
 // writeOutput writes the result into the output ConfigMap as the Job's Pod does: with AICR's
 // cm:// output (server-side apply) under the Pod's ServiceAccount and pod-name claim.
-func (e *Executor) writeOutput(ctx context.Context, pod *corev1.Pod, out *corev1.ConfigMap, res Result) error {
+func (e *Executor) writeOutput(ctx context.Context, job *batchv1.Job, pod *corev1.Pod, out *corev1.ConfigMap, res Result) error {
 	c, err := e.asPod(pod.Spec.ServiceAccountName, pod.Name, string(pod.UID))
 	if err != nil {
 		return err
 	}
 	patch := client.MergeFrom(out.DeepCopy())
-	if res.Version != "" {
+	data, err := artifactData(job, res, e.now().Time)
+	if err != nil {
+		return err
+	}
+	if data != nil {
+		// AICR v1's labels: its header-less values are all "Snapshot" of version "unknown".
 		if out.Labels == nil {
 			out.Labels = map[string]string{}
 		}
-		out.Labels[jobs.VersionLabel] = res.Version
 		out.Labels["app.kubernetes.io/name"] = "aicr"
+		out.Labels["app.kubernetes.io/component"] = "Snapshot"
+		out.Labels[jobs.VersionLabel] = jobs.VersionUnknown
 	}
-	out.Data = res.Data
+	out.Data = data
 	if res.Bundle != nil {
 		out.BinaryData = map[string][]byte{jobs.BundleKey: res.Bundle}
 	}

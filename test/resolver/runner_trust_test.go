@@ -29,9 +29,12 @@ func TestRunner_OutputMustBeTheJobsOwn(t *testing.T) {
 	runner, ref := succeededJob(t, "aicr-recipe-output-trust")
 	files, err := runner.Output(ctx, ref)
 	require.NoError(t, err)
-	data, err := fs.ReadFile(files, jobs.OutputKey)
+	data, err := fs.ReadFile(files, ports.JobArtifactFile)
 	require.NoError(t, err)
-	assert.Equal(t, "kind: RecipeResult\n", string(data))
+	assert.Equal(t, recipeArtifact, string(data), "AICR 1.1.0's recipe, its version in metadata.version")
+	st, err := runner.Status(ctx, ref)
+	require.NoError(t, err)
+	assert.Equal(t, "1.1.0", st.AICRVersion, "the version is the artifact's; AICR labels its output unknown")
 
 	out := &corev1.ConfigMap{}
 	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: jobs.OutputName(ref.Name)}, out))
@@ -40,11 +43,15 @@ func TestRunner_OutputMustBeTheJobsOwn(t *testing.T) {
 	require.NoError(t, k8s.Patch(ctx, out, patch))
 	_, err = runner.Output(ctx, ref)
 	require.ErrorIs(t, err, ports.ErrUntrustedOutput)
-	st, err := runner.Status(ctx, ref)
+	st, err = runner.Status(ctx, ref)
 	require.NoError(t, err)
 	assert.Equal(t, ports.JobSucceeded, st.State)
 	assert.Empty(t, st.AICRVersion, "a version label on an output that is not the Job's counts for nothing")
 }
+
+// recipeArtifact is the RecipeResult the simulated AICR 1.1.0 writes for "kind: RecipeResult":
+// AICR records its version in the artifact's metadata.version.
+const recipeArtifact = "kind: RecipeResult\nmetadata:\n  version: 1.1.0\n"
 
 // TestRunner_KeepNeverTakesOverAName: Keep seals its copy with the content digest; a sealed copy
 // of the same content is success, an operator copy whose content changed is replaced, and a
@@ -65,9 +72,9 @@ func TestRunner_KeepNeverTakesOverAName(t *testing.T) {
 	require.NoError(t, configdoc.VerifySealed(copied, aicrv1alpha1.RoleRecipe, "uid-keep"))
 	files, err := runner.Kept(ctx, kept)
 	require.NoError(t, err)
-	data, err := fs.ReadFile(files, jobs.OutputKey)
+	data, err := fs.ReadFile(files, ports.JobArtifactFile)
 	require.NoError(t, err)
-	assert.Equal(t, "kind: RecipeResult\n", string(data), "Kept returns what Keep sealed")
+	assert.Equal(t, recipeArtifact, string(data), "Kept returns what Keep sealed")
 	require.NoError(t, runner.Keep(ctx, ref, kept), "the same sealed copy is success")
 
 	// An operator copy whose recorded digest no longer matches is written again.
