@@ -37,9 +37,6 @@ type Stage struct {
 	KeepRole string
 	// Credentials is the docker config.json of the Job's run-scoped registry Secret (RES-8).
 	Credentials []byte
-	// VersionInArtifact says the Job writes no output ConfigMap to carry AICR's version (a
-	// bundle pushed to a registry): the caller checks the version the artifact records.
-	VersionInArtifact bool
 	// Placement pins the Job to nodes (nil: anywhere).
 	Placement *ports.JobPlacement
 }
@@ -167,16 +164,15 @@ func (s StageRunner) start(ctx context.Context, runtimeUID string, st Stage, att
 }
 
 // finish uses a succeeded Job's output: only the Job's own (else the Job runs again), only of
-// the pinned AICR version when its output records one (else AICRVersionMismatch; an output
-// that records none, as the upgrade-check report, is the pinned image's; the caller checks a
-// stage whose version is in its bundle), kept and the Job deleted when the stage
+// the pinned AICR version when its kind of output records one (domain.OutputRecordsVersion;
+// else AICRVersionMismatch), kept and the Job deleted when the stage
 // keeps its result; something in the way of the kept result stalls ForeignObject.
 func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, ref ports.JobRef, js ports.JobStatus, run StageRun) StageRun {
 	files, err := s.Jobs.Output(ctx, ref)
 	if errors.Is(err, ports.ErrUntrustedOutput) {
 		return s.again(ctx, st, ref, err, run)
 	}
-	if stall := domain.CheckAICRVersion(s.AICRVersion, js.AICRVersion); stall != nil && !st.VersionInArtifact && js.AICRVersion != "" {
+	if stall := domain.CheckAICRVersion(s.AICRVersion, js.AICRVersion); stall != nil && domain.OutputRecordsVersion(st.Kind) {
 		run.Stall = &domain.Stall{Reason: stall.Reason, Message: fmt.Sprintf("%s: %s", st.describe(ref.Name), stall.Message)}
 		return run
 	}

@@ -85,6 +85,12 @@ func TestStageRunner_Run(t *testing.T) {
 				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobSucceeded, AICRVersion: "1.2.0"}, nil)
 				j.Output(gomock.Any(), ref).Return(result, nil)
 			}},
+		{name: "a recipe recording no AICR version stalls", stall: domain.StallAICRVersionMismatch,
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, nil)
+				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+				j.Output(gomock.Any(), ref).Return(result, nil)
+			}},
 		{name: "something in the way of the kept result stalls ForeignObject", stall: domain.StallForeignObject,
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
 				j.Kept(gomock.Any(), kept).Return(nil, nil)
@@ -140,14 +146,13 @@ func TestStageRunner_Run(t *testing.T) {
 }
 
 // TestStageRunner_BundlePushedToARegistry: a bundle stage pushing to a registry starts its Job
-// with the run-scoped credential (RES-8), and its succeeded Job, which writes no output
-// ConfigMap to carry AICR's version, is used without the Job-level version check: the caller
-// checks the version bundle-info.yaml records (RES-5).
+// with the run-scoped credential (RES-8), and its succeeded Job is used without the Job-level
+// version check: the caller checks the version bundle-info.yaml records (RES-5).
 func TestStageRunner_BundlePushedToARegistry(t *testing.T) {
 	t.Parallel()
 	creds := []byte(`{"auths":{"registry.example.com":{"auth":"dTpw"}}}`)
 	st := app.Stage{Kind: ports.JobBundle, Name: "aicr-bundle-0123456789abcdef", Args: []string{"bundle"},
-		Credentials: creds, VersionInArtifact: true}
+		Credentials: creds}
 	bref := ports.JobRef{Name: st.Name}
 	refs := fstest.MapFS{ports.JobImageRefsFile: {Data: []byte("sha256:" + strings.Repeat("a", 64) + "\n")}}
 	t.Run("the Job starts with the credential", func(t *testing.T) {
@@ -169,4 +174,19 @@ func TestStageRunner_BundlePushedToARegistry(t *testing.T) {
 		assert.Nil(t, run.Stall)
 		assert.Equal(t, fs.FS(refs), run.Files)
 	})
+}
+
+// The upgrade-check report records no AICR version: its Job's output is used without one, the
+// version being the pinned image's.
+func TestStageRunner_UpgradeCheckRecordsNoVersion(t *testing.T) {
+	t.Parallel()
+	stage := app.Stage{Kind: ports.JobUpgradeCheck, Name: "aicr-upgrade-check-0123456789abcdef", Args: []string{"upgrade-check"}}
+	ref := ports.JobRef{Name: stage.Name}
+	report := fstest.MapFS{ports.JobArtifactFile: {Data: []byte(`{"summary":{"components":0,"failing":0},"components":[]}`)}}
+	jobs := mocks.NewMockJobRunner(gomock.NewController(t))
+	jobs.EXPECT().Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+	jobs.EXPECT().Output(gomock.Any(), ref).Return(report, nil)
+	run := app.StageRunner{Jobs: jobs, Image: image, AICRVersion: "1.1.0"}.Run(context.Background(), runtimeUID, stage)
+	assert.Nil(t, run.Stall)
+	assert.NotNil(t, run.Files)
 }

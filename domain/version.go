@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // SupportedAICRRange is the AICR version range the operator accepts (PLAT-1), as the
@@ -36,6 +38,16 @@ func CheckAICRArtifact(what, version string) *Stall {
 	}
 	return stallf(StallAICRArtifactUnsupported,
 		fmt.Sprintf("%s rendered by AICR %q is outside the supported range %s", what, version, SupportedAICRRange))
+}
+
+// OutputRecordsVersion reports whether the output of a Job of kind records the AICR version
+// that ran it, so the Job's own result is checked against the pinned one: AICR v1 writes
+// metadata.version into a snapshot or a recipe and results.tool.version into validate's CTRF
+// report. A bundle records its version in bundle-info.yaml, which the resolver checks when it
+// reads the bundle; the upgrade-check report has no version field, so that Job's version is
+// the pinned image's, the only image the platform's admission lets an AICR Job run.
+func OutputRecordsVersion(kind ports.JobKind) bool {
+	return kind != ports.JobUpgradeCheck && kind != ports.JobBundle
 }
 
 // CheckAICRVersion stops on a Job that reports another AICR version than the

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
 )
 
 // supportedAICRConstraint is domain.SupportedAICRRange as a Masterminds/semver constraint: the
@@ -114,4 +115,15 @@ func TestAICRVersionSupported_AgreesWithMasterminds(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2*7*7*7*10*8, checked)
+}
+
+// A snapshot, a recipe and a CTRF report record the AICR version that wrote them; a bundle
+// records it in bundle-info.yaml, the upgrade-check report nowhere.
+func TestOutputRecordsVersion(t *testing.T) {
+	for _, kind := range []ports.JobKind{ports.JobSnapshot, ports.JobRecipe, ports.JobValidate} {
+		assert.True(t, domain.OutputRecordsVersion(kind), kind)
+	}
+	for _, kind := range []ports.JobKind{ports.JobBundle, ports.JobUpgradeCheck} {
+		assert.False(t, domain.OutputRecordsVersion(kind), kind)
+	}
 }

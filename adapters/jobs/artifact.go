@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing/fstest"
 
@@ -31,7 +32,7 @@ func outputFiles(data map[string]string) (fstest.MapFS, error) {
 	var found []string
 	for k, v := range data {
 		name := k
-		if isArtifactKey(k) {
+		if slices.Contains(ArtifactKeys, k) {
 			found = append(found, k)
 			name = ports.JobArtifactFile
 		}
@@ -41,15 +42,6 @@ func outputFiles(data map[string]string) (fstest.MapFS, error) {
 		return nil, fmt.Errorf("output holds %d artifacts (%s), AICR writes one", len(found), strings.Join(found, ", "))
 	}
 	return files, nil
-}
-
-func isArtifactKey(k string) bool {
-	for _, a := range ArtifactKeys {
-		if k == a {
-			return true
-		}
-	}
-	return false
 }
 
 // artifactVersion is the AICR version an artifact records about the binary that wrote it:

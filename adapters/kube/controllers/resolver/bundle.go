@@ -47,7 +47,7 @@ func (r *Reconciler) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 	if target.PlainHTTP {
 		st.Args = append(st.Args, "--plain-http")
 	}
-	st.Credentials, st.VersionInArtifact = target.DockerConfig, true
+	st.Credentials = target.DockerConfig
 	files, out := r.runStage(ctx, cr, st)
 	if out != nil {
 		return nil, "", resRejectedOverride(out, unlisted)
