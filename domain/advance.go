@@ -62,16 +62,12 @@ func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcom
 	case PhaseProgressing:
 		return r.progress(ctx, p, env, now)
 	case PhaseAwaitingAcknowledgement:
-		// The applied release waits for its post-apply steps; no further step starts once the
-		// approval was revoked or expired or the target moved (RO-8, RO-9).
+		// The step waits, before its apply, for the recorded steps to be acknowledged; it is
+		// not applied once the approval was revoked or expired or the target moved (RO-8, RO-9).
 		if out, ended := r.approvalGate(env, now); ended {
 			return out, nil
 		}
-		out := r.awaitingAcknowledgement()
-		if exp := r.spec.Approval.ExpiresAt; out.Status.Phase == PhaseAwaitingAcknowledgement && !exp.IsZero() {
-			out.RequeueAfter = exp.Sub(now)
-		}
-		return out, nil
+		return r.acknowledged(ctx, p, env, now)
 	case PhaseValidating:
 		return r.validate(ctx, p, env, now)
 	case PhaseSucceeded, PhaseFailed, PhaseExpired, PhaseRevoked, PhaseSuperseded, PhaseOrphaned:
@@ -225,15 +221,32 @@ func (r *Rollout) awaitingApproval(env Environment, now time.Time) Outcome {
 	return out
 }
 
-// awaitingAcknowledgement waits until the applied manual step is acknowledged (RO-9).
-func (r *Rollout) awaitingAcknowledgement() Outcome {
+// awaitingAcknowledgement pauses the manual step before its apply until an approver
+// acknowledges its transition record's precondition and steps (RO-9); it is looked at again
+// when the approval expires, to end it then.
+func (r *Rollout) awaitingAcknowledgement(now time.Time) Outcome {
+	s := r.spec.Steps[r.status.Step]
+	r.status.Phase = PhaseAwaitingAcknowledgement
+	out := r.stalled(stallf(StallAwaitingAcknowledgement, fmt.Sprintf(
+		"rollout %s awaiting acknowledgement of the steps recorded for %s before its apply", r.spec.Name, s.Release.ID)))
+	if exp := r.spec.Approval.ExpiresAt; !exp.IsZero() {
+		out.RequeueAfter = exp.Sub(now)
+	}
+	return out
+}
+
+// acknowledged applies the paused step once its acknowledgement is given, or keeps waiting.
+func (r *Rollout) acknowledged(ctx context.Context, p Ports, env Environment, now time.Time) (Outcome, error) {
 	s := r.spec.Steps[r.status.Step]
 	if !r.spec.Approval.Acknowledged(s.Release.ID) {
-		return r.stalled(stallf(StallAwaitingAcknowledgement, fmt.Sprintf(
-			"rollout %s awaiting acknowledgement of %s post-apply steps", r.spec.Name, s.Release.ID)))
+		return r.awaitingAcknowledgement(now), nil
 	}
 	r.status.Phase = PhaseProgressing
-	return r.nextStep(fmt.Sprintf("%s acknowledged", s.Release.ID))
+	out, err := r.progress(ctx, p, env, now)
+	if out.Event != "" {
+		out.Event = s.Release.ID + " acknowledged; " + out.Event
+	}
+	return out, err
 }
 
 // nextStep moves past the finished step.

@@ -31,7 +31,7 @@ func TestAdvance_DeletingEndsOrphanedAfterTheStepInFlightCR12(t *testing.T) {
 			wantMsg: "its ClusterRuntime is being deleted"},
 		{name: "awaiting approval", spec: []specOpt{needsApproval}, status: domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval},
 			want: domain.PhaseOrphaned, wantMsg: "its ClusterRuntime is being deleted"},
-		{name: "awaiting acknowledgement", spec: []specOpt{approved, func(s *domain.RolloutSpec) { s.Steps[1].AcknowledgeAfterApply = true }},
+		{name: "awaiting acknowledgement", spec: []specOpt{approved, func(s *domain.RolloutSpec) { s.Steps[1].AcknowledgeBeforeApply = true }},
 			status: domain.RolloutStatus{Phase: domain.PhaseAwaitingAcknowledgement, Step: 1}, want: domain.PhaseOrphaned, wantStep: 1,
 			wantMsg: "its ClusterRuntime is being deleted"},
 		{name: "validating", status: validating(), want: domain.PhaseOrphaned, wantStep: 2,

@@ -21,7 +21,7 @@ func expiredApproval(s *domain.RolloutSpec) {
 	s.Approval.ExpiresAt = t0.Add(2 * time.Hour)
 }
 
-func ackOnFirstStep(s *domain.RolloutSpec) { s.Steps[0].AcknowledgeAfterApply = true }
+func ackOnFirstStep(s *domain.RolloutSpec) { s.Steps[0].AcknowledgeBeforeApply = true }
 
 // forgedStatus is a status claiming a phase past approval that no decision of the domain
 // reached, and the engine and job reads judging it may take (never a write: gomock fails any

@@ -59,7 +59,7 @@ func (r *Rollout) normalizeClaims() {
 			st.ValidationRun = r.spec.Name + validationSuffix
 		}
 	case PhaseAwaitingAcknowledgement:
-		if st.Step == len(r.spec.Steps) || !r.spec.Steps[st.Step].AcknowledgeAfterApply {
+		if st.Step == len(r.spec.Steps) || !r.spec.Steps[st.Step].AcknowledgeBeforeApply {
 			st.Phase = PhaseProgressing
 		}
 	case PhaseProgressing, PhaseSucceeded, PhaseFailed, PhaseExpired, PhaseRevoked, PhaseSuperseded, PhaseOrphaned:

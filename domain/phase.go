@@ -10,7 +10,7 @@ const (
 	PhaseAwaitingApproval Phase = "AwaitingApproval"
 	// PhaseProgressing means steps are running.
 	PhaseProgressing Phase = "Progressing"
-	// PhaseAwaitingAcknowledgement means a manual step's release is applied and waits for an acknowledgement (RO-9).
+	// PhaseAwaitingAcknowledgement means a manual step waits, before its apply, for an acknowledgement (RO-9).
 	PhaseAwaitingAcknowledgement Phase = "AwaitingAcknowledgement"
 	// PhaseValidating means AICR deployment validation runs (RO-10).
 	PhaseValidating Phase = "Validating"

@@ -139,7 +139,7 @@ func TestPlanTransition_Assessments(t *testing.T) {
 	tr, err := domain.PlanTransition(domain.TransitionInput{Active: from, Target: to,
 		Assessments: []ports.ComponentAssessment{
 			{Component: "kai-scheduler", Verdict: ports.VerdictBlocked, Reason: "record-blocks"},
-			{Component: "nvsentinel", Verdict: ports.VerdictManual, StepsAfterApply: true, ChangesCRDs: true},
+			{Component: "nvsentinel", Verdict: ports.VerdictManual, RecordedSteps: true, ChangesCRDs: true},
 		}})
 	require.NoError(t, err)
 	require.NotNil(t, tr.Blocked)
@@ -148,7 +148,7 @@ func TestPlanTransition_Assessments(t *testing.T) {
 	assert.Equal(t, "nvsentinel", last.Release.ID)
 	assert.Equal(t, ports.VerdictManual, last.Assessment)
 	assert.True(t, last.ChangesCRDs)
-	assert.True(t, last.AcknowledgeAfterApply)
+	assert.True(t, last.AcknowledgeBeforeApply)
 }
 
 func TestApprovalRequired(t *testing.T) {

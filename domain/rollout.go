@@ -23,7 +23,7 @@ const (
 // ErrInvalidRollout reports a rollout spec that breaks an invariant.
 var ErrInvalidRollout = errors.New("invalid rollout")
 
-// Acknowledgement records that an approver did a release's post-apply steps (RO-9).
+// Acknowledgement records that an approver did the steps recorded for a release's transition (RO-9).
 type Acknowledgement struct {
 	Release        string
 	AcknowledgedBy string

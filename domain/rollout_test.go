@@ -298,19 +298,26 @@ func TestAdvance_ApprovalRules(t *testing.T) {
 		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval}, t0.Add(time.Minute), func(r recorders, _ string) {
 			r.engine.List(gomock.Any()).Return([]ports.ReleaseStatus{{Ref: gpu}}, nil)
 		}, domain.PhaseAwaitingApproval},
-		{"revocation while awaiting acknowledgement ends it before the next step", []specOpt{revoked, func(s *domain.RolloutSpec) {
-			s.Steps[0].AcknowledgeAfterApply = true
+		{"revocation while awaiting acknowledgement ends it before the apply", []specOpt{revoked, func(s *domain.RolloutSpec) {
+			s.Steps[0].AcknowledgeBeforeApply = true
 		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingAcknowledgement}, t0.Add(90 * time.Minute), nil,
 			domain.PhaseRevoked},
 		{"approval expired while awaiting acknowledgement ends it", []specOpt{approved, func(s *domain.RolloutSpec) {
-			s.Steps[0].AcknowledgeAfterApply = true
+			s.Steps[0].AcknowledgeBeforeApply = true
 		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingAcknowledgement}, t0.Add(3 * time.Hour), nil,
 			domain.PhaseExpired},
-		{"acknowledgement continues", []specOpt{approved, func(s *domain.RolloutSpec) {
-			s.Steps[1].AcknowledgeAfterApply = true
+		{"acknowledgement applies the paused step", []specOpt{approved, func(s *domain.RolloutSpec) {
+			s.Steps[1].AcknowledgeBeforeApply = true
 			s.Approval.Acknowledgements = []domain.Acknowledgement{{Release: "gpu-operator", AcknowledgedBy: "alice"}}
+		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingAcknowledgement, Step: 1}, t0.Add(time.Minute),
+			func(r recorders, _ string) {
+				r.engine.Status(gomock.Any(), gpu).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
+				r.engine.Apply(gomock.Any(), gomock.Any()).Return(nil)
+			}, domain.PhaseProgressing},
+		{"no acknowledgement: the paused step is not applied", []specOpt{approved, func(s *domain.RolloutSpec) {
+			s.Steps[1].AcknowledgeBeforeApply = true
 		}}, domain.RolloutStatus{Phase: domain.PhaseAwaitingAcknowledgement, Step: 1}, t0.Add(time.Minute), nil,
-			domain.PhaseProgressing},
+			domain.PhaseAwaitingAcknowledgement},
 		{"superseded before an unstarted step", nil, progressing(1), t0, func(r recorders, _ string) {
 			r.engine.Status(gomock.Any(), gpu).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
 		}, domain.PhaseSuperseded},

@@ -87,7 +87,7 @@ const (
 const (
 	// StallAwaitingApproval surfaces when a rollout that needs approval has none yet.
 	StallAwaitingApproval StallReason = "AwaitingApproval"
-	// StallAwaitingAcknowledgement surfaces when a manual step's release is applied and its post-apply steps await acknowledgement.
+	// StallAwaitingAcknowledgement surfaces when a manual step waits, before its apply, for its recorded steps to be acknowledged.
 	StallAwaitingAcknowledgement StallReason = "AwaitingAcknowledgement"
 	// StallTransitionBlocked surfaces when AICR's upgrade-check assessed a step as blocked.
 	StallTransitionBlocked StallReason = "TransitionBlocked"

@@ -129,10 +129,10 @@ func rolloutStallCases(t *testing.T) []stallCase {
 			advanceStall(spec(t, revoked), progressing(1), nil, func(r recorders) {
 				r.engine.Status(gomock.Any(), gpu).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
 			})},
-		{"AwaitingAcknowledgement when a manual step is applied", domain.StallAwaitingAcknowledgement,
-			advanceStall(spec(t, approved, func(s *domain.RolloutSpec) { s.Steps[1].AcknowledgeAfterApply = true }),
-				inFlight(1, t0.Add(30*time.Minute)), nil, func(r recorders) {
-					r.engine.Status(gomock.Any(), gpu).Return(written(gpu, base.ToPlanDigest, true), nil)
+		{"AwaitingAcknowledgement before a manual step is applied", domain.StallAwaitingAcknowledgement,
+			advanceStall(spec(t, approved, func(s *domain.RolloutSpec) { s.Steps[1].AcknowledgeBeforeApply = true }),
+				progressing(1), nil, func(r recorders) {
+					r.engine.Status(gomock.Any(), gpu).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
 				})},
 		{"TransitionBlocked when upgrade-check blocks a step", domain.StallTransitionBlocked,
 			advanceStall(spec(t, func(s *domain.RolloutSpec) { s.Steps[1].Assessment = ports.VerdictBlocked }),

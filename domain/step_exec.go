@@ -37,6 +37,9 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 		if env.holds() {
 			return r.held(now), nil
 		}
+		if s.AcknowledgeBeforeApply && !r.spec.Approval.Acknowledged(s.Release.ID) {
+			return r.awaitingAcknowledgement(now), nil
+		}
 		if exists && !r.mayWrite(s, st, env) {
 			return r.stalled(r.foreign(s, st)), nil
 		}
@@ -135,10 +138,6 @@ func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environ
 		done = exists && st.Ready()
 	}
 	if done {
-		if s.AcknowledgeAfterApply && !r.spec.Approval.Acknowledged(s.Release.ID) {
-			r.status.Phase = PhaseAwaitingAcknowledgement
-			return r.awaitingAcknowledgement()
-		}
 		return r.nextStep(fmt.Sprintf("%s (%s) ready", s.Release, s.Operation))
 	}
 	if !r.status.StepStartedAt.IsZero() && now.Sub(r.status.StepStartedAt) > timeout {

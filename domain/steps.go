@@ -41,8 +41,9 @@ type Step struct {
 	Assessment ports.UpgradeVerdict `json:"assessment,omitempty"`
 	// ChangesCRDs reports that the step changes CustomResourceDefinitions.
 	ChangesCRDs bool `json:"changesCRDs"`
-	// AcknowledgeAfterApply reports that the transition record has steps after the apply (RO-9).
-	AcknowledgeAfterApply bool `json:"acknowledgeAfterApply,omitempty"`
+	// AcknowledgeBeforeApply reports that the step waits, before its apply, for an approver to
+	// acknowledge the transition record's precondition and steps (RO-9).
+	AcknowledgeBeforeApply bool `json:"acknowledgeBeforeApply,omitempty"`
 	// Reasons say why an Upgrade is needed.
 	Reasons []string `json:"reasons,omitempty"`
 	// ValuesChange says why an Upgrade's values change needs an approver whatever AICR's
@@ -147,7 +148,7 @@ func targetStep(r Release, active map[ports.ReleaseRef]Release, adoptable map[po
 	if a, ok := verdicts[r.Component]; ok && s.Operation == OpUpgrade {
 		s.Assessment = a.Verdict
 		s.ChangesCRDs = a.ChangesCRDs
-		s.AcknowledgeAfterApply = a.StepsAfterApply && a.Verdict == ports.VerdictManual
+		s.AcknowledgeBeforeApply = a.RecordedSteps && a.Verdict == ports.VerdictManual
 	}
 	return s
 }

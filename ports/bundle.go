@@ -85,8 +85,9 @@ type ComponentAssessment struct {
 	Verdict   UpgradeVerdict
 	// Reason is AICR's reason code (e.g. no-record, identity-changed).
 	Reason string
-	// StepsAfterApply reports that the transition record has steps after the apply (RO-9).
-	StepsAfterApply bool
+	// RecordedSteps reports that the transition record asks for a precondition or steps besides
+	// the apply, which an approver acknowledges before the operator applies (RO-9).
+	RecordedSteps bool
 	// ChangesCRDs reports that the transition changes CustomResourceDefinitions.
 	ChangesCRDs bool
 }

@@ -54,7 +54,7 @@ type EvidenceApproval struct {
 	ApprovedBy string    `json:"approvedBy"`
 	ExpiresAt  time.Time `json:"expiresAt"`
 	Reason     string    `json:"reason,omitempty"`
-	// Acknowledgements maps a release ID to the approver who acknowledged its post-apply steps.
+	// Acknowledgements maps a release ID to the approver who acknowledged its recorded steps.
 	Acknowledgements map[string]string `json:"acknowledgements,omitempty"`
 }
 

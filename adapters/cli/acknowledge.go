@@ -8,16 +8,16 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 )
 
-const acknowledgeExample = `  # Record that the post-apply steps of the release the rollout waits on are done
+const acknowledgeExample = `  # Record that the steps recorded for the release the rollout waits on are done
   kubectl aicr acknowledge rollout-3f9a1c0d2b7e4a51-1`
 
 func newAcknowledgeCommand(o *Options) *cobra.Command {
 	return newAPICommand(o, apiCommand{
 		use:   "acknowledge ROLLOUT",
-		short: "Acknowledge, as you, the post-apply steps of the release a rollout waits on",
-		long: "For a rollout waiting in AwaitingAcknowledgement: records, as you, that the post-apply steps of the\n" +
-			"release it waits on are done (for NVSentinel, a tripped circuit breaker reset and the CRD verified),\n" +
-			"and the rollout continues. Refuses a rollout that is not waiting.\n" +
+		short: "Acknowledge, as you, the recorded steps of the release a rollout waits on",
+		long: "For a rollout waiting in AwaitingAcknowledgement: records, as you, that the precondition and steps AICR's\n" +
+			"transition record lists for the release it waits on are done (kubectl aicr describe shows them under\n" +
+			"Recorded steps), and the operator applies the release. Refuses a rollout that is not waiting.\n" +
 			decidedAgain,
 		example: acknowledgeExample,
 		args:    cobra.ExactArgs(1),

@@ -13,7 +13,7 @@ import (
 func awaitingAcknowledgement() *aicrv1alpha1.RuntimeRolloutStatus {
 	return &aicrv1alpha1.RuntimeRolloutStatus{
 		Phase: aicrv1alpha1.PhaseAwaitingAcknowledgement, CurrentStep: 2,
-		Message: "nvsentinel applied; its post-apply steps await acknowledgement",
+		Message: "nvsentinel awaits acknowledgement of its recorded steps before its apply",
 	}
 }
 

@@ -111,7 +111,7 @@ func TestRevokeAndAcknowledge_DecideAgainWhenTheRolloutChanged(t *testing.T) {
 	needEnv(t)
 	t.Parallel()
 	ack := fixture{ro: newRollout(), approval: approved(), status: awaitingAcknowledgement()}.create(t)
-	r, patches := runRacing(writeStatusMessage(t, ack, "do the post-apply steps"), approverUser,
+	r, patches := runRacing(writeStatusMessage(t, ack, "do the recorded steps"), approverUser,
 		"acknowledge", ack)
 	requireOK(t, r)
 	assert.Equal(t, 2, patches)

@@ -14,8 +14,11 @@ import (
 // changes safe.
 func (f Fixture) SafeUpgradeCheck() Result {
 	res := f.Result(ports.JobUpgradeCheck)
-	res.Data[jobs.OutputKey] = `{"summary":{"components":1,"failing":0},"components":[` +
-		`{"component":"gpu-operator","change":"unchanged","verdict":"safe"}]}`
+	res.Data[jobs.OutputKey] = `{"from":"` + ports.JobInputsDir + `/from.yaml","to":"` + ports.JobInputsDir + `/recipe.yaml",` +
+		`"deployer":"argocd-helm",` +
+		`"components":[{"component":"gpu-operator","change":"version","from":"v25.10.1","to":"v25.10.1",` +
+		`"verdict":"safe","notes":"no version change","reason":"recorded","breaking":false,"downgrade":false,` +
+		`"failsRun":false}],"summary":{"components":1,"failing":0}}`
 	return res
 }
 

@@ -15,23 +15,23 @@ import (
 )
 
 // manualUpgrade starts the upgrade whose first Upgrade step AICR assesses manual, its
-// transition record having steps after the apply or not, and approves it; it returns the
+// transition record listing a precondition or steps or not, and approves it; it returns the
 // rollout and the manual release.
-func manualUpgrade(t *testing.T, stepsAfterApply bool) (*harness, *aicrv1alpha1.RuntimeRollout, string) {
+func manualUpgrade(t *testing.T, recordedSteps bool) (*harness, *aicrv1alpha1.RuntimeRollout, ports.ReleaseRef) {
 	h := newHarness(t, true)
 	var manual string
 	h.assessments = func(context.Context, string, string, string) ([]ports.ComponentAssessment, string, error) {
-		return []ports.ComponentAssessment{{Component: manual, Verdict: ports.VerdictManual, StepsAfterApply: stepsAfterApply}}, "", nil
+		return []ports.ComponentAssessment{{Component: manual, Verdict: ports.VerdictManual, RecordedSteps: recordedSteps}}, "", nil
 	}
 	h.start()
 	uid, a := h.installed(nil)
 	b := h.fixturePlan(fixtureUpgradeTo, uid)
 	tr, err := domain.PlanTransition(domain.TransitionInput{Active: a, Target: b})
 	require.NoError(t, err)
-	var release string
+	var release ports.ReleaseRef
 	for _, s := range tr.Steps {
 		if s.Operation == domain.OpUpgrade {
-			manual, release = s.Component, s.Release.ID
+			manual, release = s.Component, s.Release
 			break
 		}
 	}
@@ -41,34 +41,40 @@ func manualUpgrade(t *testing.T, stepsAfterApply bool) (*harness, *aicrv1alpha1.
 	h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingApproval)
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
 	for _, s := range ro.Spec.Steps {
-		assert.Equal(t, stepsAfterApply && s.Release == release, s.AcknowledgeAfterApply, s.Release)
+		assert.Equal(t, recordedSteps && s.Release == release.ID, s.AcknowledgeBeforeApply, s.Release)
 	}
 	return h, ro, release
 }
 
-// A manual transition whose record has steps after the apply pauses after its release is
-// applied until an approver acknowledges them, then continues (RO-9).
+// A manual transition whose record lists a precondition or steps pauses before its release is
+// applied until an approver acknowledges them, then applies it and continues (RO-9).
 func TestRolloutAcknowledgementPauseAndResume(t *testing.T) {
 	h, ro, release := manualUpgrade(t, true)
 	paused := h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingAcknowledgement)
-	msg := "rollout " + ro.Name + " awaiting acknowledgement of " + release + " post-apply steps"
+	msg := "rollout " + ro.Name + " awaiting acknowledgement of the steps recorded for " + release.ID + " before its apply"
 	assert.Equal(t, msg, paused.Status.Message)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.StalledMessage(ro.Name, msg))
 	h.waitCondition(aicrv1alpha1.ConditionReconciling, metav1.ConditionTrue, domain.ReasonRollingOut, "")
 	writes := h.engine.WriteCount()
 	assert.Equal(t, aicrv1alpha1.PhaseAwaitingAcknowledgement, h.rollout(ro.Name).Status.Phase)
 	assert.Equal(t, writes, h.engine.WriteCount(), "nothing runs while waiting")
+	st, err := h.engine.Status(context.Background(), release)
+	require.NoError(t, err)
+	assert.NotEqual(t, ro.Spec.ToPlanDigest, st.Owner.PlanDigest, "the paused release is not applied")
 
 	h.patchApproval(ro.Name, map[string]any{"acknowledgements": []any{map[string]any{
-		"release": release, "acknowledgedBy": approver, "acknowledgedAt": epoch.Format(time.RFC3339),
+		"release": release.ID, "acknowledgedBy": approver, "acknowledgedAt": epoch.Format(time.RFC3339),
 	}}})
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	assert.Greater(t, h.engine.WriteCount(), writes)
+	st, err = h.engine.Status(context.Background(), release)
+	require.NoError(t, err)
+	assert.Equal(t, ro.Spec.ToPlanDigest, st.Owner.PlanDigest, "applied once acknowledged")
 }
 
-// A manual transition whose record has no steps after the apply does not pause: there is
+// A manual transition whose record lists nothing besides the apply does not pause: there is
 // nothing to acknowledge (RO-9).
-func TestRolloutManualWithoutPostApplyStepsDoesNotPause(t *testing.T) {
+func TestRolloutManualWithoutRecordedStepsDoesNotPause(t *testing.T) {
 	h, ro, _ := manualUpgrade(t, false)
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	assert.Empty(t, done.Spec.Approval.Acknowledgements)

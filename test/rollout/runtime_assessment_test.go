@@ -2,6 +2,8 @@ package rollout_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,15 +17,16 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// The assessment reader finds the resolver's upgrade-check report of a transition and maps a
-// manual row with Argo CD steps to an acknowledgement after the apply (RO-9).
+// The assessment reader finds the resolver's upgrade-check report of a transition (AICR v1's
+// own mixed golden) and maps each row's verdict, and a row whose record lists a precondition
+// or steps to recorded steps acknowledged before the apply (RO-9).
 func TestRuntimeAssessmentReader(t *testing.T) {
 	cleanCluster(t)
 	from, to := "sha256:"+"aa"+zeros[2:], "sha256:"+"bb"+zeros[2:]
-	raw := `{"summary":{"components":2,"failing":1},"components":[` +
-		`{"component":"gpu-operator","verdict":"manual","transitions":[{"from":"v25","to":"v26",` +
-		`"stepsByDeployer":[{"deployers":["argocd"],"steps":[{"id":"relabel","description":"relabel nodes"}]}]}]},` +
-		`{"component":"cert-manager","verdict":"safe"}]}`
+	golden, err := os.ReadFile(filepath.Join("..", "testdata", "aicr", "v1-reference", "pkg", "upgrade", "testdata",
+		"report-mixed.json.golden"))
+	require.NoError(t, err)
+	raw := string(golden)
 	name, err := configdoc.AssessmentConfigMapName(from, to, configdoc.ContentDigest([]byte(raw)))
 	require.NoError(t, err)
 	cm := &corev1.ConfigMap{
@@ -40,10 +43,16 @@ func TestRuntimeAssessmentReader(t *testing.T) {
 	rows, digest, err := read(context.Background(), "", from, to)
 	require.NoError(t, err)
 	assert.Equal(t, configdoc.ContentDigest([]byte(raw)), digest)
-	assert.Equal(t, []ports.ComponentAssessment{
-		{Component: "gpu-operator", Verdict: ports.VerdictManual, StepsAfterApply: true},
-		{Component: "cert-manager", Verdict: ports.VerdictSafe},
-	}, rows)
+	byName := map[string]ports.ComponentAssessment{}
+	for _, a := range rows {
+		byName[a.Component] = a
+	}
+	assert.Equal(t, ports.ComponentAssessment{Component: "beta-operator", Verdict: ports.VerdictManual, Reason: "recorded",
+		RecordedSteps: true}, byName["beta-operator"])
+	assert.Equal(t, ports.ComponentAssessment{Component: "alpha-operator", Verdict: ports.VerdictSafe, Reason: "recorded"},
+		byName["alpha-operator"])
+	assert.Equal(t, ports.ComponentAssessment{Component: "delta-operator", Verdict: ports.VerdictUnknown, Reason: "no-record"},
+		byName["delta-operator"])
 	rows, digest, err = read(context.Background(), "", to, from)
 	require.NoError(t, err)
 	assert.Empty(t, rows)
@@ -54,7 +63,7 @@ func TestRuntimeAssessmentReader(t *testing.T) {
 	forged := cm.DeepCopy()
 	forged.ResourceVersion, forged.UID = "", ""
 	forged.Name = name[:len(name)-4] + "0000"
-	forged.Data = map[string]string{configdoc.ReportKey: `{"components":[{"component":"gpu-operator","verdict":"safe"}]}`}
+	forged.Data = map[string]string{configdoc.ReportKey: `{"components":[{"component":"beta-operator","change":"version","verdict":"safe"}]}`}
 	require.NoError(t, k8s.Delete(context.Background(), cm))
 	require.NoError(t, k8s.Create(context.Background(), forged))
 	t.Cleanup(func() { _ = k8s.Delete(context.Background(), forged) })

@@ -129,16 +129,3 @@ func TestNames(t *testing.T) {
 		assert.False(t, configdoc.IsPlanConfigMapName(bad), bad)
 	}
 }
-
-func TestReport_DecodeAndDigest(t *testing.T) {
-	t.Parallel()
-	raw := []byte(`{"summary":{"components":1,"failing":1},"components":[{"component":"nvsentinel","verdict":"manual",` +
-		`"transitions":[{"from":"<0.5.0","to":">=0.5.0","precondition":"breaker closed",` +
-		`"stepsByDeployer":[{"deployers":["argocd"],"steps":[{"id":"reset","description":"reset the breaker"}]}]}],"extra":true}]}`)
-	r, err := configdoc.DecodeReport(raw)
-	require.NoError(t, err, "fields the operator does not show are ignored")
-	require.Len(t, r.Components, 1)
-	assert.Equal(t, "breaker closed", r.Components[0].Transitions[0].Precondition)
-	assert.Equal(t, "reset", r.Components[0].Transitions[0].StepsByDeployer[0].Steps[0].ID)
-	assert.Equal(t, "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", configdoc.ContentDigest(nil))
-}

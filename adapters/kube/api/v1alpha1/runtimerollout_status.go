@@ -15,7 +15,7 @@ const (
 	PhaseAwaitingApproval Phase = "AwaitingApproval"
 	// PhaseProgressing is a rollout running its steps.
 	PhaseProgressing Phase = "Progressing"
-	// PhaseAwaitingAcknowledgement is a rollout paused after a manual step's apply (RO-9).
+	// PhaseAwaitingAcknowledgement is a rollout paused before a manual step's apply (RO-9).
 	PhaseAwaitingAcknowledgement Phase = "AwaitingAcknowledgement"
 	// PhaseValidating is a rollout running deployment validation (RO-10).
 	PhaseValidating Phase = "Validating"

@@ -141,11 +141,11 @@ type Step struct {
 	// ChangesCRDs is true when the step installs, changes or removes CRDs.
 	// +optional
 	ChangesCRDs bool `json:"changesCRDs,omitempty"`
-	// AcknowledgeAfterApply is true when the manual transition record of the release has steps
-	// after the apply: the rollout pauses once the release is applied until an approver
-	// acknowledges them (RO-9).
+	// AcknowledgeBeforeApply is true when AICR's manual transition record of the release lists
+	// a precondition or steps: the rollout pauses before applying the release until an approver
+	// acknowledges that they are done (RO-9).
 	// +optional
-	AcknowledgeAfterApply bool `json:"acknowledgeAfterApply,omitempty"`
+	AcknowledgeBeforeApply bool `json:"acknowledgeBeforeApply,omitempty"`
 }
 
 // Approval is set once by an approver (RO-4, ADM-1..4).
@@ -185,7 +185,7 @@ type Approval struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	RevokeReason string `json:"revokeReason,omitempty"`
-	// Acknowledgements record, one per release, that a manual transition's post-apply steps are done (RO-9).
+	// Acknowledgements record, one per release, that a manual transition's recorded steps are done (RO-9).
 	// +optional
 	// +listType=map
 	// +listMapKey=release
@@ -194,7 +194,7 @@ type Approval struct {
 	Acknowledgements []Acknowledgement `json:"acknowledgements,omitempty"`
 }
 
-// Acknowledgement records that an approver did a release's post-apply steps.
+// Acknowledgement records that an approver did the steps recorded for a release's transition.
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="acknowledgements are append-only: an acknowledgement cannot be changed"
 type Acknowledgement struct {
 	// Release is the acknowledged release ID, a Helm release name like the steps.

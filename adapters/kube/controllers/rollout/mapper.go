@@ -14,8 +14,8 @@ import (
 // toDomainSpec maps a RuntimeRollout onto the domain. A step's namespace comes from the plan
 // holding its release: the active plan for a Remove, the target plan otherwise; a release the
 // plan lacks keeps an empty namespace, which the domain reports as StepUnknown. A step pauses
-// for acknowledgement only when the rollout recorded that its transition record has steps
-// after the apply (RO-9).
+// for acknowledgement before its apply only when the rollout recorded that its transition
+// record lists a precondition or steps (RO-9).
 func toDomainSpec(ro *aicrv1alpha1.RuntimeRollout, target, active *domain.Plan) domain.RolloutSpec {
 	steps := make([]domain.Step, 0, len(ro.Spec.Steps))
 	targetIndex, activeIndex := releaseIndex(target), releaseIndex(active)
@@ -28,7 +28,7 @@ func toDomainSpec(ro *aicrv1alpha1.RuntimeRollout, target, active *domain.Plan) 
 		steps = append(steps, domain.Step{
 			Release: ref, Component: component, Operation: domain.Operation(s.Operation),
 			Assessment: ports.UpgradeVerdict(s.Assessment), ChangesCRDs: s.ChangesCRDs,
-			AcknowledgeAfterApply: s.AcknowledgeAfterApply,
+			AcknowledgeBeforeApply: s.AcknowledgeBeforeApply,
 		})
 	}
 	return domain.RolloutSpec{

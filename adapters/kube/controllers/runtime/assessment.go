@@ -14,8 +14,9 @@ import (
 
 // NewAssessmentReader returns the AssessmentSource reading the upgrade-check reports the
 // resolver keeps in ConfigMaps labelled role=assessment in namespace: the one whose
-// annotations name the transition's plans and whose name matches its content. A row's verdict is kept as is; a manual row whose
-// transition records list steps for Argo CD or Helm has steps after the apply (RO-9).
+// annotations name the transition's plans and whose name matches its content. A row's verdict is kept as is; a row
+// with a precondition or steps (already narrowed by AICR to the Job's --deployer) has recorded steps
+// an approver acknowledges before the apply (RO-9).
 func NewAssessmentReader(reader client.Reader, namespace string) AssessmentSource {
 	return func(ctx context.Context, _, from, to string) ([]ports.ComponentAssessment, string, error) {
 		var list corev1.ConfigMapList
@@ -47,17 +48,8 @@ func NewAssessmentReader(reader client.Reader, namespace string) AssessmentSourc
 func assessments(report *configdoc.Report) []ports.ComponentAssessment {
 	out := make([]ports.ComponentAssessment, 0, len(report.Components))
 	for _, row := range report.Components {
-		a := ports.ComponentAssessment{Component: row.Component, Verdict: ports.UpgradeVerdict(row.Verdict), Reason: row.Reason}
-		for _, rec := range row.Transitions {
-			for _, ds := range rec.StepsByDeployer {
-				for _, d := range ds.Deployers {
-					if (d == "argocd" || d == "helm") && len(ds.Steps) > 0 {
-						a.StepsAfterApply = true
-					}
-				}
-			}
-		}
-		out = append(out, a)
+		out = append(out, ports.ComponentAssessment{Component: row.Component, Verdict: ports.UpgradeVerdict(row.Verdict),
+			Reason: row.Reason, RecordedSteps: row.HasRecordedSteps()})
 	}
 	return out
 }
