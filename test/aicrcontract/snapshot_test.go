@@ -1,0 +1,74 @@
+package aicrcontract_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/nvidia/aicr-operator/test/jobexec"
+)
+
+type snapshotDoc struct {
+	Kind         string         `json:"kind"`
+	APIVersion   string         `json:"apiVersion"`
+	Metadata     map[string]any `json:"metadata"`
+	Measurements []struct {
+		Type     string `json:"type"`
+		Subtypes []struct {
+			Subtype string `json:"subtype"`
+		} `json:"subtypes"`
+	} `json:"measurements"`
+}
+
+// referenceSnapshots returns the snapshots in the reference directory: YAML files of kind
+// Snapshot, and the snapshot.yaml of the documented snapshot ConfigMaps.
+func referenceSnapshots(t *testing.T) map[string]snapshotDoc {
+	t.Helper()
+	out := map[string]snapshotDoc{}
+	for _, p := range referenceFiles(t, ".yaml") {
+		raw, err := os.ReadFile(p)
+		require.NoError(t, err)
+		var cm struct {
+			Kind string            `json:"kind"`
+			Data map[string]string `json:"data"`
+		}
+		if yaml.Unmarshal(raw, &cm) == nil && cm.Kind == "ConfigMap" && cm.Data["snapshot.yaml"] != "" {
+			raw = []byte(cm.Data["snapshot.yaml"])
+		}
+		var doc snapshotDoc
+		if yaml.Unmarshal(raw, &doc) == nil && doc.Kind == "Snapshot" {
+			out[p] = doc
+		}
+	}
+	require.NotEmpty(t, out, "the reference directory holds no snapshot")
+	return out
+}
+
+// 2.1: a snapshot is kind Snapshot of aicr.run with measurements of typed subtypes; the
+// snapshot the simulator plays has that shape and records the AICR version that collected it.
+func TestFact2_1_SnapshotShape(t *testing.T) {
+	t.Parallel()
+	played, err := os.ReadFile(filepath.Join(jobexec.Root(), "test", "jobexec", "testdata", "snapshot-eks-h100-ubuntu.yaml"))
+	require.NoError(t, err)
+	var sim snapshotDoc
+	require.NoError(t, yaml.Unmarshal(played, &sim))
+	snapshots := referenceSnapshots(t)
+	snapshots["simulator"] = sim
+	for name, doc := range snapshots {
+		assert.True(t, strings.HasPrefix(doc.APIVersion, "aicr.run/v1"), "%s: apiVersion %s", name, doc.APIVersion)
+		require.NotEmpty(t, doc.Measurements, name)
+		for _, m := range doc.Measurements {
+			assert.NotEmpty(t, m.Type, name)
+			for _, sub := range m.Subtypes {
+				assert.NotEmpty(t, sub.Subtype, "%s: %s", name, m.Type)
+			}
+		}
+	}
+	assert.Equal(t, "Snapshot", sim.Kind)
+	assert.NotEmpty(t, sim.Metadata["version"], "a snapshot records the AICR that collected it")
+}
