@@ -106,8 +106,11 @@ func discoveryCases() []reasonCase {
 			spec: func(s *aicrv1alpha1.ClusterRuntimeSpec) {
 				s.Placement.Accelerated.Tolerations = []aicrv1alpha1.Toleration{{Key: "bad key!", Operator: "Exists"}}
 			}},
-		{name: "SnapshotIncomplete", reason: string(domain.StallSnapshotIncomplete), contains: "did not measure fabric",
-			spec: func(s *aicrv1alpha1.ClusterRuntimeSpec) { s.Criteria["fabric"] = "efa" }},
+		{name: "SnapshotIncomplete", reason: string(domain.StallSnapshotIncomplete), contains: "did not measure os",
+			behavior: func(f jobexec.Fixture) jobexec.Behavior {
+				f.Snapshot = []byte(strings.Replace(string(f.Snapshot), "- type: OS\n", "- type: OSUnread\n", 1))
+				return f.Behavior()
+			}},
 		{name: "CriteriaConflict", reason: string(domain.StallCriteriaConflict), contains: `spec.criteria.service is "gke"`,
 			spec: func(s *aicrv1alpha1.ClusterRuntimeSpec) { s.Criteria["service"] = "gke" }},
 	}

@@ -139,7 +139,59 @@ func TestClusterRuntimeRules(t *testing.T) {
 			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
 				cr.Spec.Criteria = map[string]aicrv1alpha1.CriterionValue{"not a name": "x"}
 			},
-			wantErr: "criteria keys are AICR criteria names",
+			wantErr: "criteria keys are service, accelerator and os",
+		},
+		{
+			name: "CR-4 a criterion AICR has no snapshot measure for is refused",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				cr.Spec.Criteria = map[string]aicrv1alpha1.CriterionValue{"service": "eks", "region": "us-east-1"}
+			},
+			wantErr: "criteria keys are service, accelerator and os",
+		},
+		{
+			name: "CR-4 intent belongs in spec.intent, not in criteria",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				cr.Spec.Criteria = map[string]aicrv1alpha1.CriterionValue{"intent": "training"}
+			},
+			wantErr: "intent and platform have their own fields",
+		},
+		{
+			name: "CR-4 tolerationSeconds is refused: aicr bundle cannot carry it",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				seconds := int64(300)
+				cr.Spec.Placement.Accelerated.Tolerations = []aicrv1alpha1.Toleration{{Key: "node.kubernetes.io/unreachable",
+					Operator: "Exists", Effect: "NoExecute", TolerationSeconds: &seconds}}
+			},
+			wantErr:   "toleration flags cannot carry tolerationSeconds",
+			wantField: "spec.placement.accelerated.tolerations[0]",
+		},
+		{
+			name: "CR-4 an empty key with an effect is refused",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				cr.Spec.Placement.System.Tolerations = []aicrv1alpha1.Toleration{{Operator: "Exists", Effect: "NoSchedule"}}
+			},
+			wantErr: "an empty key tolerates every taint: it needs operator Exists and no effect",
+		},
+		{
+			name: "CR-4 an empty key with operator Equal is refused",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				cr.Spec.Placement.System.Tolerations = []aicrv1alpha1.Toleration{{Operator: "Equal", Value: "x"}}
+			},
+			wantErr: "an empty key tolerates every taint: it needs operator Exists and no effect",
+		},
+		{
+			name: "CR-4 operator Exists with a value is refused",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				cr.Spec.Placement.System.Tolerations = []aicrv1alpha1.Toleration{{Key: "dedicated", Operator: "Exists", Value: "gpu"}}
+			},
+			wantErr: "operator Exists takes no value",
+		},
+		{
+			name: "CR-4 tolerate every taint and a keyed toleration of any effect are accepted",
+			mutate: func(cr *aicrv1alpha1.ClusterRuntime) {
+				cr.Spec.Placement.System.Tolerations = []aicrv1alpha1.Toleration{{Operator: "Exists"},
+					{Key: "dedicated", Value: "system"}, {Key: "nvidia.com/gpu", Operator: "Exists"}}
+			},
 		},
 		{
 			name: "CR-4 duplicate tcpxo interface names are refused",

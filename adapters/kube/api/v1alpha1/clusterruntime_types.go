@@ -52,11 +52,12 @@ type ClusterRuntimeSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	Profile string `json:"profile,omitempty"`
-	// Criteria declares what the cluster is (service, accelerator, os, ...) before its GPU
-	// nodes have a driver; the snapshot taken after the GPU stack is installed must confirm it.
+	// Criteria declares what the cluster is (service, accelerator, os) before its GPU nodes
+	// have a driver; the snapshot taken after the GPU stack is installed must confirm it. The
+	// keys are the AICR criteria a snapshot measures; intent and platform have their own fields.
 	// +optional
-	// +kubebuilder:validation:MaxProperties=16
-	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 63 && k.matches('^[a-zA-Z][a-zA-Z0-9]*$'))",message="criteria keys are AICR criteria names: letters and digits, at most 63 characters"
+	// +kubebuilder:validation:MaxProperties=3
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['service', 'accelerator', 'os'])",message="criteria keys are service, accelerator and os, the AICR criteria a snapshot confirms (intent and platform have their own fields)"
 	Criteria map[string]CriterionValue `json:"criteria,omitempty"`
 	// Placement selects the system and accelerated node groups.
 	// +required
@@ -132,7 +133,11 @@ type NodeGroup struct {
 }
 
 // Toleration is a core/v1 Toleration with the bounds PLAT-8 needs; the operator passes it to
-// aicr bundle's node-toleration flags.
+// aicr bundle's node-toleration flags, whose grammar (`*`, key=value:Effect, key:Effect) has
+// no form for tolerationSeconds or for every key of one effect.
+// +kubebuilder:validation:XValidation:rule="!has(self.tolerationSeconds)",message="aicr bundle's toleration flags cannot carry tolerationSeconds"
+// +kubebuilder:validation:XValidation:rule="self.?key.orValue(”) != ” || (self.?operator.orValue(”) == 'Exists' && self.?effect.orValue(”) == ”)",message="an empty key tolerates every taint: it needs operator Exists and no effect"
+// +kubebuilder:validation:XValidation:rule="self.?operator.orValue(”) != 'Exists' || self.?value.orValue(”) == ”",message="operator Exists takes no value"
 type Toleration struct {
 	// Key is the taint key the toleration applies to; empty with operator Exists matches all keys.
 	// +optional

@@ -94,8 +94,13 @@ func overrides(n int) []aicrv1alpha1.Override {
 	return out
 }
 
+// tolerations returns n distinct tolerations AICR's grammar can carry.
 func tolerations(n int) []aicrv1alpha1.Toleration {
-	return make([]aicrv1alpha1.Toleration, n)
+	out := make([]aicrv1alpha1.Toleration, n)
+	for i := range out {
+		out[i] = aicrv1alpha1.Toleration{Key: "example.com/taint-" + string(rune('a'+i)), Operator: "Exists"}
+	}
+	return out
 }
 
 func tcpxo(n int) []aicrv1alpha1.TCPXOInterface {
