@@ -13,9 +13,9 @@ var (
 	errEnvMissing = errors.New("upstream.env misses a key")
 )
 
-// parseUpstreamEnv parses upstream.env (KEY=VALUE lines, values unquoted or
-// single-quoted with POSIX '\” escapes, or double-quoted without expansion)
-// without executing it. Comments and blank lines are skipped.
+// parseUpstreamEnv parses upstream.env without executing it: KEY=VALUE lines whose
+// values are unquoted, single-quoted with the POSIX quote-backslash-quote-quote
+// escape, or double-quoted without expansion. Comments and blank lines are skipped.
 func parseUpstreamEnv(data string) (map[string]string, error) {
 	env := map[string]string{}
 	for n, line := range strings.Split(data, "\n") {

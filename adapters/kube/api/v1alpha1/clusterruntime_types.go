@@ -136,8 +136,8 @@ type NodeGroup struct {
 // aicr bundle's node-toleration flags, whose grammar (`*`, key=value:Effect, key:Effect) has
 // no form for tolerationSeconds or for every key of one effect.
 // +kubebuilder:validation:XValidation:rule="!has(self.tolerationSeconds)",message="aicr bundle's toleration flags cannot carry tolerationSeconds"
-// +kubebuilder:validation:XValidation:rule="self.?key.orValue(”) != ” || (self.?operator.orValue(”) == 'Exists' && self.?effect.orValue(”) == ”)",message="an empty key tolerates every taint: it needs operator Exists and no effect"
-// +kubebuilder:validation:XValidation:rule="self.?operator.orValue(”) != 'Exists' || self.?value.orValue(”) == ”",message="operator Exists takes no value"
+// +kubebuilder:validation:XValidation:rule="(has(self.key) && size(self.key) > 0) || (has(self.operator) && self.operator == 'Exists' && !has(self.effect))",message="an empty key tolerates every taint: it needs operator Exists and no effect"
+// +kubebuilder:validation:XValidation:rule="!has(self.operator) || self.operator != 'Exists' || !has(self.value) || size(self.value) == 0",message="operator Exists takes no value"
 type Toleration struct {
 	// Key is the taint key the toleration applies to; empty with operator Exists matches all keys.
 	// +optional
