@@ -232,3 +232,39 @@ func restricted() *corev1.SecurityContext {
 		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 	}
 }
+
+// legacyToken is a Secret the token controller would fill with a token of serviceAccount
+// that never expires.
+func legacyToken(name, namespace, serviceAccount string) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace,
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: serviceAccount}},
+		Type: corev1.SecretTypeServiceAccountToken,
+	}
+}
+
+// TestAttack_JobsAdminCreatesALegacyJobToken: an administrator of the Job namespace, who may
+// read its Secrets, asks the token controller for a non-expiring aicr-jobs token.
+func TestAttack_JobsAdminCreatesALegacyJobToken(t *testing.T) {
+	baseline(t).noEngineWrite(t)
+	refused(t, as(jobsAdminUser).Create(context.Background(), legacyToken("attack-legacy", jobsNS, "aicr-jobs")),
+		"RES-8: no legacy token Secret for aicr-jobs")
+}
+
+// TestAttack_OperatorCreatesALegacyValidatorToken: the operator's own identity, which creates
+// and reads Secrets in the validation namespace, asks for a non-expiring token of the
+// cluster-admin validator.
+func TestAttack_OperatorCreatesALegacyValidatorToken(t *testing.T) {
+	baseline(t).noEngineWrite(t)
+	refused(t, operator().Create(context.Background(), legacyToken("attack-legacy", validationNS, "aicr-validator")),
+		"RES-8: no legacy token Secret for aicr-validator")
+}
+
+// TestJobsAdminCreatesATokenSecretOfAnotherIdentity: the rule names the Job identities only;
+// a token Secret for another ServiceAccount of the namespace is the administrator's own.
+func TestJobsAdminCreatesATokenSecretOfAnotherIdentity(t *testing.T) {
+	baseline(t).noEngineWrite(t)
+	ctx := context.Background()
+	secret := legacyToken("own-legacy", jobsNS, "default")
+	require.NoError(t, as(jobsAdminUser).Create(ctx, secret, client.DryRunAll))
+}
