@@ -28,7 +28,7 @@ ENVTEST_PKGS      = $(shell go list -test -f '{{if .ForTest}}{{.ForTest}}{{range
 	awk '/ github.com\/nvidia\/aicr-operator\/test\/env( |$$)/ {print $$1}' | sort -u)
 # Nested modules: the tests that need argo-cd/v3, which only builds with every k8s.io module
 # pinned by a replace directive, are a module of their own, so the operator's module has no
-# replace and `go install .../cmd/kubectl-aicr@<version>` works (issue 17). test, vet, lint
+# replace and `go install .../cmd/kubectl-aicr@<version>` works. test, vet, lint
 # and verify-mod cover them too.
 NESTED_MODULES   := test/argocdcompat
 IN_NESTED         = for m in $(NESTED_MODULES); do (cd $$m && $(1)); done

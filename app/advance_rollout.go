@@ -23,7 +23,7 @@ type Decision struct {
 // requeue), at most MaxDecisions. On an engine whose reads show its writes at once
 // (ports.ConsistentReads) a mutation does not end it: the next decision judges the step, and
 // a step the engine already shows ready moves on to the next one without a status write and a
-// requeue in between (issue 19); a step not ready yet waits. Leaving Pending ends it too, so
+// requeue in between; a step not ready yet waits. Leaving Pending ends it too, so
 // the caller persists that before the first step's mutation and a restart never re-checks the
 // starting inventory after a step wrote to the engine (RO-12). It returns the last outcome, the
 // decisions that carry an Event or a stall, and the transient error that stopped it, if any: a

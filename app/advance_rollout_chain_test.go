@@ -28,7 +28,7 @@ func (e consistentEngine) ReadsItsWrites() bool { return e.consistent }
 // (ports.ConsistentReads), a step's mutation is judged by the next decision of the same call: a
 // step shown ready at once is followed by the next one, each release written once, up to
 // MaxDecisions in one call; a step not ready yet waits. On an engine read through a cache a
-// mutation ends the call, however ready the engine shows the step (RO-12, issue 19).
+// mutation ends the call, however ready the engine shows the step (RO-12).
 func TestAdvanceRollout_JudgesEachMutationAtOnce(t *testing.T) {
 	t.Parallel()
 	const releases = app.MaxDecisions

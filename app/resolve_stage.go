@@ -12,7 +12,7 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// Reasons of the events a stage reports (STYLE R24); a stall is reported with the domain's
+// Reasons of the events a stage reports; a stall is reported with the domain's
 // stall reason verbatim.
 const (
 	// EventStageStarted: the stage's AICR Job was created.

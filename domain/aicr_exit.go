@@ -28,7 +28,7 @@ const unauthorizedRemedy = "the Job's ServiceAccount lacks a right AICR uses: re
 
 var bracketCode = regexp.MustCompile(`\[([A-Z_]+)\]`)
 
-// codeCategories maps AICR's structured error codes to exit codes (AICR-CLI.md section 4).
+// codeCategories maps AICR's structured error codes to exit codes (docs/design/aicr-cli.md section 4).
 var codeCategories = map[string]int{
 	"INVALID_REQUEST": 2, "METHOD_NOT_ALLOWED": 2, "CONFLICT": 2, "NOT_FOUND": 3, "UNAUTHORIZED": 4,
 	"TIMEOUT": 5, "SERVICE_UNAVAILABLE": 6, "POLICY_FETCH": 6, "RATE_LIMIT_EXCEEDED": 7, "INTERNAL": 8,

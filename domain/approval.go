@@ -3,7 +3,7 @@ package domain
 import "github.com/nvidia/aicr-operator/ports"
 
 // ApprovalRequired decides whether a transition needs an approver (RO-8).
-// Decision (REQUIREMENTS.md is silent on the exact rule): a transition needs
+// Decision (the product's documents leave the exact rule open): a transition needs
 // approval when any step
 //   - removes or adopts a release (data-plane impact, not re-creatable by a rollback),
 //   - changes CustomResourceDefinitions,

@@ -7,7 +7,7 @@ import (
 )
 
 // preCheck decides, without I/O, whether the rollout can proceed at all. The
-// chain runs on every Advance in order; the first non-nil stall wins (STYLE R6).
+// chain runs on every Advance in order; the first non-nil stall wins.
 type preCheck func(r *Rollout, env Environment) *Stall
 
 var preChecks = []preCheck{planOfAnotherRuntime, stepsKnown, planWithoutRecipe, validationUnavailable, transitionBlocked}

@@ -10,7 +10,7 @@ import (
 // maxNamedChecks bounds how many failed checks a failure message names.
 const maxNamedChecks = 5
 
-// ctrfReport is the part of AICR's CTRF report (`aicr validate`, AICR-CLI.md section 8) the
+// ctrfReport is the part of AICR's CTRF report (`aicr validate`, docs/design/aicr-cli.md section 8) the
 // operator judges; the report itself is kept byte for byte in the evidence.
 type ctrfReport struct {
 	ReportFormat string `json:"reportFormat"`

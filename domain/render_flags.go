@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// setFlags are the `aicr bundle` flags that layer values over a component's (AICR-CLI.md
+// setFlags are the `aicr bundle` flags that layer values over a component's (docs/design/aicr-cli.md
 // section 7): spec.overrides become --set-json component:path=value.
 var setFlags = map[string]bool{"--set": true, "--set-json": true, "--set-string": true, "--set-file": true}
 
@@ -31,7 +31,7 @@ func parseRenderFlags(flags []string) []renderFlag {
 // renderDiff is what changed between the render flags of the active and the target plan: the
 // values the runtime's own spec layers over AICR's (overrides and placement), which AICR's
 // upgrade-check verdict never judges: it compares versions and chart identities only
-// (AICR-CLI.md section 9).
+// (docs/design/aicr-cli.md section 9).
 type renderDiff struct {
 	// known is false when a plan does not record its render flags (nil renderFlags).
 	known bool

@@ -96,7 +96,7 @@ func validationAttempt(rollout, run string) int {
 // validationJob is `aicr validate` of the deployment phase against the target plan's
 // validation recipe (PLAN-2), its checks run in the validation namespace. It never fails on
 // failed checks (--fail-on-error=false): the CTRF report it writes to the job's output decides,
-// the exit code only says whether the run completed (AICR-CLI.md sections 4 and 8).
+// the exit code only says whether the run completed (docs/design/aicr-cli.md sections 4 and 8).
 func (r *Rollout) validationJob(jobs ports.JobRunner, env Environment) ports.JobSpec {
 	name := r.status.ValidationRun
 	return ports.JobSpec{

@@ -108,7 +108,7 @@ func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 }
 
 // TestAdvance_ValidationReportDecides: with --fail-on-error=false the CTRF report, not the exit
-// code, decides a completed run (RO-10, AICR-CLI.md section 4): failed or other checks, a
+// code, decides a completed run (RO-10, docs/design/aicr-cli.md section 4): failed or other checks, a
 // missing or unreadable report fail the rollout with a message naming the counts; so does a
 // report without checks or whose every check was skipped, which is no evidence; a run with a
 // passed check and no failed one succeeds.

@@ -24,7 +24,7 @@ func activeReleases(active *Plan) []Release {
 // valuesChange says why the values change of a release upgraded from old to cur needs an
 // approver whatever AICR's upgrade-check verdict says, or "" when its values did not change
 // or the verdict covers the change. The verdict judges a component's version and chart
-// identity, never values (AICR-CLI.md section 9), so it covers only the values AICR itself
+// identity, never values (docs/design/aicr-cli.md section 9), so it covers only the values AICR itself
 // renders for the new version: a change with nothing changed by the runtime's spec and with a
 // chart version change of the component (versionChanged). Anything else is named:
 //   - values changed by overrides: the changed spec.overrides that may reach the release

@@ -31,7 +31,7 @@ const (
 	// OutputRef (snapshot, recipe or report, YAML or JSON), whatever name AICR stored it under.
 	JobArtifactFile = "artifact"
 	// JobImageRefsPath is the file a job pushing to a registry hands AICR as --image-refs:
-	// AICR writes the pushed digest there ("sha256:<64 hex>\n", AICR-CLI.md section 7).
+	// AICR writes the pushed digest there ("sha256:<64 hex>\n", docs/design/aicr-cli.md section 7).
 	JobImageRefsPath = "/dev/termination-log"
 	// JobImageRefsFile is the file of Output holding what the job wrote to JobImageRefsPath.
 	JobImageRefsFile = "image-refs"
@@ -52,7 +52,7 @@ type JobSpec struct {
 	// Owner records the runtime UID and plan or rollout the job works for.
 	Owner ReleaseOwner
 	// Placement pins the job to nodes (nil: anywhere). The snapshot agent runs on a node of
-	// the accelerated group, so it reads that node (AICR-CLI.md section 5).
+	// the accelerated group, so it reads that node (docs/design/aicr-cli.md section 5).
 	Placement *JobPlacement
 }
 
@@ -87,7 +87,7 @@ const (
 // JobStatus is the observation of a job.
 type JobStatus struct {
 	State JobState
-	// ExitCode is the container's exit code once finished (AICR-CLI.md section 4).
+	// ExitCode is the container's exit code once finished (docs/design/aicr-cli.md section 4).
 	ExitCode int
 	// FailureLog is AICR's last JSON "command failed" log line, if any.
 	FailureLog string

@@ -90,7 +90,7 @@ type Evidence struct {
 var ErrBundleRejected = errors.New("bundle artifact rejected")
 
 // BundleTarget is where and how a bundle Job pushes its bundle with AICR's
-// `-o oci://` (AICR-CLI.md section 7).
+// `-o oci://` (docs/design/aicr-cli.md section 7).
 type BundleTarget struct {
 	// Repository is <registry>/bundles/cluster, without scheme.
 	Repository string

@@ -1,4 +1,4 @@
-// Package argocd is the Argo CD DeploymentEngine adapter (ENG-1..4, STYLE R12).
+// Package argocd is the Argo CD DeploymentEngine adapter (ENG-1..4).
 //
 // It writes one Argo CD Application per plan release in the engine namespace
 // and AppProject from configuration, and maps Argo CD's sync, health and

@@ -27,7 +27,7 @@ func revisionsOf(app *argov1.Application) revisions {
 // revisionMemo keeps each Application's revisions with the resourceVersion they were computed
 // at. A revision encodes the source's values canonically, which costs more than the rest of an
 // observation, and the engine observes every Application on each List while a rollout changes
-// one or two between Lists (issue 19): an unchanged object has the revisions it had. The memo
+// one or two between Lists: an unchanged object has the revisions it had. The memo
 // holds the Applications the last List returned and those read since.
 type revisionMemo struct {
 	mu    sync.Mutex

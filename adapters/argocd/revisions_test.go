@@ -9,7 +9,7 @@ import (
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 )
 
-// TestRevisionMemoComputesAgainOnlyForAChangedObject (issue 19): an Application observed at
+// TestRevisionMemoComputesAgainOnlyForAChangedObject: an Application observed at
 // the resourceVersion its revisions were computed at gets them from the memo; a new
 // resourceVersion computes them again; an Application the last List did not return is
 // forgotten; an object without identity is never memoized.

@@ -12,7 +12,7 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// TestObserveMapsArgoCDStrings is the table of STYLE R12: every Argo CD sync,
+// TestObserveMapsArgoCDStrings is the one table of the adapter: every Argo CD sync,
 // health and operation string the adapter knows, plus unknown ones, mapped
 // by the one function observe.
 func TestObserveMapsArgoCDStrings(t *testing.T) {

@@ -5,7 +5,7 @@
 //
 // An engine author enabling it implements the methods below against HelmRelease objects,
 // following the contract in ports/deployment_engine.go, and makes the conformance suite in
-// adapters/enginetest pass.
+// test/enginetest pass.
 package flux
 
 import (

@@ -111,7 +111,7 @@ func placeJob(pod *corev1.PodSpec, pl *ports.JobPlacement) {
 }
 
 // agentPod makes the Pod AICR's snapshot agent, as the Job aicr snapshot deploys itself
-// (AICR-CLI.md section 5): AICR_AGENT_MODE=true, NODE_NAME from the downward API, privileged
+// (docs/design/aicr-cli.md section 5): AICR_AGENT_MODE=true, NODE_NAME from the downward API, privileged
 // (it reads the node's devices, kernel and services), in the privileged discovery namespace.
 func agentPod(pod *corev1.PodSpec) {
 	pod.SecurityContext = nil

@@ -25,7 +25,7 @@ const (
 	// AgentServiceAccount is the identity of AICR's snapshot agent in the discovery namespace:
 	// the chart pre-provisions it with exactly the read rights the agent uses.
 	AgentServiceAccount = "aicr-snapshot-agent"
-	// AgentModeEnv and NodeNameEnv are the environment of AICR's snapshot agent (AICR-CLI.md
+	// AgentModeEnv and NodeNameEnv are the environment of AICR's snapshot agent (docs/design/aicr-cli.md
 	// section 5): agent mode on, and the node it runs on from the downward API.
 	AgentModeEnv = "AICR_AGENT_MODE"
 	NodeNameEnv  = "NODE_NAME"

@@ -18,8 +18,7 @@ import (
 
 // BenchmarkMirrorFromLargeIndex mirrors one chart from an upstream Helm repository whose
 // index.yaml is 50 MiB (many charts, many versions), as large repositories' indexes are, and
-// reports the peak heap while it does, the index itself (held by the test server) included
-// (issue 19, goal 4):
+// reports the peak heap while it does, the index itself (held by the test server) included:
 //
 //	go test ./adapters/oci -run '^$' -bench BenchmarkMirrorFromLargeIndex -benchtime 3x
 func BenchmarkMirrorFromLargeIndex(b *testing.B) {

@@ -41,8 +41,7 @@ func BenchmarkPullBundle(b *testing.B) {
 
 // BenchmarkPullLargestBundle pushes and pulls a bundle at the largest size the operator
 // accepts (largestBundleFiles files of jobs.MaxBundleBytes in all) and reports the peak heap of the pull,
-// the pulled bundle itself (held in memory, as the operator holds it) included (issue 19,
-// goal 4):
+// the pulled bundle itself (held in memory, as the operator holds it) included:
 //
 //	go test ./adapters/oci -run '^$' -bench BenchmarkPullLargestBundle -benchtime 3x
 func BenchmarkPullLargestBundle(b *testing.B) {

@@ -14,7 +14,7 @@ import (
 )
 
 // Bundle artifact format: what `aicr bundle -o oci://<registry>/bundles/cluster:<tag>`
-// pushes (AICR-CLI.md section 7): an image manifest of artifact type BundleArtifactType
+// pushes (docs/design/aicr-cli.md section 7): an image manifest of artifact type BundleArtifactType
 // with exactly one gzip tar layer holding the bundle directory, so `oras pull
 // <registry>/bundles/cluster@<digest> -o dir` recreates the tree.
 const (

@@ -68,7 +68,7 @@ func isTimeout(err error) bool {
 // TestHungRegistryTimesOutAndRecovers: a registry that never answers fails the call with a
 // timeout of the registry client, without any deadline on the caller's context; the error is
 // transient (no stall: the stage retries it), and once the registry answers again the next
-// attempt succeeds (issue 15, point 5).
+// attempt succeeds.
 func TestHungRegistryTimesOutAndRecovers(t *testing.T) {
 	t.Parallel()
 	h := newHang()
@@ -106,7 +106,7 @@ func hungAWS(t *testing.T) (*hang, func() awsauth.Identity) {
 // TestHungAWSEndpointNeverBlocksTheCachedToken: while the STS/ECR endpoint hangs, a refresh
 // fails with the AWS client's timeout as a transient error (a valid token is still in place),
 // a concurrent reader gets the cached token at once instead of waiting on the refresher, and
-// once the endpoint answers again the next refresh succeeds (issue 15, point 5).
+// once the endpoint answers again the next refresh succeeds.
 func TestHungAWSEndpointNeverBlocksTheCachedToken(t *testing.T) {
 	t.Parallel()
 	h, identity := hungAWS(t)

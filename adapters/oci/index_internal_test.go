@@ -10,8 +10,8 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// TestReadIndexEntries reads one chart's versions from the index layouts Helm reads (issue 19,
-// goal 4: only that chart's block is held): Helm's own layout with sequence items at the key's
+// TestReadIndexEntries reads one chart's versions from the index layouts Helm reads, holding
+// only that chart's block: Helm's own layout with sequence items at the key's
 // indentation, deeper indentation, quoted keys, comments, JSON, and charts whose names share a
 // prefix or appear only inside another chart's entries.
 func TestReadIndexEntries(t *testing.T) {

@@ -39,7 +39,7 @@ func TestNew_EveryClientHasATimeoutAndARedirectPolicy(t *testing.T) {
 
 // TestNew_DefaultTransportHasConnectTLSAndHeaderTimeouts: without a client of the caller's,
 // every request goes through a transport that bounds the connection, the TLS handshake and the
-// wait for response headers, under the retrying transport (issue 15, point 5).
+// wait for response headers, under the retrying transport.
 func TestNew_DefaultTransportHasConnectTLSAndHeaderTimeouts(t *testing.T) {
 	t.Parallel()
 	r, err := New(Options{Registry: "oci://registry.example.com/aicr"})

@@ -1,5 +1,5 @@
 // Package aicroci plays `aicr bundle -o oci://<registry>/<repository>:<tag>` for tests
-// (AICR-CLI.md section 7): the bundle directory packed as one deterministic gzip tar
+// (docs/design/aicr-cli.md section 7): the bundle directory packed as one deterministic gzip tar
 // layer (media type application/vnd.oci.image.layer.v1.tar+gzip, annotated for oras to
 // unpack it), an image manifest of artifact type application/vnd.nvidia.aicr.artifact
 // with an empty config and the fixed creation time, pushed with oras-go and tagged.
@@ -28,7 +28,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 )
 
-// What AICR writes (AICR-CLI.md section 7).
+// What AICR writes (docs/design/aicr-cli.md section 7).
 const (
 	// ArtifactType is the artifact type of an AICR bundle.
 	ArtifactType = "application/vnd.nvidia.aicr.artifact"

@@ -1,6 +1,6 @@
 // The tests that read the operator's objects with Argo CD's own code (argo-cd/v3 and
 // gitops-engine) live in this module of their own, so that the operator's module carries no
-// replace directive and users can `go install` kubectl-aicr from it (issue 17). argo-cd/v3
+// replace directive and users can `go install` kubectl-aicr from it. argo-cd/v3
 // needs the replace directives below; the operator's module is taken from this checkout.
 module github.com/nvidia/aicr-operator/test/argocdcompat
 
@@ -10,7 +10,7 @@ replace github.com/nvidia/aicr-operator => ../..
 
 // Every Kubernetes staging module is pinned to one release, exactly as argo-cd/v3's own go.mod
 // does: argo-cd/v3 otherwise drags k8s.io/kubernetes' unversioned staging requirements (v0.0.0)
-// into the graph (DESIGN.md section 2).
+// into the graph.
 replace (
 	k8s.io/api => k8s.io/api v0.34.4
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.34.4

@@ -1,5 +1,5 @@
-// Package argocdsim is a test-only double of Argo CD's application controller
-// (DESIGN.md section 4): it writes the status Argo CD would write on the
+// Package argocdsim is a test-only double of Argo CD's application controller:
+// it writes the status Argo CD would write on the
 // operator's Applications, so engine and rollout tests run on a real API
 // server without Argo CD.
 //

@@ -316,7 +316,7 @@ func TestBypassAttemptsRefused(t *testing.T) {
 	cases = append(cases, rolloutOwnershipBypasses()...)
 	cases = append(cases, planBypasses()...)
 	cases = append(cases, operatorRBACBypasses()...)
-	require.GreaterOrEqual(t, len(cases), 25, "issue 6 asks for at least 25 distinct bypass attempts")
+	require.GreaterOrEqual(t, len(cases), 25, "the suite holds at least 25 distinct bypass attempts")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

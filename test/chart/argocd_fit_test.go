@@ -73,7 +73,7 @@ var clusterOrRandomFunctions = regexp.MustCompile(
 		`genCA|genCAWithKey|genPrivateKey|genSelfSignedCert|genSelfSignedCertWithKey|genSignedCert|genSignedCertWithKey|shuffle)\b`)
 
 // TestTemplatesNeedNoClusterAndNoChance: no template calls lookup, a random or time function
-// or a certificate generator (issue 17).
+// or a certificate generator.
 func TestTemplatesNeedNoClusterAndNoChance(t *testing.T) {
 	t.Parallel()
 	err := filepath.WalkDir(filepath.Join(chartDir(), "templates"), func(path string, d os.DirEntry, err error) error {

@@ -51,7 +51,7 @@ func TestRolloutValuesReachTheOperator(t *testing.T) {
 }
 
 // TestDeploymentArgsCarryTheJobPodSettings: the jobs.* values reach the operator as the pod
-// settings of every AICR Job (issue 15): deadline, resources (a number too), node selector,
+// settings of every AICR Job: deadline, resources (a number too), node selector,
 // tolerations and pull Secrets.
 func TestDeploymentArgsCarryTheJobPodSettings(t *testing.T) {
 	t.Parallel()

@@ -291,7 +291,7 @@ func TestAlertedCountersStartAtZero(t *testing.T) {
 
 // TestAlertsUseExportedMetrics parses every alert expression: each metric it selects is one
 // the operator exports (after the rename to aicr_operator_), and every alert has a severity
-// and a summary. The alerts are the five issue 17 asks for.
+// and a summary. The chart ships five alerts.
 func TestAlertsUseExportedMetrics(t *testing.T) {
 	t.Parallel()
 	exported := exportedMetrics(t)

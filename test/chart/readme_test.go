@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReadmeDocumentsEveryValue guards the chart README's values table (issue 6): every value
+// TestReadmeDocumentsEveryValue guards the chart README's values table: every value
 // in values.schema.json is listed, by its own path or, for a structured value, an ancestor's.
 func TestReadmeDocumentsEveryValue(t *testing.T) {
 	t.Parallel()

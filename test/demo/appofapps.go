@@ -64,7 +64,7 @@ func span(steps []stepTime) time.Duration {
 }
 
 // benchmarkAppOfApps installs the initial install's plan again the way users do without the
-// operator (issue 16): one app-of-apps whose child Applications are the operator's, carrying
+// operator: one app-of-apps whose child Applications are the operator's, carrying
 // sync waves in plan order, with Argo CD's Application health check on so each wave waits for
 // the one before. The operator is stopped and its Applications deleted with their resources
 // first, so both installs start from the same cluster. It prints both wall times and their

@@ -13,7 +13,7 @@ import (
 )
 
 // TestDemoWalkthroughRealArgoCD runs the walkthrough with Argo CD's own application controller
-// and repo server (issue 16): Synced and Healthy come from Argo CD, which renders the stand-in
+// and repo server: Synced and Healthy come from Argo CD, which renders the stand-in
 // charts from the runtime registry into Deployments that kwok runs on the demo's nodes.
 func TestDemoWalkthroughRealArgoCD(t *testing.T) {
 	text := walkthrough(t, "real", 15*time.Minute, "--benchmark-app-of-apps")

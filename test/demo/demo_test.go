@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestDemoWalkthrough runs what `make demo` runs, without the pauses (issue 8): a local control
+// TestDemoWalkthrough runs what `make demo` runs, without the pauses: a local control
 // plane, the chart's objects, the real operator binary as its ServiceAccount, both simulators,
 // then the initial install, an override change, a rollout awaiting approval, kubectl aicr
 // describe and approve as an approver, and the approved rollout.

@@ -22,7 +22,7 @@
 //  4. Call enginetest.Run(t, harness) from a test. Every subtest uses its
 //     own release namespace, so they run in parallel on one backend.
 //  5. Add your provider to the composition root's wire set and to the
-//     engine switch of app.Config (STYLE.md R10, R11).
+//     engine switch of app.Config.
 //
 // The Argo CD adapter's harness (adapters/argocd/conformance_test.go) is the
 // reference implementation.

@@ -5,7 +5,7 @@
 // process (resolver and rollout controllers, the Argo CD adapter) over a rest.Config whose
 // transport injects the faults and records every write; test/jobexec plays AICR's Jobs and
 // test/argocdsim Argo CD. Each case asserts the outcome of the run without a fault, that no
-// object was created twice and that nothing is lost (issue 15, point 7).
+// object was created twice and that nothing is lost.
 package faults_test
 
 import (

@@ -30,7 +30,7 @@ type Right struct {
 	Namespaced            bool
 }
 
-// AgentRights are the rights AICR's snapshot agent uses (AICR-CLI.md section 5): its K8s
+// AgentRights are the rights AICR's snapshot agent uses (docs/design/aicr-cli.md section 5): its K8s
 // collectors read Nodes, the Pods' images and the GPU Operator's ClusterPolicy, and it writes its
 // output ConfigMap with a server-side apply. The chart grants aicr-snapshot-agent exactly these.
 var AgentRights = []Right{
@@ -155,7 +155,7 @@ func (e *Executor) authorize(ctx context.Context, job *batchv1.Job, version stri
 	return nil, nil
 }
 
-// commandFailed is AICR's last JSON log line of a failed command (AICR-CLI.md section 3).
+// commandFailed is AICR's last JSON log line of a failed command (docs/design/aicr-cli.md section 3).
 func commandFailed(version string, code int, msg string) string {
 	return fmt.Sprintf(`{"level":"ERROR","msg":"command failed","module":"aicr","version":%q,"error":%q,"exitCode":%d}`,
 		version, msg, code)

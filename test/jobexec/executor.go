@@ -1,22 +1,23 @@
 // Package jobexec is a test double of the kubelet (and of the Job and
-// garbage-collector controllers) for AICR Jobs on envtest (DESIGN.md section
-// 4). It watches the Jobs of one namespace, asserts their spec (image pinned
-// by digest, args, identity, TTL, owner references of the run-scoped
-// objects), creates the Job's Pod as the Job controller, plays the AICR
-// container through a Behavior, writes the Job's output ConfigMap as that Pod
-// (its ServiceAccount with the bound token's pod-name claim, so the chart's
-// admission policies judge the write as they would in a cluster), marks the
-// Pod terminated with the exit code and the log tail, and sets the Job status.
-// A bundle Job writing to `-o oci://` pushes the bundle to that registry
-// instead, with the Job's mounted credential, as AICR does (pushBundle).
-// A Behavior can also leave the Pod waiting (Unschedulable, ImagePullBackOff,
-// ErrImagePull, CreateContainerConfigError), kill it from outside AICR (exit
-// 137 or 143, OOMKilled, evicted, disrupted) or fail the Job at its deadline.
-// It never touches operator objects. It enforces the snapshot contract (agent.go): a
-// snapshot runs only as AICR's snapshot agent in the discovery namespace, and fails with
-// AICR's exit code when its ServiceAccount lacks a right the agent uses (the executor asks the
-// API server with a SubjectAccessReview). Not modelled: real scheduling and image pulls,
-// restarts, and the real AICR binary.
+// garbage-collector controllers) for AICR Jobs on envtest. It watches the Jobs
+// of one namespace, asserts their spec (image pinned by digest, args,
+// identity, TTL, owner references of the run-scoped objects), creates the
+// Job's Pod as the Job controller, plays the AICR container through a
+// Behavior, writes the Job's output ConfigMap as that Pod (its ServiceAccount
+// with the bound token's pod-name claim, so the chart's admission policies
+// judge the write as they would in a cluster), marks the Pod terminated with
+// the exit code and the log tail, and sets the Job status. A bundle Job
+// writing to `-o oci://` pushes the bundle to that registry instead, with the
+// Job's mounted credential, as AICR does (pushBundle). A Behavior can also
+// leave the Pod waiting (Unschedulable, ImagePullBackOff, ErrImagePull,
+// CreateContainerConfigError), kill it from outside AICR (exit 137 or 143,
+// OOMKilled, evicted, disrupted) or fail the Job at its deadline. It never
+// touches operator objects. It enforces the snapshot contract (agent.go): a
+// snapshot runs only as AICR's snapshot agent in the discovery namespace, and
+// fails with AICR's exit code when its ServiceAccount lacks a right the agent
+// uses (the executor asks the API server with a SubjectAccessReview). Not
+// modelled: real scheduling and image pulls, restarts, and the real AICR
+// binary.
 package jobexec
 
 import (

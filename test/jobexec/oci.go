@@ -42,11 +42,11 @@ func ociOutput(job *batchv1.Job) (string, bool) {
 }
 
 // pushBundle plays `aicr bundle -o oci://<repository>:<tag> --image-refs <file> [--plain-http]`
-// (AICR-CLI.md section 7) for a successful bundle result: the bundle directory packed as AICR
+// (docs/design/aicr-cli.md section 7) for a successful bundle result: the bundle directory packed as AICR
 // packs it (aicroci), pushed with the credential of the mounted docker config (DOCKER_CONFIG,
 // the Job's run-scoped Secret; anonymous without an entry for the host), and the digest
 // written to --image-refs, which for ports.JobImageRefsPath is the termination message. A
-// push the registry refuses fails as AICR fails (exit code per AICR-CLI.md section 4).
+// push the registry refuses fails as AICR fails (exit code per docs/design/aicr-cli.md section 4).
 func pushBundle(ctx context.Context, job *batchv1.Job, secret *corev1.Secret, dest string, res Result) Result {
 	files, err := bundleFiles(res.Bundle)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 // Aliases are registry valueOverrideKeys aliases AICR accepts in place of a
-// component name in --set and --set-json (AICR-CLI.md section 7).
+// component name in --set and --set-json (docs/design/aicr-cli.md section 7).
 var Aliases = map[string]string{"gpuoperator": "gpu-operator", "awsebscsidriver": "aws-ebs-csi-driver"}
 
 // rejectedOverride plays AICR rejecting a bundle Job whose --set or

@@ -102,8 +102,8 @@ func usesRegistry(job *batchv1.Job) bool {
 	return false
 }
 
-// assertSpec checks what DESIGN.md section 4 asks the executor to check; the Job runs as
-// serviceAccount.
+// assertSpec checks the Job spec the operator promises (image pinned by digest, args,
+// identity, TTL, owners of the run-scoped objects); the Job runs as serviceAccount.
 func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object, serviceAccount string) error {
 	pod := job.Spec.Template.Spec
 	var errs []error

@@ -91,7 +91,7 @@ func secretGone(ctx context.Context, s *corev1.Secret) bool {
 
 // TestResolve_StalledJobRetainedAndEvents: a stalled stage's failed Job keeps
 // seven days (RES-7) and every stage records started, succeeded and failed
-// Events (STYLE R24).
+// Events.
 func TestResolve_StalledJobRetainedAndEvents(t *testing.T) {
 	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 	start(t, options{version: "1.1.0", allowed: allowed,

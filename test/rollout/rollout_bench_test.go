@@ -115,12 +115,12 @@ func TestRolloutWriteBudget128(t *testing.T) {
 }
 
 // BenchmarkRolloutInstall128 measures the operator's overhead per step of a 128-release
-// initial install with an instant engine (issue 19's goal: median <= 10 ms, p95 <= 25 ms), and
+// initial install with an instant engine (goal: median <= 10 ms, p95 <= 25 ms), and
 // its mean: the gaps are of two kinds, the steps one pass judges and starts at once, and the
 // steps after a status write. It also reports the API writes per step (goal: <= 3) and, besides
 // them, the Events per step its recorder sends (step started, step succeeded), and the
 // rollout controller's reconciles per step that ended in a requeue (a conflict backed off, a
-// wait; goal 5: no retry loop) or an error, on the package's control plane:
+// wait; there is no retry loop) or an error, on the package's control plane:
 //
 //	go test ./test/rollout -run '^$' -bench BenchmarkRolloutInstall128 -benchtime 1x
 func BenchmarkRolloutInstall128(b *testing.B) {

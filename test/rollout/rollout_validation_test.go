@@ -47,7 +47,7 @@ func (h *harness) validating(edit func(doc *configdoc.Plan)) (string, *aicrv1alp
 
 // The validation Job runs `aicr validate` of the deployment phase against the plan's
 // validation recipe (mounted from its inputs), in the validation namespace, and writes its
-// CTRF report to its output (RO-10, PLAN-2, AICR-CLI.md section 8).
+// CTRF report to its output (RO-10, PLAN-2, docs/design/aicr-cli.md section 8).
 func assertValidationJob(t *testing.T, h *harness, run, recipeDoc string) {
 	t.Helper()
 	spec, ok := h.jobs.spec(run)
@@ -123,7 +123,7 @@ func TestRolloutValidationRetriesATransientEnd(t *testing.T) {
 }
 
 // A completed run whose CTRF report records failed checks ends the rollout Failed, naming the
-// counts and the checks, without evidence (RO-10, AICR-CLI.md section 8).
+// counts and the checks, without evidence (RO-10, docs/design/aicr-cli.md section 8).
 func TestRolloutValidationFailedReport(t *testing.T) {
 	h := newHarness(t, true)
 	h.start()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the end-to-end cluster's binaries from the Go module proxy (DESIGN.md sections 3 and 4.1),
+# Builds the end-to-end cluster's binaries from the Go module proxy,
 # caching them outside the repository next to the envtest binaries: kube-controller-manager and
 # kube-scheduler (the kube-apiserver recipe), kwok, Argo CD's multi-call binary (application
 # controller and repo server), the helm binary the repo server executes, and a miniredis server.

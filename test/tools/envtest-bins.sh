@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and etcd for envtest from the Go module proxy (DESIGN.md section 3),
+# Builds kube-apiserver and etcd for envtest from the Go module proxy,
 # caching them outside the repository. Prints the directory holding the binaries.
 # Builds only what the cache lacks; safe to run concurrently with itself (per-binary lock).
 # K8S_VERSION selects the release: 1.34.4 (the oldest supported, the default) or 1.37.2 (the

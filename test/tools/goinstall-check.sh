@@ -4,7 +4,7 @@
 # from a file-based module proxy that holds this checkout (test/tools/modproxy publishes it at a
 # pseudo-version of its content), with every dependency from the configured GOPROXY, outside
 # any module, then runs the installed plugin. It fails when the operator's module cannot be
-# installed, for example when its go.mod has a replace directive (issue 17). Run: make
+# installed, for example when its go.mod has a replace directive. Run: make
 # goinstall-check.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

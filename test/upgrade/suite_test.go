@@ -1,5 +1,5 @@
 // Package upgrade_test moves the operator from one AICR release to the next on a real API
-// server (issue 15, point 3): the chart is installed as a cluster would have it, the resolver
+// server: the chart is installed as a cluster would have it, the resolver
 // and the rollout controllers run in this process as the operator's ServiceAccount, test/jobexec
 // plays the recorded renders of each release, and an in-memory engine applies the rollouts.
 // Changing aicr.version and the image digest is a chart upgrade followed by an operator restart.

@@ -66,7 +66,7 @@ type operatorRun struct {
 	inherited  []string
 }
 
-// TestUpgrade_AICR11To12 moves AICR 1.1 -> 1.2 as an operation (RES-1, RES-5, issue 15 point 3):
+// TestUpgrade_AICR11To12 moves AICR 1.1 -> 1.2 as an operation (RES-1, RES-5):
 // the chart is upgraded to 1.2 and the operator restarted; the runtime resolves again with the
 // new release under new Job names (nothing of 1.1 is reused), its recipe Job inherits from the
 // active plan's verified recipe (recipe --inherit-from), upgrade-check assesses the transition,

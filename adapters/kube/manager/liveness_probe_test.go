@@ -45,7 +45,7 @@ func healthz(ctx context.Context, t *testing.T, addr string) (int, string) {
 
 // TestManagerRunsReconcilesUnderADeadlineAndProbesThem: every reconcile's context carries the
 // manager's reconcile deadline, and /healthz fails while a tracked reconcile has been in flight
-// longer than the liveness bound, then passes again once it completed (issue 15, point 5).
+// longer than the liveness bound, then passes again once it completed.
 func TestManagerRunsReconcilesUnderADeadlineAndProbesThem(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -12,7 +12,7 @@ import (
 // Node's labels (the first 16 bytes, in hex). A GPU fleet's Nodes carry dozens of labels each,
 // which a cache of thousands of Nodes would hold for nothing: the operator watches Nodes only
 // to learn that one was added, relabelled or deleted, and reads the labels it needs from the
-// API server when it discovers the node groups (issue 19).
+// API server when it discovers the node groups.
 const NodeLabelsDigest = "operator.aicr.run/node-labels-sha256"
 
 // nodeLabelsDigest is the cache transform of Node metadata: the Node's name, UID and resource

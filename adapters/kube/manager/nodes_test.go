@@ -15,7 +15,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 )
 
-// TestCacheHoldsANodeAsItsNameAndALabelsDigest (issue 19 goal 3): the Node metadata the
+// TestCacheHoldsANodeAsItsNameAndALabelsDigest: the Node metadata the
 // operator watches is cached as the Node's name and a digest of its labels, which changes when
 // a label does and only then; a typed Node read goes to the API server and sees every label.
 func TestCacheHoldsANodeAsItsNameAndALabelsDigest(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 
 // TestEveryAWSCallHasConnectTLSAndOverallTimeouts: the identity the operator loads sends its
 // STS and ECR calls through a client with a dial, a TLS-handshake, a response-header and an
-// overall timeout (issue 15, point 5).
+// overall timeout.
 func TestEveryAWSCallHasConnectTLSAndOverallTimeouts(t *testing.T) {
 	t.Parallel()
 	id := awsauth.LoadIdentity(context.Background(), awsauth.Registry{Region: "eu-west-1"})

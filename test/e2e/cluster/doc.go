@@ -1,4 +1,4 @@
-// Package cluster runs the end-to-end environment of issue 16 on loopback, built only from the
+// Package cluster runs the end-to-end environment on loopback, built only from the
 // Go module proxy (`make e2e-tools`, test/tools/e2e-bins.sh): etcd and kube-apiserver (test/env),
 // kube-controller-manager and kube-scheduler so Deployments, DaemonSets and Jobs get Pods, kwok
 // for Nodes and Pods without a kubelet, and Argo CD's own application controller and repo server

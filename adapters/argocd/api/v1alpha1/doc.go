@@ -10,7 +10,7 @@
 // objects the adapter owns whole (source, Helm options, destination, sync policy and its
 // automation) keep their unmodelled members in Unmodeled instead, so a write that rebuilds
 // one removes what the adapter did not write (ENG-1).
-// adapters/argocd/compat_test.go proves the compatibility against the upstream types.
+// test/argocdcompat proves the compatibility against the upstream types.
 //
 // Like the upstream package, it must not leave adapters/argocd (and the test helpers).
 //

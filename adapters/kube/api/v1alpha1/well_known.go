@@ -1,6 +1,6 @@
 package v1alpha1
 
-// Well-known labels, annotations and names of the operator (DESIGN.md section 5, ENG-2).
+// Well-known labels, annotations and names of the operator (ENG-2).
 // Labels select objects for watches; annotations plus the recorded runtime UID authorize
 // mutation, a label match alone never does.
 const (

@@ -16,7 +16,7 @@ import (
 // resImageRefs is what AICR writes to --image-refs: the pushed manifest digest and a newline.
 var resImageRefs = regexp.MustCompile(`^(sha256:[a-f0-9]{64})\n?$`)
 
-// bundleStage runs the bundle Job (AICR-CLI.md section 7) and returns the rendered bundle and
+// bundleStage runs the bundle Job (docs/design/aicr-cli.md section 7) and returns the rendered bundle and
 // its reference for the plan. With a registry the Job pushes the bundle itself with AICR's
 // `-o oci://<registry>/bundles/cluster:<job name>` and `--image-refs`, under a run-scoped
 // credential Secret (RES-8); the digest it reports is untrusted: the bundle is pulled by that

@@ -14,7 +14,7 @@ const ReasonResolving = "Resolving"
 // candidate plan named in the message.
 const ReasonResolved = "Resolved"
 
-// Event reasons of the resolver (STYLE R24). A stall is recorded with the
+// Event reasons of the resolver. A stall is recorded with the
 // domain's stall reason verbatim.
 const (
 	// EventResolveStageStarted is recorded when an AICR Job of a stage is created.

@@ -21,7 +21,7 @@ import (
 const nodePage = 500
 
 // nodeGroups discovers the node groups from the API server, not from a cache of every Node,
-// which would grow with the fleet (issue 19): the operator's cache holds a Node as its name
+// which would grow with the fleet: the operator's cache holds a Node as its name
 // and a digest of its labels only (manager.New), enough to tell that labels changed. Each
 // discovery lists, page by page, the Nodes each selector matches and keeps only the labels
 // domain.CheckPlacement reads; its outcome is reused until a Node is added, relabelled or

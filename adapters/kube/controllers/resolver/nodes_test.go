@@ -57,7 +57,7 @@ func nodeMeta(name string, labels map[string]string) metav1.PartialObjectMetadat
 	return metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 }
 
-// TestNodeGroupsReadEveryPageAndReuseTheirOutcome (RES-2, RES-3, issue 19): discovery reads
+// TestNodeGroupsReadEveryPageAndReuseTheirOutcome (RES-2, RES-3): discovery reads
 // every page of the Nodes each selector matches, so an accelerated Node on the last page
 // counts, and lists again only after the Node watch saw a change or the placement changed.
 func TestNodeGroupsReadEveryPageAndReuseTheirOutcome(t *testing.T) {

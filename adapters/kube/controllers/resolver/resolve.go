@@ -246,7 +246,7 @@ func (r *Reconciler) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (re
 	return built, nil
 }
 
-// resAgentPlacement places the snapshot agent on the accelerated group (AICR-CLI.md section
+// resAgentPlacement places the snapshot agent on the accelerated group (docs/design/aicr-cli.md section
 // 5): its node selector and tolerations, so the agent reads a GPU node.
 func resAgentPlacement(cr *aicrv1alpha1.ClusterRuntime) *ports.JobPlacement {
 	sel := cr.Spec.Placement.Accelerated

@@ -94,7 +94,7 @@ type resInherit struct {
 	recipe []byte
 }
 
-// inheritance returns the recipe the recipe Job inherits from on an AICR upgrade (AICR-CLI.md
+// inheritance returns the recipe the recipe Job inherits from on an AICR upgrade (docs/design/aicr-cli.md
 // section 6): the active plan's resolved recipe when another AICR release (another pinned
 // image) rendered that plan, read only through the verified plan and the content digest it
 // records (activeRecipe), so a ConfigMap is never trusted by its name. The recipe is a few

@@ -138,7 +138,7 @@ func TestRetentionKeepsEveryRecipeAndValuesWhileARetainedPlanIsUnreadableRET1(t 
 
 // TestRetentionNamesTheCurrentResolutionOfTheRelease: the current resolution's Jobs are named
 // for the resolver's AICR release, and its recipe for the active plan it inherits from when
-// another release rendered that plan, as the resolver names them (issue 15).
+// another release rendered that plan, as the resolver names them.
 func TestRetentionNamesTheCurrentResolutionOfTheRelease(t *testing.T) {
 	t.Parallel()
 	rel := shared.Release{Version: "1.2.0", Image: "registry.example.com/aicr:v1.2.0@sha256:12"}

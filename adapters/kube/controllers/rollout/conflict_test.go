@@ -46,7 +46,7 @@ func (s staleReader) Get(ctx context.Context, key client.ObjectKey, obj client.O
 // in the cache is read live before its status is settled: when the live status already
 // records the outcome nothing is written; a settle that loses to a newer write is decided
 // again on the rollout read live, and when it keeps losing it is requeued with backoff, not
-// logged as a reconcile error (RO-6; issue 19: no fixed retry loop).
+// logged as a reconcile error (RO-6; no fixed retry loop).
 func TestReconcile_SettlingAnEndedRollout(t *testing.T) {
 	progressing := aicrv1alpha1.RuntimeRolloutStatus{Phase: aicrv1alpha1.PhaseProgressing, CurrentStep: 1}
 	settled := aicrv1alpha1.RuntimeRolloutStatus{Phase: aicrv1alpha1.PhaseSucceeded, Message: "every step finished"}
@@ -104,7 +104,7 @@ func TestReconcile_SettlingAnEndedRollout(t *testing.T) {
 }
 
 // TestReconcile_ConflictsBackOff: a rollout whose writes keep losing is requeued after a delay
-// that doubles with each reconcile that lost (issue 19: conflicts back off, no fixed retry loop).
+// that doubles with each reconcile that lost (no fixed retry loop).
 func TestReconcile_ConflictsBackOff(t *testing.T) {
 	scheme := runtime.NewScheme()
 	require.NoError(t, aicrv1alpha1.AddToScheme(scheme))

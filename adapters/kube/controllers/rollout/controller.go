@@ -15,7 +15,7 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// Passes of one reconcile (issue 19: the per-step overhead near one write and one event).
+// Passes of one reconcile (they keep the per-step overhead near one write and one Event).
 const (
 	// maxPasses bounds the passes of one reconcile. A pass whose decisions wrote the status
 	// and need no wait (an instant engine, a step whose release is ready) is followed by
@@ -28,7 +28,7 @@ const (
 )
 
 // Reconciler advances RuntimeRollouts through the domain state machine, one decision
-// per step (STYLE R7): it writes the status through the status subresource, sets the outcome
+// per step: it writes the status through the status subresource, sets the outcome
 // label and evidence annotation once, and records an Event per transition and stall.
 type Reconciler struct {
 	client client.Client

@@ -15,7 +15,7 @@ const maxSuperseded = 16
 // every resourceVersion of it the operator saw before (all older than that write). A reconcile
 // whose cache still serves one of those older versions decides on the written object instead:
 // otherwise its next write loses to a conflict and the step waits for a live read and a
-// second decision (issue 19: the per-step overhead). Versions are compared for equality only,
+// second decision. Versions are compared for equality only,
 // as the API asks. The workqueue never hands one rollout to two workers at once.
 type ownWrites struct {
 	mu     sync.Mutex

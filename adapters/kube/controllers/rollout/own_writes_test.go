@@ -14,7 +14,7 @@ import (
 // TestOwnWrites_Latest: a rollout the cache serves in a version the operator's own last write
 // superseded is decided on that write; a cache that caught up with it, a version written by
 // someone else after it, or a new rollout of the same name is read as the cache serves it, and
-// the write is forgotten (issue 19: no conflict after each step's write).
+// the write is forgotten (no conflict after each step's write).
 func TestOwnWrites_Latest(t *testing.T) {
 	version := func(rv string, uid types.UID) *aicrv1alpha1.RuntimeRollout {
 		return &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-0123456789abcdef-1", UID: uid, ResourceVersion: rv}}

@@ -86,7 +86,7 @@ func withStartsShown(ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision) 
 	return shown
 }
 
-// record emits one Event per decision (OPS-1, STYLE R24) and one per new stall, and updates
+// record emits one Event per decision (OPS-1) and one per new stall, and updates
 // the step and stall metrics.
 func (r *Reconciler) record(ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision, prevStall *metav1.Condition) {
 	now := r.ports.Clock.Now()

@@ -26,7 +26,7 @@ type runtimeStatus struct {
 	retryRequestedAt        string
 }
 
-// desiredStatus derives the owned status from the observation (pure, STYLE R8): Ready from the
+// desiredStatus derives the owned status from the observation (pure): Ready from the
 // domain (CR-8), Available (CR-9), EngineAvailable, and the kstatus pair: Stalled for a failed
 // Resolved (CR-10), an engine or plan problem, a refused engine suspension or a stalled or
 // failed rollout toward the target; Reconciling while the target is not rolled out or the

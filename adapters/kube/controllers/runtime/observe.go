@@ -15,7 +15,7 @@ import (
 )
 
 // observation is what the runtime reconciler derives its decisions and conditions from; it is
-// rebuilt from live objects on every reconcile (STYLE R7).
+// rebuilt from live objects on every reconcile.
 type observation struct {
 	uid, active, target string
 	// rollouts are this runtime's rollouts, oldest first.

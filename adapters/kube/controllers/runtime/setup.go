@@ -24,7 +24,7 @@ import (
 // status alone. The changes coming within it are followed by one reconcile and at most one
 // status write of the runtime: a rollout with a fast engine writes its status once a step,
 // and following each at once made a second write per step that competed with the rollout's
-// own on the API server (issue 19). Any other change of a rollout is followed at once.
+// own on the API server. Any other change of a rollout is followed at once.
 const rolloutStatusDelay = 100 * time.Millisecond
 
 // SetupWithManager registers the runtime controller: the ClusterRuntime, every RuntimeRollout

@@ -30,8 +30,8 @@ func (q *recordingQueue) AddAfter(r reconcile.Request, d time.Duration) {
 }
 
 // TestRolloutHandler: every rollout event reconciles the one runtime; a change of a rollout's
-// status alone does after rolloutStatusDelay, any other change at once (issue 19: one runtime
-// status write for the steps of a fast rollout, not one per step).
+// status alone does after rolloutStatusDelay, any other change at once: one runtime
+// status write for the steps of a fast rollout, not one per step.
 func TestRolloutHandler(t *testing.T) {
 	rollout := func(generation int64, outcome string) *aicrv1alpha1.RuntimeRollout {
 		ro := &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-0123456789abcdef-1", Generation: generation}}

@@ -12,7 +12,7 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// signals records the runtime's Events of state changes (OPS-1, STYLE R24): a Warning whose
+// signals records the runtime's Events of state changes (OPS-1): a Warning whose
 // reason is the stall reason when one of the runtime's own stalls begins (engine, plans,
 // admission policies, a refused engine suspension), and EngineSuspended / EngineResumed when
 // Ready enters or leaves EngineSuspended. A stall is recorded once: not again on the next

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Condition helpers with Flux semantics (STYLE R8): MarkStalled removes Reconciling and sets
+// Condition helpers with Flux semantics: MarkStalled removes Reconciling and sets
 // Stalled=True and Ready=False with the same reason; MarkReconciling removes Stalled. Every
 // condition carries the observed generation; LastTransitionTime moves only when the status
 // changes and comes from the Clock port.

@@ -1,6 +1,6 @@
 package shared
 
-// EventReason is the reason of an Event the rollout controllers record (OPS-1, STYLE R24).
+// EventReason is the reason of an Event the rollout controllers record (OPS-1).
 // Stall events use the domain's stall reason verbatim.
 type EventReason string
 

@@ -60,7 +60,7 @@ func UpgradeCheckJob(cr *aicrv1alpha1.ClusterRuntime, rel Release, activeDigest 
 }
 
 // InheritFrom returns the digest of the active plan the recipe inherits from (recipe
-// --inherit-from, AICR-CLI.md section 6): the active plan activeDigest when another AICR
+// --inherit-from, docs/design/aicr-cli.md section 6): the active plan activeDigest when another AICR
 // release rendered it and it records its recipe; "" when there is nothing to inherit (no active
 // plan, a plan of this release, a rebuilt plan without recipe or AICR image).
 func InheritFrom(active *configdoc.Plan, activeDigest string, rel Release) string {
@@ -78,7 +78,7 @@ func BundleJob(runtimeUID, recipeName string, args []string) string {
 	return JobName("bundle", runtimeUID, recipeName, fmt.Sprint(args))
 }
 
-// AICRConfig is the runtime as AICR's v1 AICRConfig document (AICR-CLI.md section 6):
+// AICRConfig is the runtime as AICR's v1 AICRConfig document (docs/design/aicr-cli.md section 6):
 // criteria, profile and configuration of the recipe.
 func AICRConfig(cr *aicrv1alpha1.ClusterRuntime) ([]byte, error) {
 	criteria := map[string]string{}

@@ -16,7 +16,7 @@ const (
 )
 
 // TestJobNames_KeyedByRelease: every Job name of a resolution changes with the AICR release,
-// its version or its image digest alone, and stays for the same release (RES-1, issue 15).
+// its version or its image digest alone, and stays for the same release (RES-1).
 func TestJobNames_KeyedByRelease(t *testing.T) {
 	t.Parallel()
 	cr := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{UID: "uid-1"}}
