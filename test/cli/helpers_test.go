@@ -168,14 +168,15 @@ func getRollout(t *testing.T, name string) *aicrv1alpha1.RuntimeRollout {
 	return ro
 }
 
-// deleteRollout deletes the rollout name as the administrator and waits until the API server
-// no longer has it; a rollout already gone is success.
+// deleteRollout deletes the rollout name as the operator, the only identity the approval policy
+// lets delete one, and waits until the API server no longer has it; a rollout already gone is
+// success.
 func deleteRollout(t *testing.T, name string) {
 	t.Helper()
 	ctx := context.Background()
 	admin := clientFor(testEnv.Config)
 	ro := &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, ro)), "delete rollout %s", name)
+	require.NoError(t, client.IgnoreNotFound(clientFor(operatorConfig()).Delete(ctx, ro)), "delete rollout %s", name)
 	require.Eventually(t, func() bool {
 		return apierrors.IsNotFound(admin.Get(ctx, client.ObjectKey{Name: name}, &aicrv1alpha1.RuntimeRollout{}))
 	}, 30*time.Second, 100*time.Millisecond, "rollout %s is deleted", name)
