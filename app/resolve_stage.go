@@ -70,7 +70,8 @@ type StageRun struct {
 // is transient and kept for inspection when it is not (RES-1, RES-4, RES-5, RES-7). A Job
 // killed from outside AICR runs again under the next run's name (<name>-2, <name>-3) after a
 // backoff, at most domain.JobKillAttempts runs in all; a pod that does not run within
-// domain.JobPodWaitBound stalls the stage JobPodNotRunning until it runs.
+// domain.JobPodWaitBound stalls the stage JobPodNotRunning until it runs, and a Job whose
+// deletion takes longer than domain.JobDeletionBound stalls it JobUndeletable.
 type StageRunner struct {
 	Jobs ports.JobRunner
 	// Image is the pinned AICR image every Job runs.
@@ -119,8 +120,14 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 				killed = &js
 				continue
 			}
+			if exit.Transient && !js.DeletingSince.IsZero() {
+				return s.deleting(st, ref, js, run)
+			}
 			return s.fail(ctx, st, attempt, js, exit, run)
 		case ports.JobRunning:
+			if !js.DeletingSince.IsZero() {
+				return s.deleting(st, ref, js, run)
+			}
 		}
 		return s.running(st, ref, js, run)
 	}
@@ -136,6 +143,17 @@ func (s StageRunner) running(st Stage, ref ports.JobRef, js ports.JobStatus, run
 		}
 	}
 	return run.waiting(st, ref.Name)
+}
+
+// deleting waits for a Job being deleted to go, so its name can run again, or stalls
+// JobUndeletable once its deletion has taken longer than domain.JobDeletionBound.
+func (s StageRunner) deleting(st Stage, ref ports.JobRef, js ports.JobStatus, run StageRun) StageRun {
+	if stall := domain.JobDeletionStall(st.describe(ref.Name), js.DeletingSince, s.Clock.Now()); stall != nil {
+		run.Stall = stall
+		return run
+	}
+	run.Waiting = st.describe(ref.Name) + " is being deleted"
+	return run
 }
 
 // start starts run attempt of st, once the backoff after the killed run before it passed.

@@ -20,7 +20,9 @@ import (
 // with its own reason and message (one case per waiting reason); a run killed from outside
 // AICR (one case per kill kind) runs again as <name>-<n> writing to its own output after a
 // backoff, and the last of domain.JobKillAttempts killed runs keeps every run and stalls
-// JobPodKilled; a run its deadline stopped is kept and stalls AICRTimeout (RES-4, RES-7).
+// JobPodKilled; a run its deadline stopped is kept and stalls AICRTimeout; a Job being
+// deleted is waited for, never read as running nor deleted again, and stalls JobUndeletable
+// once its deletion takes longer than the bound (RES-4, RES-7).
 func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -33,6 +35,10 @@ func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 	}
 	waitingFor := func(reason, message string, d time.Duration) ports.JobStatus {
 		return ports.JobStatus{State: ports.JobRunning, Waiting: &ports.JobWaiting{Reason: reason, Message: message, Since: now.Add(-d)}}
+	}
+	deleting := func(st ports.JobStatus, d time.Duration) ports.JobStatus {
+		st.DeletingSince = now.Add(-d)
+		return st
 	}
 	killed := func(code int, by string) ports.JobStatus {
 		return ports.JobStatus{State: ports.JobFailed, ExitCode: code, Killed: by, FinishedAt: now.Add(-time.Hour)}
@@ -114,6 +120,23 @@ func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 				j.Output(gomock.Any(), ref2).Return(result, nil)
 				j.Keep(gomock.Any(), ref2, kept).Return(nil)
 				j.Delete(gomock.Any(), ref2).Return(nil)
+			}},
+		{name: "a running Job being deleted waits for it to go", waiting: "is being deleted",
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Status(gomock.Any(), ref).Return(deleting(ports.JobStatus{State: ports.JobRunning}, domain.JobDeletionBound-time.Second), nil)
+			}},
+		{name: "a Job deleted longer than the bound ago stalls JobUndeletable", stall: domain.StallJobUndeletable,
+			contains: []string{ref.Name, "finalizer", "batch.kubernetes.io/job-name"},
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Status(gomock.Any(), ref).Return(deleting(ports.JobStatus{State: ports.JobRunning}, domain.JobDeletionBound), nil)
+			}},
+		{name: "a transiently failed Job being deleted is not deleted again but waited for", waiting: "is being deleted",
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Status(gomock.Any(), ref).Return(deleting(ports.JobStatus{State: ports.JobFailed, ExitCode: 6}, time.Minute), nil)
+			}},
+		{name: "a transiently failed Job held past the bound stalls JobUndeletable", stall: domain.StallJobUndeletable,
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Status(gomock.Any(), ref).Return(deleting(ports.JobStatus{State: ports.JobFailed, ExitCode: 6}, time.Hour), nil)
 			}},
 		{name: "a run its deadline stopped is kept and stalls AICRTimeout", stall: domain.StallAICRTimeout,
 			contains: []string{"jobs.activeDeadlineSeconds"},

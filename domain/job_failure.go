@@ -13,6 +13,9 @@ const (
 	// JobPodWaitBound is how long a Job's pod may wait to run (unschedulable, its image not
 	// pulled, its container not configured) before the stage stalls JobPodNotRunning.
 	JobPodWaitBound = 10 * time.Minute
+	// JobDeletionBound is how long deleting a Job may take (its pod stopped, the garbage
+	// collector done) before the stage stalls JobUndeletable.
+	JobDeletionBound = 10 * time.Minute
 	// JobKillAttempts bounds the runs of one stage whose Job is killed from outside AICR: the
 	// last killed run stalls JobPodKilled.
 	JobKillAttempts = 3
@@ -85,6 +88,20 @@ func JobWaitStall(job string, w *ports.JobWaiting, now time.Time) *Stall {
 		msg += ": " + w.Message
 	}
 	return stallf(StallJobPodNotRunning, msg+"; "+waitFix(w.Reason)+"; the job goes on once its pod runs")
+}
+
+// JobDeletionStall returns the JobUndeletable stall of job, whose deletion was requested at
+// since, once it has taken longer than JobDeletionBound at now; nil before. A finalizer that no
+// controller removes holds such a Job: the orphan finalizer of an orphaning delete, or one
+// another controller set on the Job or its pod.
+func JobDeletionStall(job string, since, now time.Time) *Stall {
+	if since.IsZero() || now.Sub(since) < JobDeletionBound {
+		return nil
+	}
+	return stallf(StallJobUndeletable, fmt.Sprintf("%s has been deleted more than %s ago and is still there: "+
+		"a finalizer holds it or its pod (kubectl get job,pod -n <job namespace> -l batch.kubernetes.io/job-name=<job> "+
+		"-o custom-columns=NAME:.metadata.name,FINALIZERS:.metadata.finalizers); remove the one no controller removes, "+
+		"and a fresh job starts once it is gone", job, JobDeletionBound))
 }
 
 // waitFix says what to do about a pod waiting for reason.

@@ -91,3 +91,18 @@ func TestJobWaitStall(t *testing.T) {
 	}
 	assert.Nil(t, domain.JobWaitStall("aicr snapshot job s", nil, since.Add(time.Hour)))
 }
+
+// TestJobDeletionStall: a Job's deletion stalls JobUndeletable only once it has taken the
+// bound, with the Job and how to find the finalizer that holds it.
+func TestJobDeletionStall(t *testing.T) {
+	t.Parallel()
+	since := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	assert.Nil(t, domain.JobDeletionStall("aicr recipe job r", since, since.Add(domain.JobDeletionBound-time.Second)))
+	assert.Nil(t, domain.JobDeletionStall("aicr recipe job r", time.Time{}, since), "a Job not being deleted")
+	s := domain.JobDeletionStall("aicr recipe job r", since, since.Add(domain.JobDeletionBound))
+	require.NotNil(t, s)
+	assert.Equal(t, domain.StallJobUndeletable, s.Reason)
+	for _, part := range []string{"aicr recipe job r", "finalizer", "batch.kubernetes.io/job-name"} {
+		assert.Contains(t, s.Message, part)
+	}
+}

@@ -63,6 +63,9 @@ const (
 	// StallJobPodKilled surfaces when every one of JobKillAttempts runs of an AICR Job was killed
 	// from outside AICR (exit code 137 or 143, OOMKilled, evicted, drained).
 	StallJobPodKilled StallReason = "JobPodKilled"
+	// StallJobUndeletable surfaces when an AICR Job whose deletion was requested is still
+	// there after JobDeletionBound: a finalizer holds it or its pod.
+	StallJobUndeletable StallReason = "JobUndeletable"
 )
 
 // Registry and credential reasons (RES-6).
@@ -129,7 +132,7 @@ func StallReasons() []StallReason {
 		StallChartSourceUnsupported, StallContentTooLarge, StallConflict,
 		StallAICRInvalidRequest, StallAICRNotFound, StallAICRUnauthorized, StallAICRInternal,
 		StallAICRTimeout, StallAICRVersionMismatch, StallAICRArtifactUnsupported,
-		StallJobPodNotRunning, StallJobPodKilled,
+		StallJobPodNotRunning, StallJobPodKilled, StallJobUndeletable,
 		StallRegistryCredentialsUnavailable, StallRegistryCredentialsStale, StallUnauthorized,
 		StallEngineMissing, StallProjectMissing,
 		StallAwaitingApproval, StallAwaitingAcknowledgement, StallTransitionBlocked, StallInventoryDrift,

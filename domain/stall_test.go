@@ -297,6 +297,10 @@ func resolverStallCases() []stallCase {
 				w := &ports.JobWaiting{Reason: "Unschedulable", Message: "0/3 nodes are available", Since: t0}
 				return domain.JobWaitStall("aicr recipe job r", w, t0.Add(domain.JobPodWaitBound))
 			})},
+		{"JobUndeletable when a Job's deletion takes past the bound", domain.StallJobUndeletable,
+			pure(func() *domain.Stall {
+				return domain.JobDeletionStall("aicr recipe job r", t0, t0.Add(domain.JobDeletionBound))
+			})},
 		{"JobPodKilled when a Job's last run was killed", domain.StallJobPodKilled,
 			pure(func() *domain.Stall {
 				return domain.JobKilledStall("aicr recipe job r-3", ports.JobStatus{State: ports.JobFailed, ExitCode: 137})

@@ -47,6 +47,11 @@ func (r *Rollout) validate(ctx context.Context, p Ports, env Environment, now ti
 		return r.validationFailed(ctx, p, ref, st, now)
 	case ports.JobRunning:
 	}
+	if s := JobDeletionStall("deployment validation run "+ref.Name, st.DeletingSince, now); s != nil {
+		out := r.stalled(s)
+		out.RequeueAfter = pollInterval // no watch sees the Job go: poll, so the run starts again
+		return out, nil
+	}
 	if s := JobWaitStall("deployment validation run "+ref.Name, st.Waiting, now); s != nil {
 		out := r.stalled(s)
 		out.RequeueAfter = pollInterval // no watch sees the pod start: poll, so the run goes on

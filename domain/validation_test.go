@@ -332,3 +332,38 @@ func TestAdvance_ValidationPodNotRunning(t *testing.T) {
 		})
 	}
 }
+
+// TestAdvance_ValidationRunBeingDeleted: a validation run whose deletion was requested is not
+// read as running past the bound: it stalls the rollout JobUndeletable, polled so the run
+// starts again once the Job is gone; within the bound it polls without a stall.
+func TestAdvance_ValidationRunBeingDeleted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		deletedAt time.Duration
+		wantStall bool
+	}{
+		{"past the bound", domain.JobDeletionBound, true},
+		{"within the bound", domain.JobDeletionBound - time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, r := newPorts(t)
+			e := env(t)
+			e.ValidationRequired = true
+			r.clock.Now().Return(t0).AnyTimes()
+			st := ports.JobStatus{State: ports.JobRunning, DeletingSince: t0.Add(-tc.deletedAt)}
+			r.jobs.Status(gomock.Any(), ports.JobRef{Name: validationRun}).Return(st, nil)
+			out := advance(t, p, rollout(t, spec(t), validating()), e)
+			assert.Equal(t, domain.PhaseValidating, out.Phase())
+			assert.Positive(t, out.RequeueAfter)
+			if !tc.wantStall {
+				assert.Nil(t, out.Stall)
+				return
+			}
+			require.NotNil(t, out.Stall)
+			assert.Equal(t, domain.StallJobUndeletable, out.Stall.Reason)
+			assert.Contains(t, out.Stall.Message, validationRun)
+		})
+	}
+}

@@ -109,6 +109,10 @@ type JobStatus struct {
 	// Waiting describes the pod of a running job that does not run: not scheduled, or its
 	// container waiting to start. Nil when the pod runs or does not exist yet.
 	Waiting *JobWaiting
+	// DeletingSince is when the job's deletion was requested (its deletionTimestamp); zero
+	// unless it is being deleted. A job being deleted runs no more: a caller waits for it to
+	// go, and a finished one keeps the result it had.
+	DeletingSince time.Time
 }
 
 // JobPodNotCreated is the JobWaiting reason of a started job that has no pod: the platform

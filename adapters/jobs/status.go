@@ -24,6 +24,11 @@ func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus,
 	if err != nil {
 		return ports.JobStatus{}, err
 	}
+	if job.DeletionTimestamp != nil && jobStatus(job).State == ports.JobRunning {
+		// A finalizer (an orphan delete, a pod's) can hold a Job for good: it never runs again.
+		return ports.JobStatus{State: ports.JobRunning, DeletingSince: job.DeletionTimestamp.Time,
+			Message: fmt.Sprintf("job %s is being deleted", ref.Name)}, nil
+	}
 	if job.Spec.Suspend != nil && *job.Spec.Suspend {
 		// Start creates a Job suspended and resumes it once its run-scoped objects exist: one
 		// still suspended was never started to the end (the answer to its create was lost, or
@@ -32,6 +37,9 @@ func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus,
 		return ports.JobStatus{}, fmt.Errorf("job %s was created but its start did not complete: %w", ref.Name, ports.ErrJobNotFound)
 	}
 	st := jobStatus(job)
+	if job.DeletionTimestamp != nil {
+		st.DeletingSince = job.DeletionTimestamp.Time
+	}
 	switch out, outErr := r.verifiedOutput(ctx, job); {
 	case outErr == nil:
 		if st.AICRVersion, err = reportedVersion(out.Labels, out.Data); err != nil {

@@ -14,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/clock"
@@ -266,4 +267,60 @@ func TestRunner_PodSettingsAndFaults(t *testing.T) {
 		assert.True(t, pod.Resources.Limits.Memory().Equal(*spec.Containers[0].Resources.Limits.Memory()))
 	}
 	assert.Empty(t, exec.Violations())
+}
+
+// recipeJob waits for the recipe Job and returns it.
+func recipeJob(t *testing.T) *batchv1.Job {
+	t.Helper()
+	var found *batchv1.Job
+	require.Eventually(t, func() bool {
+		list := &batchv1.JobList{}
+		if k8s.List(context.Background(), list, client.InNamespace(jobNS)) != nil {
+			return false
+		}
+		for i := range list.Items {
+			if strings.HasPrefix(list.Items[i].Name, "aicr-recipe-") && list.Items[i].DeletionTimestamp == nil {
+				found = &list.Items[i]
+				return true
+			}
+		}
+		return false
+	}, wait, tick, "the recipe Job exists")
+	return found
+}
+
+// TestResolve_UndeletableJobStalls: a Jobs-namespace administrator holds a running recipe Job
+// with a finalizer and deletes it. The Job is never read as running: the stage waits for it
+// to go, stalls JobUndeletable with the Job and the remedy once domain.JobDeletionBound passed
+// since its deletion, and starts a fresh Job once the finalizer is removed.
+func TestResolve_UndeletableJobStalls(t *testing.T) {
+	const hold = "example.com/hold"
+	ctx := context.Background()
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+	h := startFaking(t, f, allowed, recipeJobs(f, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
+		return jobexec.Result{Hold: true}
+	}))
+	createRuntime(t, runtimeSpec())
+	job := recipeJob(t)
+	patch := client.MergeFrom(job.DeepCopy())
+	job.Finalizers = append(job.Finalizers, hold)
+	require.NoError(t, k8s.Patch(ctx, job, patch))
+	require.NoError(t, k8s.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)))
+	require.NoError(t, k8s.Get(ctx, client.ObjectKeyFromObject(job), job))
+	require.NotNil(t, job.DeletionTimestamp)
+	poke(t)
+	resolvedWith(t, resolver.ReasonResolving, job.Name+" is being deleted")
+
+	// The API server stamps the deletion with its own time; the operator measures on its clock.
+	h.clock.Set(job.DeletionTimestamp.Add(domain.JobDeletionBound))
+	poke(t)
+	cond, _ := resolvedWith(t, string(domain.StallJobUndeletable), job.Name)
+	assert.Contains(t, cond.Message, "finalizer")
+
+	h.exec.SetBehavior(f.Behavior())
+	patch = client.MergeFrom(job.DeepCopy())
+	job.Finalizers = slices.DeleteFunc(job.Finalizers, func(s string) bool { return s == hold })
+	require.NoError(t, k8s.Patch(ctx, job, patch))
+	poke(t)
+	resolved(t, resolver.ReasonResolved)
 }
