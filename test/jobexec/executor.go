@@ -73,8 +73,10 @@ type Executor struct {
 	c client.WithWatch
 	// cfg is the admin config the executor impersonates the Job controller and Pods with.
 	cfg *rest.Config
-	// jobController creates the Jobs' Pods as the Job controller.
+	// jobController creates the Jobs' Pods and writes the Jobs' status as the Job controller.
 	jobController client.Client
+	// kubelet writes the Pods' status as the simulated kubelet's node identity.
+	kubelet client.Client
 	// collector deletes a Job's dependents as the garbage collector.
 	collector client.Client
 	namespace string
@@ -110,6 +112,9 @@ func New(cfg *rest.Config, scheme *runtime.Scheme, namespace, image string, b Be
 		return nil, err
 	}
 	if e.collector, err = e.impersonating(rest.ImpersonationConfig{UserName: GarbageCollectorUser, Groups: controllerGroups}); err != nil {
+		return nil, err
+	}
+	if e.kubelet, err = e.impersonating(rest.ImpersonationConfig{UserName: KubeletUser, Groups: kubeletGroups}); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -152,6 +157,9 @@ func (e *Executor) Violations() []error {
 // namespace triggers a pass over all Jobs, so a Job whose run-scoped objects
 // are not created yet is played on a later event.
 func (e *Executor) Run(ctx context.Context) error {
+	if err := e.bindKubelet(ctx); err != nil {
+		return err
+	}
 	for ctx.Err() == nil {
 		if err := e.watchOnce(ctx); err != nil && ctx.Err() == nil {
 			return err

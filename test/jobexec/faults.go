@@ -80,7 +80,7 @@ func (e *Executor) wait(ctx context.Context, job *batchv1.Job, pod *corev1.Pod, 
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: w.Reason, Message: w.Message}},
 		}}
 	}
-	if err := e.c.Status().Update(ctx, pod); err != nil {
+	if err := e.kubelet.Status().Update(ctx, pod); err != nil {
 		return fmt.Errorf("set waiting pod status: %w", err)
 	}
 	return e.start(ctx, job)
@@ -94,7 +94,7 @@ func (e *Executor) start(ctx context.Context, job *batchv1.Job) error {
 	}
 	now := e.now()
 	job.Status.StartTime = &now
-	if err := e.c.Status().Update(ctx, job); err != nil {
+	if err := e.jobController.Status().Update(ctx, job); err != nil {
 		return fmt.Errorf("set job status: %w", err)
 	}
 	return nil

@@ -1,8 +1,12 @@
 package jobexec
 
 import (
+	"context"
 	"fmt"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -17,6 +21,9 @@ const (
 	// GarbageCollectorUser is kube-controller-manager's garbage collector, bound to its
 	// bootstrap RBAC role.
 	GarbageCollectorUser = "system:serviceaccount:kube-system:generic-garbage-collector"
+	// KubeletUser is the simulated kubelet's node identity, which writes the status of the
+	// Pods it plays, bound to the bootstrap system:node role (bindKubelet).
+	KubeletUser = "system:node:" + Node
 	// PodNameExtra and PodUIDExtra are the claims of a bound ServiceAccount token that the API
 	// server puts into the user's extra information.
 	PodNameExtra = "authentication.kubernetes.io/pod-name"
@@ -27,8 +34,27 @@ const (
 	Node = "aicr-simulated-kubelet"
 )
 
-// controllerGroups are the groups of a kube-system controller's ServiceAccount.
-var controllerGroups = []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}
+var (
+	// controllerGroups are the groups of a kube-system controller's ServiceAccount.
+	controllerGroups = []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}
+	// kubeletGroups are the groups of a kubelet's node credential.
+	kubeletGroups = []string{"system:nodes", "system:authenticated"}
+)
+
+// bindKubelet binds the simulated kubelet to the bootstrap system:node role, as a cluster's
+// Node authorizer grants a kubelet the status of its Pods. The binding is shared by every
+// executor of the control plane.
+func (e *Executor) bindKubelet(ctx context.Context) error {
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: Node},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:node"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: KubeletUser}},
+	}
+	if err := e.c.Create(ctx, binding); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("bind the simulated kubelet: %w", err)
+	}
+	return nil
+}
 
 // impersonating returns a client of the executor's scheme and REST mapping that acts as
 // impersonate (the admin config impersonates it, so RBAC and admission see that user).

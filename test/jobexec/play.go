@@ -216,7 +216,7 @@ func (e *Executor) terminate(ctx context.Context, pod *corev1.Pod, res Result) e
 		pod.Status.Phase = corev1.PodFailed
 	}
 	killed(&pod.Status, res.Kill, now)
-	if err := e.c.Status().Update(ctx, pod); err != nil {
+	if err := e.kubelet.Status().Update(ctx, pod); err != nil {
 		return fmt.Errorf("set pod status: %w", err)
 	}
 	return nil
@@ -248,7 +248,7 @@ func (e *Executor) setStatus(ctx context.Context, job *batchv1.Job, res Result) 
 		job.Status.Failed = 1
 		job.Status.Conditions = []batchv1.JobCondition{cond(batchv1.JobFailureTarget, reason), cond(batchv1.JobFailed, reason)}
 	}
-	if err := e.c.Status().Update(ctx, job); err != nil {
+	if err := e.jobController.Status().Update(ctx, job); err != nil {
 		return fmt.Errorf("set job status: %w", err)
 	}
 	return nil

@@ -30,6 +30,8 @@ const (
 	cmEditorUser = "mallory"
 	// jobsAdminUser is an administrator of the Job namespace (the admin ClusterRole there).
 	jobsAdminUser = "jobs-admin"
+	// jobStatusUser may write the status of Jobs and Pods in the Job namespace and bind its Pods.
+	jobStatusUser = "job-status-jo"
 	// statusUser may write the status of both kinds.
 	statusUser = "status-sam"
 	// policyUser may change admission policy bindings.
@@ -108,6 +110,13 @@ func attackerGrants() []client.Object {
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-jobs-admin", Namespace: jobsNS},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "test-jobs-admin"},
 			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: jobsAdminUser}}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "test-job-status", Namespace: jobsNS}, Rules: []rbacv1.PolicyRule{
+			rule("batch", "jobs", "get", "list"), rule("batch", "jobs/status", "get", "update", "patch"),
+			rule("", "pods", "get", "list"), rule("", "pods/status", "get", "update", "patch"), rule("", "pods/binding", "create"),
+		}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-job-status", Namespace: jobsNS},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "test-job-status"},
+			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: jobStatusUser}}},
 	)
 	return objs
 }
