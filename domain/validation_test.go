@@ -296,18 +296,32 @@ func TestAdvance_ValidationFailsAsJobsDo(t *testing.T) {
 	}
 }
 
-// TestAdvance_ValidationPodNotRunning: a validation pod waiting past JobPodWaitBound stalls the
-// rollout JobPodNotRunning with the pod's reason, its message and what to fix; a shorter wait
-// polls without a stall.
-func TestAdvance_ValidationPodNotRunning(t *testing.T) {
+// TestAdvance_ValidationRunNotRunning: a validation run that does not run stalls the rollout
+// once it has waited past its bound: a pod waiting past JobPodWaitBound JobPodNotRunning with
+// the pod's reason, its message and what to fix; a Job whose deletion takes longer than
+// JobDeletionBound JobUndeletable. Either is polled, so the run goes on once it can; a shorter
+// wait polls without a stall.
+func TestAdvance_ValidationRunNotRunning(t *testing.T) {
 	t.Parallel()
+	waiting := func(d time.Duration) ports.JobStatus {
+		return ports.JobStatus{State: ports.JobRunning, Waiting: &ports.JobWaiting{
+			Reason: "ImagePullBackOff", Message: `Back-off pulling image "validator"`, Since: t0.Add(-d)}}
+	}
+	deleting := func(d time.Duration) ports.JobStatus {
+		return ports.JobStatus{State: ports.JobRunning, DeletingSince: t0.Add(-d)}
+	}
 	for _, tc := range []struct {
-		name      string
-		waitedFor time.Duration
-		wantStall bool
+		name     string
+		status   ports.JobStatus
+		stall    domain.StallReason
+		contains []string
 	}{
-		{"past the bound", domain.JobPodWaitBound, true},
-		{"within the bound", domain.JobPodWaitBound - time.Second, false},
+		{"a pod waiting past the bound", waiting(domain.JobPodWaitBound), domain.StallJobPodNotRunning,
+			[]string{validationRun, "ImagePullBackOff", `Back-off pulling image "validator"`, "jobs.imagePullSecrets"}},
+		{"a pod waiting within the bound", waiting(domain.JobPodWaitBound - time.Second), "", nil},
+		{"a Job deleted past the bound", deleting(domain.JobDeletionBound), domain.StallJobUndeletable,
+			[]string{validationRun, "finalizer"}},
+		{"a Job deleted within the bound", deleting(domain.JobDeletionBound - time.Second), "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -315,55 +329,19 @@ func TestAdvance_ValidationPodNotRunning(t *testing.T) {
 			e := env(t)
 			e.ValidationRequired = true
 			r.clock.Now().Return(t0).AnyTimes()
-			w := &ports.JobWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "validator"`, Since: t0.Add(-tc.waitedFor)}
-			r.jobs.Status(gomock.Any(), ports.JobRef{Name: validationRun}).Return(ports.JobStatus{State: ports.JobRunning, Waiting: w}, nil)
+			r.jobs.Status(gomock.Any(), ports.JobRef{Name: validationRun}).Return(tc.status, nil)
 			out := advance(t, p, rollout(t, spec(t), validating()), e)
 			assert.Equal(t, domain.PhaseValidating, out.Phase())
-			if !tc.wantStall {
+			assert.Positive(t, out.RequeueAfter, "the run is polled, so it goes on once it can")
+			if tc.stall == "" {
 				assert.Nil(t, out.Stall)
 				return
 			}
 			require.NotNil(t, out.Stall)
-			assert.Equal(t, domain.StallJobPodNotRunning, out.Stall.Reason)
-			assert.Positive(t, out.RequeueAfter, "the stalled run is polled, so it goes on once its pod runs")
-			for _, part := range []string{validationRun, "ImagePullBackOff", `Back-off pulling image "validator"`, "jobs.imagePullSecrets"} {
+			assert.Equal(t, tc.stall, out.Stall.Reason)
+			for _, part := range tc.contains {
 				assert.Contains(t, out.Stall.Message, part)
 			}
-		})
-	}
-}
-
-// TestAdvance_ValidationRunBeingDeleted: a validation run whose deletion was requested is not
-// read as running past the bound: it stalls the rollout JobUndeletable, polled so the run
-// starts again once the Job is gone; within the bound it polls without a stall.
-func TestAdvance_ValidationRunBeingDeleted(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name      string
-		deletedAt time.Duration
-		wantStall bool
-	}{
-		{"past the bound", domain.JobDeletionBound, true},
-		{"within the bound", domain.JobDeletionBound - time.Second, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			p, r := newPorts(t)
-			e := env(t)
-			e.ValidationRequired = true
-			r.clock.Now().Return(t0).AnyTimes()
-			st := ports.JobStatus{State: ports.JobRunning, DeletingSince: t0.Add(-tc.deletedAt)}
-			r.jobs.Status(gomock.Any(), ports.JobRef{Name: validationRun}).Return(st, nil)
-			out := advance(t, p, rollout(t, spec(t), validating()), e)
-			assert.Equal(t, domain.PhaseValidating, out.Phase())
-			assert.Positive(t, out.RequeueAfter)
-			if !tc.wantStall {
-				assert.Nil(t, out.Stall)
-				return
-			}
-			require.NotNil(t, out.Stall)
-			assert.Equal(t, domain.StallJobUndeletable, out.Stall.Reason)
-			assert.Contains(t, out.Stall.Message, validationRun)
 		})
 	}
 }
