@@ -14,6 +14,8 @@ import "github.com/nvidia/aicr-operator/ports"
 //     overrides or placement changed them, a plan records no render flags, or no
 //     chart version changed): upgrade-check judges versions, never values, so a
 //     "safe" verdict does not hide an image repository or privilege an override sets,
+//   - installs a release with overrides that may reach it (ValuesChange), unless the
+//     runtime waives that for its initial install,
 //   - or, on an initial install, is anything other than Install or Verify.
 //
 // Install and Verify steps, and Upgrades assessed "safe" whose values change only as

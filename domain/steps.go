@@ -47,8 +47,10 @@ type Step struct {
 	// Reasons say why an Upgrade is needed.
 	Reasons []string `json:"reasons,omitempty"`
 	// ValuesChange says why an Upgrade's values change needs an approver whatever AICR's
-	// verdict ("values changed by overrides: gpu-operator:driver.repository"); "" when its
-	// values did not change or the verdict covers the change (see ApprovalRequired).
+	// verdict ("values changed by overrides: gpu-operator:driver.repository"), or why an
+	// Install does ("installed with overrides: gpu-operator:driver.version"); "" when its
+	// values did not change, the verdict covers the change, or no override reaches an
+	// Install (see ApprovalRequired).
 	ValuesChange string `json:"valuesChange,omitempty"`
 }
 
@@ -68,8 +70,12 @@ type TransitionInput struct {
 	// nil means the plan does not record them (a rebuilt plan): every values change of an
 	// Upgrade then needs an approver. An empty non-nil list records that no flag was given.
 	ActiveRenderFlags []string
-	// TargetRenderFlags are the target plan's renderFlags, likewise.
+	// TargetRenderFlags are the target plan's renderFlags, likewise. Its overrides make an
+	// Install step of a release they may reach need an approver.
 	TargetRenderFlags []string
+	// WaiveInitialInstallOverrides lets an initial install roll out unattended with overrides
+	// (the runtime's approvalPolicy.initialInstallOverrides Waived).
+	WaiveInitialInstallOverrides bool
 }
 
 // Transition is the planned change from Active to Target.
@@ -113,6 +119,9 @@ func PlanTransition(in TransitionInput) (Transition, error) {
 		diff:    newRenderDiff(in.ActiveRenderFlags, in.TargetRenderFlags, activeReleases(in.Active), in.Target.Releases),
 		version: versionChanges(active, in.Target.Releases),
 	}
+	if in.Active != nil || !in.WaiveInitialInstallOverrides {
+		values.install = newRenderDiff([]string{}, in.TargetRenderFlags, in.Target.Releases)
+	}
 	for _, i := range order {
 		steps = append(steps, targetStep(in.Target.Releases[i], active, in.Adoptable, verdicts, values))
 	}
@@ -137,6 +146,7 @@ func targetStep(r Release, active map[ports.ReleaseRef]Release, adoptable map[po
 		s.Operation = OpAdopt
 	case !ok:
 		s.Operation = OpInstall
+		s.ValuesChange = values.installChange(r.Component)
 	default:
 		s.Reasons = upgradeReasons(old, r)
 		s.Operation = OpVerify

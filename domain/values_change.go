@@ -6,11 +6,24 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// valuesJudge decides the values changes of a transition's Upgrades.
+// valuesJudge decides the values changes of a transition's Upgrades and Installs.
 type valuesJudge struct {
 	diff renderDiff
 	// version holds the components whose chart version changes (versionChanges).
 	version map[string]bool
+	// install holds the target plan's overrides, which an Install step installs with; empty
+	// when the initial install waives them or the plan records no render flags.
+	install renderDiff
+}
+
+// installChange says why installing component needs an approver: the overrides of the target
+// plan that may reach its values, which AICR rendered but no approver has seen. "" when none
+// may reach it.
+func (v valuesJudge) installChange(component string) string {
+	if paths := v.install.overridesOf(component); len(paths) > 0 {
+		return "installed with overrides: " + strings.Join(paths, ", ")
+	}
+	return ""
 }
 
 // activeReleases returns the releases of the active plan, nil for an initial install.

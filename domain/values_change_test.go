@@ -132,3 +132,55 @@ func TestPlanTransition_SetOverridesFixture(t *testing.T) {
 	}
 	t.Fatal("no gpu-operator step")
 }
+
+// TestPlanTransition_InstallWithOverridesNeedsApproval: an Install step whose release the
+// target plan's overrides may reach needs an approver, as an Upgrade whose overrides changed
+// does: on a later transition always, on the initial install unless the runtime waives it.
+// An override of another known component names that one's step only; a plan without recorded
+// flags names nothing.
+func TestPlanTransition_InstallWithOverridesNeedsApproval(t *testing.T) {
+	t.Parallel()
+	repo := setJSON(`gpu-operator:driver.repository="registry.example.com/nvidia"`)
+	for _, tc := range []struct {
+		name         string
+		initial      bool
+		waived       bool
+		target       []string
+		wantReason   string
+		wantApproval bool
+	}{
+		{name: "initial install with an override of the release", initial: true, target: repo, wantApproval: true,
+			wantReason: "installed with overrides: gpu-operator:driver.repository"},
+		{name: "initial install with the override waived", initial: true, waived: true, target: repo},
+		{name: "initial install with an override through an unknown alias", initial: true,
+			target: setJSON(`gpuop:image="x"`), wantApproval: true, wantReason: "installed with overrides: gpuop:image"},
+		{name: "an override of another release names that release only", initial: true,
+			target: setJSON(`cert-manager:replicas=3`), wantApproval: true},
+		{name: "initial install without overrides", initial: true, target: []string{}},
+		{name: "initial install of a plan without recorded flags", initial: true},
+		{name: "a release added later with an override", target: repo, wantApproval: true,
+			wantReason: "installed with overrides: gpu-operator:driver.repository"},
+		{name: "a release added later: the waiver is for the initial install only", waived: true, target: repo,
+			wantApproval: true, wantReason: "installed with overrides: gpu-operator:driver.repository"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in := domain.TransitionInput{TargetRenderFlags: tc.target, WaiveInitialInstallOverrides: tc.waived}
+			target, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: uid, Bundle: v1Bundle(release("cert-manager"), release("gpu-operator"))})
+			require.NoError(t, err)
+			in.Target = target
+			if !tc.initial {
+				in.Active, err = domain.BuildPlan(domain.PlanInput{RuntimeUID: uid, Bundle: v1Bundle(release("cert-manager"))})
+				require.NoError(t, err)
+				in.ActiveRenderFlags = tc.target
+			}
+			tr, err := domain.PlanTransition(in)
+			require.NoError(t, err)
+			require.Len(t, tr.Steps, 2)
+			step := tr.Steps[1]
+			assert.Equal(t, domain.OpInstall, step.Operation)
+			assert.Equal(t, tc.wantReason, step.ValuesChange)
+			assert.Equal(t, tc.wantApproval, tr.ApprovalRequired)
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -101,5 +102,32 @@ func assertFieldManagers(t *testing.T, cr *aicrv1alpha1.ClusterRuntime) {
 			continue
 		}
 		assert.NotContains(t, mf.FieldsV1.GetRawString(), `"k:{\"type\":\"Resolved\"}"`)
+	}
+}
+
+// TestRolloutInitialInstallWithOverrides: a plan rendered with an override of one of its
+// releases is installed only with an approval, unless the runtime's approvalPolicy waives
+// that for its initial install (RO-8).
+func TestRolloutInitialInstallWithOverrides(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy aicrv1alpha1.OverrideApproval
+		want   bool
+	}{
+		{"required by default", "", true},
+		{"waived for the initial install", aicrv1alpha1.OverrideApprovalWaived, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, false)
+			h.start()
+			h.createRuntime(func(cr *aicrv1alpha1.ClusterRuntime) { cr.Spec.ApprovalPolicy.InitialInstallOverrides = tc.policy })
+			plan := h.fixturePlan(fixtureInstall, string(h.runtime().UID))
+			digest := h.writePlanDoc(plan, func(doc *configdoc.Plan) {
+				doc.RenderFlags = []string{"--set-json", `gpu-operator:driver.version="580.95.05"`}
+			})
+			h.setCandidate(digest, metav1.Condition{})
+			ro := h.waitRollout(1)
+			assert.Equal(t, tc.want, ro.Spec.ApprovalRequired)
+		})
 	}
 }

@@ -78,6 +78,9 @@ type ClusterRuntimeSpec struct {
 	// Validation sets the deployment-validation policy of rollouts.
 	// +optional
 	Validation ValidationPolicy `json:"validation,omitempty"`
+	// ApprovalPolicy sets what needs an approver besides the rules every transition follows.
+	// +optional
+	ApprovalPolicy ApprovalPolicy `json:"approvalPolicy,omitempty"`
 	// Adoption takes over the engine objects of an earlier runtime.
 	// +optional
 	Adoption *Adoption `json:"adoption,omitempty"`
@@ -259,6 +262,29 @@ type ValidationPolicy struct {
 	// +optional
 	// +kubebuilder:default=Required
 	Deployment DeploymentValidation `json:"deployment,omitempty"`
+}
+
+// OverrideApproval says whether overrides on an initial install need an approver.
+// +kubebuilder:validation:Enum=Required;Waived
+// +kubebuilder:validation:MaxLength=8
+type OverrideApproval string
+
+const (
+	// OverrideApprovalRequired makes an initial install whose releases carry overrides wait for
+	// an approver, as an install of a later transition always does.
+	OverrideApprovalRequired OverrideApproval = "Required"
+	// OverrideApprovalWaived rolls an initial install out unattended with its overrides.
+	OverrideApprovalWaived OverrideApproval = "Waived"
+)
+
+// ApprovalPolicy sets what needs an approver besides the rules every transition follows.
+type ApprovalPolicy struct {
+	// InitialInstallOverrides is Required (default) or Waived. An Install step whose release
+	// spec.overrides may reach needs an approver, as an Upgrade whose values overrides change
+	// does; Waived lifts that for the initial install only, when nothing runs yet.
+	// +optional
+	// +kubebuilder:default=Required
+	InitialInstallOverrides OverrideApproval `json:"initialInstallOverrides,omitempty"`
 }
 
 // Adoption names an earlier runtime whose engine objects this runtime takes over.

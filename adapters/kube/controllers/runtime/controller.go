@@ -189,7 +189,8 @@ func (r *Reconciler) transition(ctx context.Context, cr *aicrv1alpha1.ClusterRun
 		t, err = domain.ReinstallTransition(obs.activePlan, obs.reinstall)
 	} else {
 		in := domain.TransitionInput{Active: obs.activePlan, Target: obs.targetPlan, Adoptable: adoptable(cr, obs.live),
-			ActiveRenderFlags: obs.activeFlags, TargetRenderFlags: obs.targetFlags}
+			ActiveRenderFlags: obs.activeFlags, TargetRenderFlags: obs.targetFlags,
+			WaiveInitialInstallOverrides: cr.Spec.ApprovalPolicy.InitialInstallOverrides == aicrv1alpha1.OverrideApprovalWaived}
 		if r.assessments != nil && obs.active != "" {
 			if in.Assessments, assessmentDigest, err = r.assessments(ctx, obs.uid, obs.active, obs.target); err != nil {
 				return nil, "", fmt.Errorf("read upgrade-check assessment: %w", err)
