@@ -55,6 +55,7 @@ type Config struct {
 	AICRVersion              string
 	AICRImage                string
 	ValidatorImage           string
+	OperatorImage            string
 	Engine                   EngineKind
 	EngineNamespace          string
 	EngineProject            string
@@ -116,7 +117,8 @@ func (c Config) Validate() error {
 	if !domain.AICRVersionSupported(c.AICRVersion) {
 		add("--aicr-version %q is outside the supported range %s", c.AICRVersion, domain.SupportedAICRRange)
 	}
-	for flag, image := range map[string]string{"--aicr-image": c.AICRImage, "--validator-image": c.ValidatorImage} {
+	for flag, image := range map[string]string{"--aicr-image": c.AICRImage, "--validator-image": c.ValidatorImage,
+		"--operator-image": c.OperatorImage} {
 		if !pinnedImage.MatchString(image) {
 			add("%s %q must be pinned by digest (<repository>@sha256:<64 hex>)", flag, image)
 		}

@@ -17,6 +17,7 @@ const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef012345678
 var chartArgs = []string{
 	"--operator-namespace=aicr-system", "--aicr-version=1.1.0",
 	"--aicr-image=ghcr.io/nvidia/aicr@" + digest, "--validator-image=ghcr.io/nvidia/aicr-validator@" + digest,
+	"--operator-image=ghcr.io/nvidia/aicr-operator@" + digest,
 	"--engine=ArgoCD", "--engine-namespace=argocd", "--engine-project=aicr",
 	"--registry-repository=oci://123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr",
 	"--registry-auth-provider=aws", "--registry-repo-creds-secret=aicr-registry",

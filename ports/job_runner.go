@@ -31,8 +31,10 @@ const (
 	// OutputRef (snapshot, recipe or report, YAML or JSON), whatever name AICR stored it under.
 	JobArtifactFile = "artifact"
 	// JobImageRefsPath is the file a job pushing to a registry hands AICR as --image-refs:
-	// AICR writes the pushed digest there ("sha256:<64 hex>\n", docs/design/aicr-cli.md section 7).
-	JobImageRefsPath = "/dev/termination-log"
+	// AICR writes the pushed digest there ("sha256:<64 hex>\n", docs/design/aicr-cli.md section 7)
+	// through a temporary file in the same directory and a rename, so the directory is the
+	// job's own and writable.
+	JobImageRefsPath = "/aicr/image-refs/digest"
 	// JobImageRefsFile is the file of Output holding what the job wrote to JobImageRefsPath.
 	JobImageRefsFile = "image-refs"
 )

@@ -87,6 +87,9 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 		},
 	}
 	placeJob(&job.Spec.Template.Spec, spec.Placement)
+	if imageRefsArgs(spec.Args) {
+		handBackImageRefs(&job.Spec.Template.Spec, r.cfg.CopierImage)
+	}
 	if r.cfg.Agent {
 		agentPod(&job.Spec.Template.Spec)
 	}
@@ -110,16 +113,35 @@ func placeJob(pod *corev1.PodSpec, pl *ports.JobPlacement) {
 	}
 }
 
-// agentPod makes the Pod AICR's snapshot agent, as the Job aicr snapshot deploys itself
-// (docs/design/aicr-cli.md section 5): AICR_AGENT_MODE=true, NODE_NAME from the downward API, privileged
-// (it reads the node's devices, kernel and services), in the privileged discovery namespace.
+// agentPod makes the Pod AICR's snapshot agent in the shape `aicr snapshot` deploys its own
+// privileged agent (docs/design/aicr-cli.md section 5): AICR_AGENT_MODE=true, NODE_NAME from the
+// downward API; the host's PID, network and IPC namespaces; root with SYS_ADMIN and SYS_CHROOT
+// in a privileged container (it reads the node's devices, kernel and services); the host's
+// /run/systemd and /etc/os-release read-only, so the OS it reports is the node's, not the
+// image's; /tmp an emptyDir. The discovery namespace is privileged for it.
 func agentPod(pod *corev1.PodSpec) {
-	pod.SecurityContext = nil
+	pod.HostPID, pod.HostNetwork, pod.HostIPC = true, true, true
+	pod.SecurityContext = &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](0), RunAsGroup: ptr.To[int64](0),
+		FSGroup: ptr.To[int64](0), FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch)}
+	pod.Volumes = append(pod.Volumes,
+		hostPath(AgentSystemdVolume, AgentSystemdPath, corev1.HostPathDirectory),
+		hostPath(AgentOSReleaseVolume, AgentOSReleasePath, corev1.HostPathFile),
+		corev1.Volume{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	c := &pod.Containers[0]
 	c.Env = append(c.Env,
 		corev1.EnvVar{Name: AgentModeEnv, Value: "true"},
 		corev1.EnvVar{Name: NodeNameEnv, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}})
-	c.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
+	c.VolumeMounts = append(c.VolumeMounts,
+		corev1.VolumeMount{Name: AgentSystemdVolume, MountPath: AgentSystemdPath, ReadOnly: true},
+		corev1.VolumeMount{Name: AgentOSReleaseVolume, MountPath: AgentOSReleasePath, ReadOnly: true},
+		corev1.VolumeMount{Name: "tmp", MountPath: "/tmp"})
+	c.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true), RunAsUser: ptr.To[int64](0), RunAsGroup: ptr.To[int64](0),
+		AllowPrivilegeEscalation: ptr.To(true), Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SYS_ADMIN", "SYS_CHROOT"}}}
+}
+
+// hostPath is a volume of the node's path of type t.
+func hostPath(name, path string, t corev1.HostPathType) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path, Type: &t}}}
 }
 
 // splitInputs stores UTF-8 inputs as data (readable with kubectl) and the rest as binaryData.

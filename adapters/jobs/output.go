@@ -24,11 +24,11 @@ const MaxBundleBytes = 64 << 20
 // files inside the bundle directory.
 var ErrBadArchive = errors.New("bad bundle archive")
 
-// Output returns the files of a succeeded Job: the output ConfigMap's data keys as files
-// (the artifact under ports.JobArtifactFile, outputFiles), or for a bundle the unpacked bundle.tar.gz, and for a Job given
-// --image-refs ports.JobImageRefsPath what AICR wrote there (ports.JobImageRefsFile, see
-// imageRefs). The output must be the Job's own (verifiedOutput); one that is not wraps
-// ports.ErrUntrustedOutput.
+// Output returns the files of a succeeded Job: the output ConfigMap's data keys as files (the
+// artifact under ports.JobArtifactFile, outputFiles), or for a bundle the unpacked
+// bundle.tar.gz, and for a Job given --image-refs ports.JobImageRefsPath what AICR wrote there
+// (ports.JobImageRefsFile, as its image-refs container handed it back, see imageRefs). The
+// output must be the Job's own (verifiedOutput); one that is not wraps ports.ErrUntrustedOutput.
 func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 	job, err := r.getJob(ctx, ref)
 	if err != nil {
@@ -48,7 +48,7 @@ func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output of job %s: %w: %w", ref.Name, ports.ErrUntrustedOutput, err)
 	}
-	if writesImageRefs(job) {
+	if writesImageRefs(&job.Spec.Template.Spec) {
 		refs, err := r.imageRefs(ctx, job)
 		if err != nil {
 			return nil, err

@@ -29,6 +29,12 @@ const (
 	// section 5): agent mode on, and the node it runs on from the downward API.
 	AgentModeEnv = "AICR_AGENT_MODE"
 	NodeNameEnv  = "NODE_NAME"
+	// AgentSystemdPath and AgentOSReleasePath are the node's paths the snapshot agent reads,
+	// mounted read-only at the same paths from volumes AgentSystemdVolume and AgentOSReleaseVolume.
+	AgentSystemdPath     = "/run/systemd"
+	AgentOSReleasePath   = "/etc/os-release"
+	AgentSystemdVolume   = "run-systemd"
+	AgentOSReleaseVolume = "os-release"
 	// ContainerName is the name of the AICR container.
 	ContainerName = "aicr"
 	// InputsDir is where the inputs ConfigMap is mounted (the port's JobInputsDir).
@@ -64,12 +70,16 @@ type Config struct {
 	OperatorNamespace string
 	// Image is the pinned AICR image; it must carry a digest.
 	Image string
+	// CopierImage is the operator's own image, pinned by digest: a Job whose AICR pushes a
+	// bundle runs it after AICR to hand the pushed digest back (CopyImageRefsCommand). Empty
+	// means the runner starts no such Job.
+	CopierImage string
 	// ServiceAccount is the identity the Jobs run as (empty: ServiceAccount).
 	// Deployment validation runs as its own identity in its own namespace.
 	ServiceAccount string
-	// Agent makes every Job AICR's snapshot agent (the discovery namespace's runner): a
-	// privileged container with AICR_AGENT_MODE=true and NODE_NAME from the downward API,
-	// placed by the JobSpec's Placement (see the package documentation).
+	// Agent makes every Job AICR's snapshot agent (the discovery namespace's runner): the Pod
+	// of AICR's privileged agent (agentPod) with AICR_AGENT_MODE=true and NODE_NAME from the
+	// downward API, placed by the JobSpec's Placement (docs/design/aicr-jobs.md).
 	Agent bool
 	// Pod are the pod settings of every Job (chart values jobs.*).
 	Pod PodSettings
@@ -106,6 +116,9 @@ func New(cfg Config, c client.Client, r client.Reader) (*Runner, error) {
 	if !digestRef.MatchString(cfg.Image) {
 		return nil, fmt.Errorf("%w: %q", ErrImageNotPinned, cfg.Image)
 	}
+	if cfg.CopierImage != "" && !digestRef.MatchString(cfg.CopierImage) {
+		return nil, fmt.Errorf("%w: copier image %q", ErrImageNotPinned, cfg.CopierImage)
+	}
 	if cfg.Namespace == "" || cfg.OperatorNamespace == "" {
 		return nil, errors.New("jobs: Namespace and OperatorNamespace are required")
 	}
@@ -140,6 +153,9 @@ func (r *Runner) Start(ctx context.Context, spec ports.JobSpec) (ports.JobRef, e
 	ref := ports.JobRef{Name: spec.Name}
 	if spec.Image != "" && spec.Image != r.cfg.Image {
 		return ref, fmt.Errorf("%w: job %s asks for %q, the runner pins %q", ErrImageNotPinned, spec.Name, spec.Image, r.cfg.Image)
+	}
+	if r.cfg.CopierImage == "" && imageRefsArgs(spec.Args) {
+		return ref, fmt.Errorf("job %s pushes a bundle with --image-refs, and the runner has no copier image to hand its digest back", spec.Name)
 	}
 	job := &batchv1.Job{}
 	err := r.reader.Get(ctx, client.ObjectKey{Namespace: r.cfg.Namespace, Name: spec.Name}, job)

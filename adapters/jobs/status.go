@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -24,10 +25,14 @@ func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus,
 	if err != nil {
 		return ports.JobStatus{}, err
 	}
-	if job.DeletionTimestamp != nil && jobStatus(job).State == ports.JobRunning {
-		// A finalizer (an orphan delete, a pod's) can hold a Job for good: it never runs again.
-		return ports.JobStatus{State: ports.JobRunning, DeletingSince: job.DeletionTimestamp.Time,
-			Message: fmt.Sprintf("job %s is being deleted", ref.Name)}, nil
+	st := jobStatus(job)
+	if job.DeletionTimestamp != nil {
+		st.DeletingSince = job.DeletionTimestamp.Time
+		if st.State == ports.JobRunning {
+			// A finalizer (an orphan delete, a pod's) can hold a Job for good: it never runs again.
+			st.Message = fmt.Sprintf("job %s is being deleted", ref.Name)
+			return st, nil
+		}
 	}
 	if job.Spec.Suspend != nil && *job.Spec.Suspend {
 		// Start creates a Job suspended and resumes it once its run-scoped objects exist: one
@@ -35,10 +40,6 @@ func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus,
 		// the operator stopped in between), and only a Start again, which finds the Job and
 		// completes it, lets it run.
 		return ports.JobStatus{}, fmt.Errorf("job %s was created but its start did not complete: %w", ref.Name, ports.ErrJobNotFound)
-	}
-	st := jobStatus(job)
-	if job.DeletionTimestamp != nil {
-		st.DeletingSince = job.DeletionTimestamp.Time
 	}
 	switch out, outErr := r.verifiedOutput(ctx, job); {
 	case outErr == nil:
@@ -123,12 +124,13 @@ func (r *Runner) lastPod(ctx context.Context, job *batchv1.Job) (*corev1.Pod, er
 }
 
 // readTermination fills ExitCode and FailureLog from the terminated state of the aicr
-// container and Killed from what killed the Pod from outside AICR: the OOM killer, an
-// eviction, a disruption (preemption, drain, taint). A Pod killed before its container ran
-// leaves ExitCode 0, which the caller treats as unknown.
+// container, or of the image-refs container after an aicr init container that exited 0, and
+// Killed from what killed the Pod from outside AICR: the OOM killer, an eviction, a disruption
+// (preemption, drain, taint). A Pod killed before its container ran leaves ExitCode 0, which
+// the caller treats as unknown.
 func readTermination(pod *corev1.Pod, st *ports.JobStatus) {
-	for _, cs := range pod.Status.ContainerStatuses {
-		if t := cs.State.Terminated; cs.Name == ContainerName && t != nil {
+	for _, cs := range jobContainers(pod) {
+		if t := cs.State.Terminated; t != nil && st.ExitCode == 0 {
 			st.ExitCode = int(t.ExitCode)
 			st.FailureLog = failureLine(t.Message)
 			if t.Reason == "OOMKilled" {
@@ -147,9 +149,9 @@ func readTermination(pod *corev1.Pod, st *ports.JobStatus) {
 }
 
 // podWaiting reports why a pending Pod does not run: not scheduled (PodScheduled=False,
-// Unschedulable, since that condition's transition), or its aicr container waiting (since the
-// ContainersReady condition's transition, else the Pod's start). Nil for a Pod that runs or
-// that nothing has acted on yet.
+// Unschedulable, since that condition's transition), or its aicr or image-refs container
+// waiting (since the ContainersReady condition's transition, else the Pod's start). Nil for a
+// Pod that runs or that nothing has acted on yet.
 func podWaiting(pod *corev1.Pod) *ports.JobWaiting {
 	if pod.Status.Phase != corev1.PodPending && pod.Status.Phase != "" {
 		return nil
@@ -166,12 +168,25 @@ func podWaiting(pod *corev1.Pod) *ports.JobWaiting {
 			since = c.LastTransitionTime.Time
 		}
 	}
-	for _, cs := range pod.Status.ContainerStatuses {
-		if w := cs.State.Waiting; cs.Name == ContainerName && w != nil {
+	for _, cs := range jobContainers(pod) {
+		// PodInitializing: the image-refs container waits for AICR, its init container, to end.
+		if w := cs.State.Waiting; w != nil && w.Reason != "PodInitializing" {
 			return &ports.JobWaiting{Reason: w.Reason, Message: w.Message, Since: since}
 		}
 	}
 	return nil
+}
+
+// jobContainers returns the statuses of the Pod's aicr and image-refs containers, in the order
+// they run.
+func jobContainers(pod *corev1.Pod) []corev1.ContainerStatus {
+	var out []corev1.ContainerStatus
+	for _, cs := range slices.Concat(pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses) {
+		if cs.Name == ContainerName || cs.Name == ImageRefsContainerName {
+			out = append(out, cs)
+		}
+	}
+	return out
 }
 
 // failureLine returns the last line of a log tail that is AICR's JSON

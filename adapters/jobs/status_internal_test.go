@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -48,6 +49,18 @@ func TestPodWaiting(t *testing.T) {
 		{name: "CreateContainerConfigError since the pod's creation", status: corev1.PodStatus{Phase: corev1.PodPending,
 			ContainerStatuses: waitingContainer("CreateContainerConfigError", `secret "s" not found`)},
 			want: &ports.JobWaiting{Reason: "CreateContainerConfigError", Message: `secret "s" not found`, Since: created.Time}},
+		{name: "the image-refs container waits for AICR, its init container", status: corev1.PodStatus{Phase: corev1.PodPending,
+			StartTime: &scheduled, InitContainerStatuses: []corev1.ContainerStatus{{Name: ContainerName,
+				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: ImageRefsContainerName,
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}}}}},
+		{name: "the aicr init container cannot pull its image", status: corev1.PodStatus{Phase: corev1.PodPending, StartTime: &scheduled,
+			InitContainerStatuses: waitingContainer("ErrImagePull", "pull access denied")},
+			want: &ports.JobWaiting{Reason: "ErrImagePull", Message: "pull access denied", Since: scheduled.Time}},
+		{name: "the image-refs container cannot pull the operator image", status: corev1.PodStatus{Phase: corev1.PodPending,
+			StartTime: &scheduled, ContainerStatuses: []corev1.ContainerStatus{{Name: ImageRefsContainerName,
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "back-off"}}}}},
+			want: &ports.JobWaiting{Reason: "ImagePullBackOff", Message: "back-off", Since: scheduled.Time}},
 		{name: "a pod nothing acted on yet", status: corev1.PodStatus{}},
 		{name: "a running pod", status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
 			Name: ContainerName, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}},
@@ -69,6 +82,7 @@ func TestReadTermination(t *testing.T) {
 			ExitCode: code, Reason: reason, Message: msg}}}}
 	}
 	failedLine := `{"msg":"command failed","exitCode":2,"error":"[INVALID_REQUEST] bad"}`
+	copyFailed := FailureRecord(errors.New("aicr exited 0 but wrote no --image-refs file"))
 	for _, tc := range []struct {
 		name   string
 		status corev1.PodStatus
@@ -85,6 +99,13 @@ func TestReadTermination(t *testing.T) {
 			want: ports.JobStatus{ExitCode: 143, Killed: "DisruptionTarget (EvictionByEvictionAPI)"}},
 		{name: "a signal alone", status: corev1.PodStatus{ContainerStatuses: terminated(143, "Error", "")},
 			want: ports.JobStatus{ExitCode: 143}},
+		{name: "AICR's own exit as the init container", status: corev1.PodStatus{InitContainerStatuses: terminated(2, "Error", failedLine)},
+			want: ports.JobStatus{ExitCode: 2, FailureLog: failedLine}},
+		{name: "the image-refs container after AICR exited 0", status: corev1.PodStatus{
+			InitContainerStatuses: terminated(0, "Completed", ""),
+			ContainerStatuses: []corev1.ContainerStatus{{Name: ImageRefsContainerName, State: corev1.ContainerState{
+				Terminated: &corev1.ContainerStateTerminated{ExitCode: CopyFailedExitCode, Reason: "Error", Message: copyFailed}}}}},
+			want: ports.JobStatus{ExitCode: CopyFailedExitCode, FailureLog: copyFailed}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -24,7 +24,8 @@ import (
 func provideClock() ports.Clock { return clock.New() }
 
 // provideJobs runs AICR Jobs in the jobs namespace with the pinned AICR image, as the jobs
-// identity (RES-1, RES-8).
+// identity (RES-1, RES-8); a bundle Job hands its pushed digest back with the operator's own
+// image.
 func provideJobs(cfg app.Config, mgr ctrl.Manager) (*jobs.Runner, error) {
 	pod, err := jobPodSettings(cfg.Jobs)
 	if err != nil {
@@ -32,7 +33,7 @@ func provideJobs(cfg app.Config, mgr ctrl.Manager) (*jobs.Runner, error) {
 	}
 	return jobs.New(jobs.Config{
 		Namespace: cfg.JobsNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.AICRImage,
-		ServiceAccount: cfg.JobsServiceAccount, Pod: pod,
+		CopierImage: cfg.OperatorImage, ServiceAccount: cfg.JobsServiceAccount, Pod: pod,
 	}, mgr.GetClient(), mgr.GetAPIReader())
 }
 

@@ -2,7 +2,8 @@
 // AICR Jobs and rolls them out through the deployment engine. Flags are the ones the chart's
 // Deployment passes (app.Config.BindFlags) and controller-runtime's zap flags (--zap-log-level,
 // --zap-encoder, ...), which also set klog's logger; an invalid configuration exits with code 2
-// and lists every problem.
+// and lists every problem. `aicr-operator copy-image-refs <file>` is the step of a bundle Job
+// that hands AICR's pushed digest back (copyImageRefs).
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/nvidia/aicr-operator/adapters/jobs"
 	"github.com/nvidia/aicr-operator/app"
 )
 
@@ -20,6 +22,9 @@ func main() {
 }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == jobs.CopyImageRefsCommand {
+		return copyImageRefs(args[1:])
+	}
 	var cfg app.Config
 	fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
 	cfg.BindFlags(fs)

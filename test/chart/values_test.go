@@ -251,6 +251,7 @@ func TestRenderDeployment(t *testing.T) {
 		"--aicr-version=1.0.0",
 		"--aicr-image=ghcr.io/nvidia/aicr:v1.0.0" + zero,
 		"--validator-image=ghcr.io/nvidia/aicr-validator:v1.0.0" + zero,
+		"--operator-image=ghcr.io/nvidia/aicr-operator:0.1.0" + zero,
 		"--engine=ArgoCD",
 		"--engine-namespace=argocd",
 		"--engine-project=aicr",

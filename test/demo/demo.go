@@ -185,7 +185,7 @@ func (d *demo) startProcesses(ctx context.Context) error {
 	op := d.procs[0].Args()
 	var err error
 	sims := [][]string{
-		{"kubelet-simulator", "--namespace", chartrender.FlagValue(op, "--jobs-namespace"), "--image", chartrender.FlagValue(op, "--aicr-image"),
+		{"kubelet-simulator", "--namespace", chartrender.FlagValue(op, "--jobs-namespace"), "--image", chartrender.FlagValue(op, "--aicr-image"), "--operator-image", chartrender.FlagValue(op, "--operator-image"),
 			"--aicr-version", aicrVersion, "--upstream-server", d.reg.URL(),
 			"--validation-namespace", chartrender.FlagValue(op, "--validation-namespace"), "--validator-image", chartrender.FlagValue(op, "--validator-image"),
 			"--validation-service-account", chartrender.FlagValue(op, "--validation-service-account"),

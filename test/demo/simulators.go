@@ -58,6 +58,7 @@ func runKubeletSimulator(args []string) error {
 	fs := flag.NewFlagSet("kubelet-simulator", flag.ContinueOnError)
 	namespace := fs.String("namespace", "aicr-jobs", "namespace of the AICR Jobs")
 	image := fs.String("image", "", "AICR image every Job must run, pinned by digest")
+	operatorImage := fs.String("operator-image", "", "operator image every bundle Job's image-refs container must run")
 	version := fs.String("aicr-version", "1.1.0", "AICR version the simulated container reports")
 	server := fs.String("upstream-server", "", "demo server whose copies of the upstream Helm repositories the renders name")
 	validationNamespace := fs.String("validation-namespace", "aicr-validation", "namespace of the deployment validation Jobs")
@@ -76,7 +77,7 @@ func runKubeletSimulator(args []string) error {
 		return fmt.Errorf("load the override fixture: %w", err)
 	}
 	behavior := func(job *batchv1.Job, inputs *corev1.ConfigMap) jobexec.Result {
-		if c := job.Spec.Template.Spec.Containers; len(c) > 0 && (slices.Contains(c[0].Args, "--set-json") || slices.Contains(c[0].Args, "--set")) {
+		if args := jobexec.AICRArgs(job); slices.Contains(args, "--set-json") || slices.Contains(args, "--set") {
 			return withOverride.Behavior()(job, inputs)
 		}
 		return initial.Behavior()(job, inputs)
@@ -90,6 +91,7 @@ func runKubeletSimulator(args []string) error {
 	if err != nil {
 		return err
 	}
+	aicrJobs.ExpectCopierImage(*operatorImage)
 	validation, err := jobexec.New(cfg, scheme, *validationNamespace, *validatorImage, initial.Behavior())
 	if err != nil {
 		return err

@@ -168,7 +168,7 @@ func (w *world) start(name string, o processOptions) *process {
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	require.NoError(w.t, err)
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, mgr.GetClient(), mgr.GetAPIReader())
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(w.t, err)
 	agent, err := jobs.New(jobs.Config{Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: image,
 		ServiceAccount: jobs.AgentServiceAccount, Agent: true}, mgr.GetClient(), mgr.GetAPIReader())

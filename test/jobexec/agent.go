@@ -3,6 +3,7 @@ package jobexec
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -86,6 +87,11 @@ func (e *Executor) snapshotRun(ctx context.Context, job *batchv1.Job, version st
 		return &Result{ExitCode: 8,
 			Log: commandFailed(version, 8, "[INTERNAL] failed to collect GPU measurements: permission denied")}, nil
 	}
+	for _, gap := range AgentShapeGaps(pod) {
+		// AICR v1's collectors log what they cannot read and skip it (docs/design/aicr-cli.md
+		// section 5): the snapshot is still written, with measurements of the wrong host.
+		e.violate(fmt.Errorf("job %s: the snapshot agent %s", job.Name, gap))
+	}
 	if placed, err := e.schedulable(ctx, pod); err != nil || !placed {
 		if err == nil {
 			e.violate(fmt.Errorf("job %s: the snapshot agent's node selector %v matches no Node: the Pod would stay Pending", job.Name, pod.NodeSelector))
@@ -93,6 +99,47 @@ func (e *Executor) snapshotRun(ctx context.Context, job *batchv1.Job, version st
 		return &Result{Hold: true}, err
 	}
 	return e.authorize(ctx, job, version, AgentRights, job.Namespace)
+}
+
+// AgentShapeGaps lists how the Pod differs from the privileged agent `aicr snapshot` deploys
+// (docs/design/aicr-cli.md section 5) in what its collectors read: the host's PID, network
+// and IPC namespaces, root, and the node's /run/systemd and /etc/os-release mounted
+// read-only (without the latter the OS collector reads the image's own file, so the snapshot
+// reports the image's OS, not the node's). Nil for the agent's shape.
+func AgentShapeGaps(pod corev1.PodSpec) []string {
+	var gaps []string
+	if !pod.HostPID || !pod.HostNetwork || !pod.HostIPC {
+		gaps = append(gaps, "does not share the host's PID, network and IPC namespaces")
+	}
+	c := aicrContainer(&pod)
+	if sc := c.SecurityContext; sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != 0 {
+		if psc := pod.SecurityContext; psc == nil || psc.RunAsUser == nil || *psc.RunAsUser != 0 {
+			gaps = append(gaps, "does not run as root")
+		}
+	}
+	for path, t := range map[string]corev1.HostPathType{jobs.AgentOSReleasePath: corev1.HostPathFile, jobs.AgentSystemdPath: corev1.HostPathDirectory} {
+		if !hostMounted(pod, c, path, t) {
+			gaps = append(gaps, fmt.Sprintf("does not mount the node's %s read-only: it would read the image's own", path))
+		}
+	}
+	slices.Sort(gaps)
+	return gaps
+}
+
+// hostMounted reports whether container c mounts the node's path (a hostPath volume of type t)
+// read-only at the same path.
+func hostMounted(pod corev1.PodSpec, c *corev1.Container, path string, t corev1.HostPathType) bool {
+	for _, m := range c.VolumeMounts {
+		if m.MountPath != path || !m.ReadOnly {
+			continue
+		}
+		for _, v := range pod.Volumes {
+			if hp := v.HostPath; v.Name == m.Name && hp != nil && hp.Path == path && hp.Type != nil && *hp.Type == t {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // schedulable reports whether the agent Pod is pinned to nodes (a node selector, as the

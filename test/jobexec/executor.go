@@ -45,9 +45,12 @@ type Result struct {
 	Hold bool
 	// ExitCode is the container's exit code; non-zero fails the Job.
 	ExitCode int32
-	// Log is the log tail the termination message carries (FallbackToLogsOnError); after a
-	// push to a registry, what AICR wrote to --image-refs /dev/termination-log.
+	// Log is the log tail the termination message carries (FallbackToLogsOnError).
 	Log string
+	// ImageRefs, for a bundle Job writing to `-o oci://` whose behavior pushed (or forged) by
+	// itself instead of returning a Bundle, is what its AICR publishes to --image-refs
+	// (PublishImageRefs), which the Job's image-refs container hands back (PlayCopier).
+	ImageRefs string
 	// Version is the AICR version label of the output ConfigMap ("" = none).
 	Version string
 	// Data are the output ConfigMap's data keys (snapshot.yaml).
@@ -81,6 +84,8 @@ type Executor struct {
 	collector client.Client
 	namespace string
 	image     string
+	// copier is the operator image a bundle Job's image-refs container must run.
+	copier string
 	// serviceAccount is the identity every Job must run as.
 	serviceAccount string
 	// agent marks the discovery namespace's executor: every Job is AICR's snapshot agent
@@ -105,7 +110,7 @@ func New(cfg *rest.Config, scheme *runtime.Scheme, namespace, image string, b Be
 		return nil, fmt.Errorf("jobexec client: %w", err)
 	}
 	e := &Executor{
-		c: c, cfg: cfg, namespace: namespace, image: image, serviceAccount: jobs.ServiceAccount,
+		c: c, cfg: cfg, namespace: namespace, image: image, copier: CopierImage, serviceAccount: jobs.ServiceAccount,
 		behavior: b, kick: make(chan struct{}, 1),
 	}
 	if e.jobController, err = e.impersonating(rest.ImpersonationConfig{UserName: JobControllerUser, Groups: controllerGroups}); err != nil {
@@ -126,6 +131,13 @@ func (e *Executor) ExpectServiceAccount(name string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.serviceAccount = name
+}
+
+// ExpectCopierImage sets the operator image a bundle Job's image-refs container must run
+// (CopierImage unless set), for an executor of an operator the chart configured. Call it
+// before Run.
+func (e *Executor) ExpectCopierImage(image string) {
+	e.copier = image
 }
 
 // SetBehavior replaces the behavior for Jobs not yet played and plays held Jobs again.

@@ -18,7 +18,6 @@ import (
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
-	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/aicroci"
 )
 
@@ -33,54 +32,65 @@ func argValue(args []string, flag string) string {
 
 // ociOutput returns the oci:// destination of a Job's -o, if it has one.
 func ociOutput(job *batchv1.Job) (string, bool) {
-	for _, c := range job.Spec.Template.Spec.Containers {
-		if c.Name == jobs.ContainerName {
-			return strings.CutPrefix(argValue(c.Args, "-o"), "oci://")
-		}
-	}
-	return "", false
+	return strings.CutPrefix(argValue(AICRArgs(job), "-o"), "oci://")
 }
 
 // pushBundle plays `aicr bundle -o oci://<repository>:<tag> --image-refs <file> [--plain-http]`
-// (docs/design/aicr-cli.md section 7) for a successful bundle result: the bundle directory packed as AICR
-// packs it (aicroci), pushed with the credential of the mounted docker config (DOCKER_CONFIG,
-// the Job's run-scoped Secret; anonymous without an entry for the host), and the digest
-// written to --image-refs, which for ports.JobImageRefsPath is the termination message. A
-// push the registry refuses fails as AICR fails (exit code per docs/design/aicr-cli.md section 4).
-func pushBundle(ctx context.Context, job *batchv1.Job, secret *corev1.Secret, dest string, res Result) Result {
+// (docs/design/aicr-cli.md section 7) for a successful bundle result: the directories AICR v1
+// writes checked first (PrePush), the bundle directory packed as AICR packs it (aicroci),
+// pushed with the credential of the mounted docker config (DOCKER_CONFIG, the Job's
+// run-scoped Secret; anonymous without an entry for the host), and the digest published to
+// --image-refs as v1 publishes it (PublishImageRefs, into dir). It returns the published file
+// ("" without --image-refs). A push the registry refuses fails as AICR fails (exit code per
+// docs/design/aicr-cli.md section 4).
+func pushBundle(ctx context.Context, job *batchv1.Job, secret *corev1.Secret, dest, dir string, res Result) (Result, string) {
+	pod := &job.Spec.Template.Spec
+	if refused := PrePush(pod); refused != nil {
+		return *refused, ""
+	}
 	files, err := bundleFiles(res.Bundle)
 	if err != nil {
-		return failure(8, "[INTERNAL] failed to package bundle: "+err.Error())
+		return failure(8, "[INTERNAL] failed to package bundle: "+err.Error()), ""
 	}
 	art, err := aicroci.Bundle(files)
 	if err != nil {
-		return failure(8, "[INTERNAL] failed to package bundle: "+err.Error())
+		return failure(8, "[INTERNAL] failed to package bundle: "+err.Error()), ""
 	}
 	ref, tag := dest, res.Version // AICR tags with its own version by default
 	if i := strings.LastIndex(dest, ":"); i > strings.LastIndex(dest, "/") {
 		ref, tag = dest[:i], dest[i+1:]
 	}
-	args := job.Spec.Template.Spec.Containers[0].Args
+	args := AICRArgs(job)
 	if !dockerConfigMounted(job) {
 		secret = nil // AICR reads $DOCKER_CONFIG/config.json only
 	}
 	cred, err := dockerCredential(secret, strings.SplitN(ref, "/", 2)[0])
 	if err != nil {
-		return failure(8, "[INTERNAL] failed to read the docker config: "+err.Error())
+		return failure(8, "[INTERNAL] failed to read the docker config: "+err.Error()), ""
 	}
 	repo, err := aicroci.Repository(ref, slices.Contains(args, "--plain-http"), cred)
 	if err != nil {
-		return failure(2, "[INVALID_REQUEST] invalid registry reference: "+err.Error())
+		return failure(2, "[INVALID_REQUEST] invalid registry reference: "+err.Error()), ""
 	}
 	desc, err := art.Push(ctx, repo, tag)
 	if err != nil {
-		return pushFailure(err)
+		return pushFailure(err), ""
 	}
-	out := Result{Version: res.Version}
-	if argValue(args, "--image-refs") == ports.JobImageRefsPath {
-		out.Log = string(desc.Digest) + "\n"
+	return publishImageRefs(job, dir, Result{Version: res.Version, ImageRefs: string(desc.Digest) + "\n"})
+}
+
+// publishImageRefs publishes res.ImageRefs to a bundle Job's --image-refs as AICR v1 does
+// once its push succeeded (PublishImageRefs, into dir), and returns the published file ("" for
+// a Job without --image-refs).
+func publishImageRefs(job *batchv1.Job, dir string, res Result) (Result, string) {
+	if argValue(AICRArgs(job), "--image-refs") == "" {
+		return res, ""
 	}
-	return out
+	file, refused := PublishImageRefs(&job.Spec.Template.Spec, dir, res.ImageRefs)
+	if refused != nil {
+		return *refused, ""
+	}
+	return res, file
 }
 
 // pushFailure is AICR's failed push (classifyRegistryPushFailure): 401 and 403 are
@@ -162,13 +172,14 @@ func dockerCredential(secret *corev1.Secret, host string) (auth.Credential, erro
 // registry Secret is mounted at, with the docker config as config.json.
 func dockerConfigMounted(job *batchv1.Job) bool {
 	pod := job.Spec.Template.Spec
+	c := aicrContainer(&pod)
 	var dir string
-	for _, env := range pod.Containers[0].Env {
+	for _, env := range c.Env {
 		if env.Name == "DOCKER_CONFIG" {
 			dir = env.Value
 		}
 	}
-	for _, m := range pod.Containers[0].VolumeMounts {
+	for _, m := range c.VolumeMounts {
 		if m.MountPath != dir {
 			continue
 		}

@@ -21,7 +21,7 @@ func outputFormat(job *batchv1.Job) string {
 	if ports.JobKind(job.Labels[jobs.KindLabel]) == ports.JobValidate {
 		return "json"
 	}
-	args := job.Spec.Template.Spec.Containers[0].Args
+	args := AICRArgs(job)
 	for i, a := range args {
 		switch {
 		case (a == "--format" || a == "-t") && i+1 < len(args):

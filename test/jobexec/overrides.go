@@ -23,27 +23,26 @@ var Aliases = map[string]string{"gpuoperator": "gpu-operator", "awsebscsidriver"
 // whose toleration flags AICR cannot parse: exit 2 with the INVALID_REQUEST
 // command-failed line. ok is false when AICR would accept every override.
 func rejectedOverride(job *batchv1.Job, inputs *corev1.ConfigMap) (res Result, ok bool) {
-	for _, c := range job.Spec.Template.Spec.Containers {
-		known, err := recipeComponents(c.Args, inputs)
-		if err != nil {
-			return failure(2, "[INVALID_REQUEST] "+err.Error()), true
+	c := aicrContainer(&job.Spec.Template.Spec)
+	known, err := recipeComponents(c.Args, inputs)
+	if err != nil {
+		return failure(2, "[INVALID_REQUEST] "+err.Error()), true
+	}
+	for i := 0; i+1 < len(c.Args); i++ {
+		if c.Args[i] != "--set" && c.Args[i] != "--set-json" {
+			continue
 		}
-		for i := 0; i+1 < len(c.Args); i++ {
-			if c.Args[i] != "--set" && c.Args[i] != "--set-json" {
-				continue
-			}
-			component, rest, _ := strings.Cut(c.Args[i+1], ":")
-			if c.Args[i] == "--set-json" && strings.HasPrefix(rest, "enabled=") {
-				return failure(2, fmt.Sprintf("[INVALID_REQUEST] invalid --set-json %q: the top-level toggle enabled "+
-					"cannot be set with --set-json, use --set %s:enabled=<true|false>", c.Args[i+1], component)), true
-			}
-			if !known[component] && !known[Aliases[component]] {
-				return failure(2, fmt.Sprintf("[INVALID_REQUEST] invalid %s %q: unknown component %q", c.Args[i], c.Args[i+1], component)), true
-			}
+		component, rest, _ := strings.Cut(c.Args[i+1], ":")
+		if c.Args[i] == "--set-json" && strings.HasPrefix(rest, "enabled=") {
+			return failure(2, fmt.Sprintf("[INVALID_REQUEST] invalid --set-json %q: the top-level toggle enabled "+
+				"cannot be set with --set-json, use --set %s:enabled=<true|false>", c.Args[i+1], component)), true
 		}
-		if res, bad := rejectedToleration(c.Args); bad {
-			return res, true
+		if !known[component] && !known[Aliases[component]] {
+			return failure(2, fmt.Sprintf("[INVALID_REQUEST] invalid %s %q: unknown component %q", c.Args[i], c.Args[i+1], component)), true
 		}
+	}
+	if res, bad := rejectedToleration(c.Args); bad {
+		return res, true
 	}
 	return Result{}, false
 }

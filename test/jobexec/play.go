@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path"
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -78,19 +80,56 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	if res.Kill != "" && res.ExitCode == 0 {
 		res.ExitCode = 137
 	}
+	emptyDir, err := os.MkdirTemp("", "image-refs-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(emptyDir) }()
 	dest, toRegistry := ociOutput(job)
-	if toRegistry && res.Bundle != nil && res.ExitCode == 0 {
-		res = pushBundle(ctx, job, secret, dest, res)
+	var refsFile string
+	switch refused := PrePush(&job.Spec.Template.Spec); {
+	case !toRegistry || res.ExitCode != 0:
+	case res.Bundle != nil:
+		res, refsFile = pushBundle(ctx, job, secret, dest, emptyDir, res)
+	case res.ImageRefs != "" && refused != nil:
+		res = *refused
+	case res.ImageRefs != "":
+		res, refsFile = publishImageRefs(job, emptyDir, res)
 	}
 	if !toRegistry {
 		if err = e.writeOutput(ctx, job, pod, out, res); err != nil {
 			return err
 		}
 	}
-	if err = e.terminate(ctx, pod, res); err != nil {
+	if res, err = e.terminate(ctx, pod, res, refsFile); err != nil {
 		return err
 	}
 	return e.setStatus(ctx, job, res)
+}
+
+// assertCopier checks the image-refs container of a Pod that hands AICR's image refs back:
+// the operator's image running its copy command over the --image-refs file, from the
+// emptyDir the AICR init container writes, mounted read-only.
+func (e *Executor) assertCopier(pod *corev1.PodSpec) error {
+	c := pod.Containers[0]
+	target := argValue(aicrContainer(pod).Args, "--image-refs")
+	var errs []error
+	if c.Name != jobs.ImageRefsContainerName || c.Image != e.copier || len(c.Command) > 0 ||
+		!slices.Equal(c.Args, []string{jobs.CopyImageRefsCommand, target}) {
+		errs = append(errs, fmt.Errorf("image-refs container %s runs %q %v %v, want %q %v", c.Name, c.Image, c.Command, c.Args,
+			e.copier, []string{jobs.CopyImageRefsCommand, target}))
+	}
+	if c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
+		errs = append(errs, fmt.Errorf("image-refs container terminationMessagePolicy %q", c.TerminationMessagePolicy))
+	}
+	shared := slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+		return m.ReadOnly && m.MountPath == path.Dir(target) && slices.ContainsFunc(aicrContainer(pod).VolumeMounts,
+			func(a corev1.VolumeMount) bool { return a.Name == m.Name && a.MountPath == m.MountPath })
+	})
+	if !shared {
+		errs = append(errs, fmt.Errorf("image-refs container does not mount AICR's %s read-only: %v", path.Dir(target), c.VolumeMounts))
+	}
+	return errors.Join(errs...)
 }
 
 func usesRegistry(job *batchv1.Job) bool {
@@ -113,8 +152,13 @@ func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object, serviceAcc
 		}
 	}
 	check(len(pod.Containers) == 1, "want one container, got %d", len(pod.Containers))
+	if handsBack(&pod) && len(pod.Containers) == 1 {
+		errs = append(errs, e.assertCopier(&pod))
+	} else {
+		check(len(pod.InitContainers) == 0, "want no init container, got %d", len(pod.InitContainers))
+	}
 	if len(pod.Containers) == 1 {
-		c := pod.Containers[0]
+		c := *aicrContainer(&pod)
 		check(c.Image == e.image, "image %q, want the pinned %q", c.Image, e.image)
 		check(slices.Contains(c.Args, "--log-json"), "args %v lack --log-json", c.Args)
 		i := slices.Index(c.Args, "-o")
@@ -198,28 +242,40 @@ func (e *Executor) createPod(ctx context.Context, job *batchv1.Job) (*corev1.Pod
 	return pod, nil
 }
 
-// terminate sets the Pod's container to terminated with the result's exit code and log tail,
-// as the kubelet does.
-func (e *Executor) terminate(ctx context.Context, pod *corev1.Pod, res Result) error {
+// terminate sets the Pod's containers to terminated as the kubelet does: the AICR container
+// with the result's exit code and log tail, and in a Pod that hands its image refs back,
+// after an AICR init container that exited 0, the image-refs container as PlayCopier runs it
+// over refsFile. It returns the result the Pod ended with.
+func (e *Executor) terminate(ctx context.Context, pod *corev1.Pod, res Result, refsFile string) (Result, error) {
 	now := e.now()
-	pod.Status = corev1.PodStatus{
-		Phase: corev1.PodSucceeded,
-		ContainerStatuses: []corev1.ContainerStatus{{
-			Name: jobs.ContainerName, Image: e.image, ImageID: e.image,
+	ended := func(name, image string, code int32, msg string) corev1.ContainerStatus {
+		return corev1.ContainerStatus{Name: name, Image: image, ImageID: image,
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-				ExitCode: res.ExitCode, Message: res.Log, StartedAt: now, FinishedAt: now,
-				Reason: map[bool]string{true: "Completed", false: "Error"}[res.ExitCode == 0],
-			}},
-		}},
+				ExitCode: code, Message: msg, StartedAt: now, FinishedAt: now,
+				Reason: map[bool]string{true: "Completed", false: "Error"}[code == 0],
+			}}}
+	}
+	aicr := ended(jobs.ContainerName, e.image, res.ExitCode, res.Log)
+	pod.Status = corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{aicr}}
+	if handsBack(&pod.Spec) {
+		pod.Status.InitContainerStatuses = pod.Status.ContainerStatuses
+		copier := corev1.ContainerStatus{Name: jobs.ImageRefsContainerName, Image: e.copier,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}}
+		if res.ExitCode == 0 && res.Kill == "" {
+			code, msg := PlayCopier(refsFile)
+			copier = ended(jobs.ImageRefsContainerName, e.copier, code, msg)
+			res.ExitCode, res.Log = code, msg
+		}
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{copier}
 	}
 	if res.ExitCode != 0 {
 		pod.Status.Phase = corev1.PodFailed
 	}
 	killed(&pod.Status, res.Kill, now)
 	if err := e.kubelet.Status().Update(ctx, pod); err != nil {
-		return fmt.Errorf("set pod status: %w", err)
+		return res, fmt.Errorf("set pod status: %w", err)
 	}
-	return nil
+	return res, nil
 }
 
 // setStatus finishes the Job as the Job controller would (Kubernetes 1.34

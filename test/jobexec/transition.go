@@ -30,7 +30,7 @@ func TransitionBehavior(f, overridden Fixture) Behavior {
 		switch {
 		case kind == ports.JobUpgradeCheck:
 			return f.SafeUpgradeCheck()
-		case kind == ports.JobBundle && strings.Contains(strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "), "--set"):
+		case kind == ports.JobBundle && strings.Contains(strings.Join(AICRArgs(job), " "), "--set"):
 			return overridden.Behavior()(job, in)
 		}
 		return f.Behavior()(job, in)

@@ -99,6 +99,7 @@ func simulate(ctx context.Context, b *testing.B, cfg *rest.Config, scheme *runti
 	flag := func(name string) string { return chartrender.FlagValue(args, name) }
 	aicrJobs, err := jobexec.New(cfg, scheme, flag("--jobs-namespace"), flag("--aicr-image"), fixture.Behavior())
 	require.NoError(b, err)
+	aicrJobs.ExpectCopierImage(flag("--operator-image"))
 	agent, err := jobexec.New(cfg, scheme, flag("--discovery-namespace"), flag("--aicr-image"), fixture.Behavior())
 	require.NoError(b, err)
 	agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)

@@ -32,7 +32,7 @@ func rendering(tb testing.TB, f jobexec.Fixture) jobexec.Behavior {
 		if ports.JobKind(job.Labels[jobs.KindLabel]) != ports.JobBundle {
 			return f.Behavior()(job, in)
 		}
-		args := job.Spec.Template.Spec.Containers[0].Args
+		args := jobexec.AICRArgs(job)
 		value := "0"
 		if i := slices.Index(args, "--set-json"); i >= 0 {
 			value = strings.TrimPrefix(args[i+1], "gpu-operator:benchmark=")

@@ -109,7 +109,7 @@ func forge(version string, art *aicroci.Artifact, refs func(pushed string) strin
 	return func(job *batchv1.Job, _ *corev1.ConfigMap) jobexec.Result {
 		pushed := ""
 		if art != nil {
-			args := job.Spec.Template.Spec.Containers[0].Args
+			args := jobexec.AICRArgs(job)
 			ref := strings.TrimPrefix(args[slices.Index(args, "-o")+1], "oci://")
 			i := strings.LastIndex(ref, ":")
 			repo, err := aicroci.Repository(ref[:i], true, auth.Credential{Username: pushUser, Password: pushPass})
@@ -122,7 +122,7 @@ func forge(version string, art *aicroci.Artifact, refs func(pushed string) strin
 			}
 			pushed = string(desc.Digest)
 		}
-		return jobexec.Result{Version: version, Log: refs(pushed)}
+		return jobexec.Result{Version: version, ImageRefs: refs(pushed)}
 	}
 }
 

@@ -62,7 +62,7 @@ func TestResolve_OverrideAliasAccepted(t *testing.T) {
 	start(t, options{version: "1.1.0", allowed: allowed, behavior: func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
 		if ports.JobKind(job.Labels[jobs.KindLabel]) == ports.JobBundle {
 			mu.Lock()
-			bundleArgs = job.Spec.Template.Spec.Containers[0].Args
+			bundleArgs = jobexec.AICRArgs(job)
 			mu.Unlock()
 		}
 		return played(job, in)

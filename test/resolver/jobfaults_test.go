@@ -209,7 +209,7 @@ func TestRunner_PodSettingsAndFaults(t *testing.T) {
 		Tolerations:      []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 		ImagePullSecrets: []string{"regcred"},
 	}
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, Pod: pod}, k8s, k8s)
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage, Pod: pod}, k8s, k8s)
 	require.NoError(t, err)
 	results := map[string]jobexec.Result{
 		"aicr-recipe-oom":      {Kill: jobexec.KillOOM},

@@ -28,7 +28,7 @@ import (
 // Start is idempotent; Delete removes the Job with its run-scoped objects.
 func TestRunner_CredentialsSecretOwnedByJob(t *testing.T) {
 	ctx := context.Background()
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, k8s, k8s)
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
 	require.NoError(t, err)
 	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
 		return jobexec.Result{Version: "1.1.0", Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\n"}}

@@ -105,7 +105,7 @@ const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
 func succeededJob(t *testing.T, name string) (*jobs.Runner, ports.JobRef) {
 	t.Helper()
 	ctx := context.Background()
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, k8s, k8s)
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
 	require.NoError(t, err)
 	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
 		return jobexec.Result{Version: "1.1.0", Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\n"}}
@@ -126,16 +126,17 @@ func succeededJob(t *testing.T, name string) (*jobs.Runner, ports.JobRef) {
 	return runner, ref
 }
 
-// TestRunner_ImageRefsOnlyFromTheJobsOwnPod: the digest a Job handed --image-refs
-// /dev/termination-log reports is read from the terminated aicr container of a Pod the Job
-// controls; once no such Pod remains (here re-owned) it is untrusted and the stage runs again.
+// TestRunner_ImageRefsOnlyFromTheJobsOwnPod: the digest a bundle Job's AICR published to
+// --image-refs is read from the terminated image-refs container of a Pod the Job controls,
+// after its aicr init container exited 0; once no such Pod remains (here re-owned) it is
+// untrusted and the stage runs again.
 func TestRunner_ImageRefsOnlyFromTheJobsOwnPod(t *testing.T) {
 	ctx := context.Background()
 	name, digest := "aicr-bundle-image-refs-trust", "sha256:"+zeros+"\n"
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image}, k8s, k8s)
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
 	require.NoError(t, err)
 	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
-		return jobexec.Result{Log: digest}
+		return jobexec.Result{ImageRefs: digest}
 	})
 	require.NoError(t, err)
 	runCtx, cancel := context.WithCancel(ctx)

@@ -111,7 +111,7 @@ func TestSnapshotAgent_MissingRightStallsUnauthorized(t *testing.T) {
 // AICR would without the right to create that Job.
 func TestSnapshotAgent_SnapshotOutsideTheAgentContractFails(t *testing.T) {
 	w := baseline(t)
-	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage}, operator(), operator())
+	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage, CopierImage: jobexec.CopierImage}, operator(), operator())
 	require.NoError(t, err)
 	const name = "aicr-snapshot-outside-contract"
 	t.Cleanup(func() { deleteStageJob(t, runner, jobsNS, name) })

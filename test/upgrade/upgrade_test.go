@@ -162,7 +162,7 @@ func startOperator(t *testing.T, rel release, engine *memengine.Engine) *operato
 	mgr, err := operatorManager()
 	require.NoError(t, err)
 	clk := clock.New()
-	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: rel.image()},
+	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: rel.image(), CopierImage: jobexec.CopierImage},
 		mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(t, err)
 	agent, err := jobs.New(jobs.Config{Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: rel.image(),
@@ -227,7 +227,7 @@ func (op *operatorRun) record(fixture jobexec.Fixture) jobexec.Behavior {
 		switch ports.JobKind(job.Labels[jobs.KindLabel]) {
 		case ports.JobRecipe:
 			op.mu.Lock()
-			op.recipeArgs = append(op.recipeArgs, job.Spec.Template.Spec.Containers[0].Args)
+			op.recipeArgs = append(op.recipeArgs, jobexec.AICRArgs(job))
 			if inherit, ok := in.Data["inherit.yaml"]; ok {
 				op.inherited = append(op.inherited, inherit)
 			}

@@ -10,24 +10,26 @@ install stays guarded).
 
 {{/*
 What may run in each guarded namespace, as a JSON object (a CEL map literal) namespace ->
-{serviceAccounts, images}: the AICR Jobs' identity and the pinned AICR image in the Job
-namespace, the snapshot agent's identity and the pinned AICR image in the discovery namespace,
-the validators' identity and the pinned validator image in the validation namespace.
-Namespaces that coincide get both.
+{serviceAccounts, images, copiers}: the AICR Jobs' identity and the pinned AICR image in the
+Job namespace, the snapshot agent's identity and the pinned AICR image in the discovery
+namespace, the validators' identity and the pinned validator image in the validation namespace.
+copiers is the operator's own image in the Job namespace, which a bundle Job runs only as its
+image-refs container to hand AICR's pushed digest back. Namespaces that coincide get both.
 */}}
 {{- define "aicr-operator.jobRunners" -}}
 {{- $v := .Values.namespaces -}}
-{{- $aicr := dict "serviceAccounts" (list "aicr-jobs") "images" (list (include "aicr-operator.aicrImage" .)) -}}
-{{- $agent := dict "serviceAccounts" (list "aicr-snapshot-agent") "images" (list (include "aicr-operator.aicrImage" .)) -}}
-{{- $validator := dict "serviceAccounts" (list "aicr-validator") "images" (list (include "aicr-operator.validatorImage" .)) -}}
+{{- $aicr := dict "serviceAccounts" (list "aicr-jobs") "images" (list (include "aicr-operator.aicrImage" .)) "copiers" (list (include "aicr-operator.image" .)) -}}
+{{- $agent := dict "serviceAccounts" (list "aicr-snapshot-agent") "images" (list (include "aicr-operator.aicrImage" .)) "copiers" list -}}
+{{- $validator := dict "serviceAccounts" (list "aicr-validator") "images" (list (include "aicr-operator.validatorImage" .)) "copiers" list -}}
 {{- $out := dict -}}
 {{- range $pair := list (list $v.jobs.name $aicr) (list $v.discovery.name $agent) (list $v.validation.name $validator) -}}
 {{- $ns := index $pair 0 -}}
 {{- $add := index $pair 1 -}}
-{{- $cur := get $out $ns | default (dict "serviceAccounts" list "images" list) -}}
+{{- $cur := get $out $ns | default (dict "serviceAccounts" list "images" list "copiers" list) -}}
 {{- $_ := set $out $ns (dict
   "serviceAccounts" (concat $cur.serviceAccounts $add.serviceAccounts | uniq)
-  "images" (concat $cur.images $add.images | uniq)) -}}
+  "images" (concat $cur.images $add.images | uniq)
+  "copiers" (concat $cur.copiers $add.copiers | uniq)) -}}
 {{- end -}}
 {{- toJson $out -}}
 {{- end }}
