@@ -26,7 +26,9 @@ const (
 // writes only when something the engine owns differs, so a repeated call
 // makes no write. An existing Application that does not record
 // spec.Owner.RuntimeUID is never modified: ErrForeignObject. Apply writes
-// automated sync enabled, so applying a suspended release resumes it.
+// automated sync enabled, so applying a suspended release resumes it, and a
+// rollout that applies a release whose last sync failed requests a sync
+// operation in the same write (retriesFailedSync).
 func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
 	if _, err := chartref.For(e.cfg.Registry, spec); err != nil {
 		return fmt.Errorf("apply %s: %w", spec.Ref, err)
@@ -50,9 +52,45 @@ func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
 		if app.DeletionTimestamp != nil {
 			return fmt.Errorf("application %s/%s is being deleted", app.Namespace, app.Name)
 		}
-		return e.updateIfChanged(ctx, app, func(a *argov1.Application) error { return e.fill(a, spec) })
+		return e.updateIfChanged(ctx, app, func(a *argov1.Application) error {
+			again := retriesFailedSync(a, spec.Owner.Rollout)
+			if err := e.fill(a, spec); err != nil {
+				return err
+			}
+			if again {
+				a.Operation = syncOperation(a.Spec.SyncPolicy)
+			}
+			return nil
+		})
 	})
 	return wrap("apply "+spec.Ref.String(), err)
+}
+
+// OperationInitiator is the user name of the sync operations the engine requests.
+const OperationInitiator = "aicr-operator"
+
+// retriesFailedSync reports whether applying for rollout retries app's failed sync: another
+// rollout than the one that last wrote app asks for it, and app's last operation failed and no
+// other is pending. Argo CD's automated sync never runs again for a source and revision whose
+// last attempt failed ("Skipping auto-sync: failed previous sync attempt"), so a retry that
+// only rewrote the rollout annotation would wait for a sync that never comes.
+func retriesFailedSync(app *argov1.Application, rollout string) bool {
+	op := app.Status.OperationState
+	return rollout != "" && app.Annotations[AnnotationRollout] != rollout && app.Operation == nil &&
+		op != nil && op.FinishedAt != nil && (op.Phase == "Failed" || op.Phase == "Error")
+}
+
+// syncRetryLimit is how often Argo CD's automated sync attempts a failed sync again.
+const syncRetryLimit = 5
+
+// syncOperation is the sync the engine requests, as Argo CD's automated sync would start it:
+// the spec's target revision, with the sync policy's pruning and options and the same retries.
+func syncOperation(p *argov1.SyncPolicy) *argov1.Operation {
+	return &argov1.Operation{
+		Sync:        &argov1.SyncOperation{Prune: p.Automated.Prune, SyncOptions: p.SyncOptions},
+		InitiatedBy: argov1.OperationInitiator{Username: OperationInitiator},
+		Retry:       argov1.RetryStrategy{Limit: syncRetryLimit},
+	}
 }
 
 // retriable reports the errors of a lost race: the object changed or appeared

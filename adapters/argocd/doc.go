@@ -12,6 +12,10 @@
 // spec.syncPolicy: the engine owns those whole, and Apply removes a Helm
 // parameter, values file, second destination or sync retry it did not write.
 //
+// A rollout other than the one that last wrote an Application whose last sync
+// failed requests a sync operation in its write: Argo CD's automated sync
+// never runs again for an unchanged source whose last attempt failed.
+//
 // Ownership: every Application the engine writes carries the operator's labels
 // (LabelManagedBy, LabelRuntimeUID) and annotations (runtime UID, plan digest,
 // release, rollout and the plan graph). Only an Application whose annotation

@@ -12,5 +12,8 @@
 // Each Application settles according to its Mode (default Healthy):
 // Healthy, Degraded, Progressing (never settles), OutOfSync (a sync ran but
 // the live state drifted again), SyncFailed and Syncing (an operation that
-// keeps running).
+// keeps running). Like Argo CD's automated sync, it does not sync again a
+// source whose last sync failed until the spec changes or an operation is
+// requested (Application.operation), which it then runs, records and
+// clears. Not modelled: sync retries inside an operation, hooks, waves.
 package argocdsim

@@ -124,10 +124,16 @@ func (s *Sim) settle(ctx context.Context, name string) (bool, error) {
 			return nil
 		}
 		want := s.status(app, s.mode(name))
-		if settled(app.Status, want) {
+		original := app.DeepCopy()
+		switch {
+		case app.Operation != nil:
+			// A requested operation runs; Argo CD records it as requested and clears the request.
+			want.OperationState.Operation, app.Operation = *app.Operation, nil
+		case failedAttempt(app):
+			return nil
+		case settled(app.Status, want):
 			return nil
 		}
-		original := app.DeepCopy()
 		app.Status = want
 		wrote = true
 		return s.patch(ctx, original, app)
@@ -179,12 +185,23 @@ func (s *Sim) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("argocdsim").For(&argov1.Application{}).Complete(s)
 }
 
-// settled reports whether have already shows what want shows, ignoring times.
+// failedAttempt reports whether Argo CD's automated sync skips app: its last sync, of the
+// source and revision the spec still names, failed ("Skipping auto-sync: failed previous sync
+// attempt"), so only a change of the spec or a requested operation syncs it again.
+func failedAttempt(app *argov1.Application) bool {
+	op := app.Status.OperationState
+	return op != nil && (op.Phase == "Failed" || op.Phase == "Error") && app.Status.Sync.Revision == app.Spec.Source.TargetRevision &&
+		equality.Semantic.DeepEqual(app.Status.Sync.ComparedTo.Source, *app.Spec.Source)
+}
+
+// settled reports whether have already shows what want shows, ignoring times and who requested
+// the last operation.
 func settled(have, want argov1.ApplicationStatus) bool {
 	have.ReconciledAt, want.ReconciledAt = nil, nil
 	if have.OperationState != nil && want.OperationState != nil {
 		h, w := *have.OperationState, *want.OperationState
 		h.StartedAt, w.StartedAt, h.FinishedAt, w.FinishedAt = metav1.Time{}, metav1.Time{}, nil, nil
+		h.Operation, w.Operation = argov1.Operation{}, argov1.Operation{}
 		have.OperationState, want.OperationState = &h, &w
 	}
 	return equality.Semantic.DeepEqual(have, want)

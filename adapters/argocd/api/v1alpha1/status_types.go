@@ -104,12 +104,34 @@ type ApplicationCondition struct {
 type Operation struct {
 	// Sync is the requested sync.
 	Sync *SyncOperation `json:"sync,omitempty"`
+	// InitiatedBy names who requested the operation.
+	InitiatedBy OperationInitiator `json:"initiatedBy,omitempty"`
+	// Retry is how often a failed sync of the operation is attempted again.
+	Retry RetryStrategy `json:"retry,omitempty"`
+}
+
+// RetryStrategy bounds the attempts of a failed sync.
+type RetryStrategy struct {
+	// Limit is how many more attempts a failed sync gets (negative: without end).
+	Limit int64 `json:"limit,omitempty"`
+}
+
+// OperationInitiator is who requested an operation: a user, or Argo CD's automated sync.
+type OperationInitiator struct {
+	// Username is the requesting user's name.
+	Username string `json:"username,omitempty"`
+	// Automated is true for an operation Argo CD's automated sync started.
+	Automated bool `json:"automated,omitempty"`
 }
 
 // SyncOperation is a sync operation.
 type SyncOperation struct {
 	// Revision is the revision to sync to (default: the spec's target revision).
 	Revision string `json:"revision,omitempty"`
+	// Prune deletes the live objects the revision no longer renders.
+	Prune bool `json:"prune,omitempty"`
+	// SyncOptions are the options of this sync, as the sync policy's.
+	SyncOptions []string `json:"syncOptions,omitempty"`
 }
 
 // OperationPhase is the phase of an operation: Running, Terminating, Failed, Error or
