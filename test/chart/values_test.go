@@ -297,6 +297,23 @@ func TestRenderDeployment(t *testing.T) {
 		"validation on: validators run with cluster-admin")
 }
 
+// TestRenderUpdateStrategy: without leader election an update never runs two operators at
+// once (Recreate); with it, the default rolling update hands the lease over.
+func TestRenderUpdateStrategy(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		leaderElection bool
+		want           map[string]any
+	}{{leaderElection: true}, {leaderElection: false, want: map[string]any{"type": "Recreate"}}} {
+		objs, err := render(withValues(map[string]any{"operator.leaderElection.enabled": tc.leaderElection}))
+		require.NoError(t, err)
+		d := find(objs, "Deployment", releaseNamespace, "aicr-operator")
+		require.NotNil(t, d)
+		strategy, _, _ := unstructured.NestedMap(d.Object, "spec", "strategy")
+		assert.Equal(t, tc.want, strategy, "leader election %v", tc.leaderElection)
+	}
+}
+
 func TestRenderAppProject(t *testing.T) {
 	t.Parallel()
 	objs, err := render(withValues(map[string]any{
