@@ -181,21 +181,25 @@ func (s StageRunner) start(ctx context.Context, runtimeUID string, st Stage, att
 	return run.waiting(st, name)
 }
 
-// finish uses a succeeded Job's output: only the Job's own (else the Job runs again), only of
+// finish uses a succeeded Job's output: only the Job's own that is still there (else the Job
+// runs again), only of
 // the pinned AICR version when its kind of output records one (domain.OutputRecordsVersion;
 // else AICRVersionMismatch), kept and the Job deleted when the stage
 // keeps its result; something in the way of the kept result stalls ForeignObject.
 func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, ref ports.JobRef, js ports.JobStatus, run StageRun) StageRun {
 	files, err := s.Jobs.Output(ctx, ref)
-	if errors.Is(err, ports.ErrUntrustedOutput) {
+	switch {
+	case errors.Is(err, ports.ErrUntrustedOutput):
 		return s.again(ctx, st, ref, err, run)
+	case errors.Is(err, ports.ErrJobNotFound):
+		// The output is gone (deleted, or the Job with it): nothing was read, so run it again.
+		return s.again(ctx, st, ref, err, run)
+	case err != nil:
+		return run.transient(err)
 	}
 	if stall := domain.CheckAICRVersion(s.AICRVersion, js.AICRVersion); stall != nil && domain.OutputRecordsVersion(st.Kind) {
 		run.Stall = &domain.Stall{Reason: stall.Reason, Message: fmt.Sprintf("%s: %s", st.describe(ref.Name), stall.Message)}
 		return run
-	}
-	if err != nil {
-		return run.transient(err)
 	}
 	if st.KeepRole != "" {
 		err = s.Jobs.Keep(ctx, ref, st.kept(runtimeUID))
@@ -249,7 +253,7 @@ func (s StageRunner) again(ctx context.Context, st Stage, ref ports.JobRef, caus
 	if err := s.Jobs.Delete(ctx, ref); err != nil {
 		return run.transient(err)
 	}
-	return run.transient(fmt.Errorf("%s runs again, its output is not its own: %w", st.describe(ref.Name), cause))
+	return run.transient(fmt.Errorf("%s runs again, its output is missing or not its own: %w", st.describe(ref.Name), cause))
 }
 
 // DeleteStageJobs deletes every run of the stage named name (RES-7: once its result is

@@ -72,11 +72,18 @@ func TestStageRunner_Run(t *testing.T) {
 				j.Keep(gomock.Any(), ref, kept).Return(nil)
 				j.Delete(gomock.Any(), ref).Return(nil)
 			}},
-		{name: "an output that is not the Job's own: the Job runs again", transient: "runs again, its output is not its own",
+		{name: "an output that is not the Job's own: the Job runs again", transient: "runs again, its output is missing or not its own",
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
 				j.Kept(gomock.Any(), kept).Return(nil, nil)
 				j.Status(gomock.Any(), ref).Return(succeeded, nil)
 				j.Output(gomock.Any(), ref).Return(nil, ports.ErrUntrustedOutput)
+				j.Delete(gomock.Any(), ref).Return(nil)
+			}},
+		{name: "a lost output: the Job runs again, no version stall", transient: "runs again, its output is missing",
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(nil, nil)
+				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
+				j.Output(gomock.Any(), ref).Return(nil, ports.ErrJobNotFound)
 				j.Delete(gomock.Any(), ref).Return(nil)
 			}},
 		{name: "another AICR version stalls", stall: domain.StallAICRVersionMismatch,

@@ -66,6 +66,9 @@ type Result struct {
 	Kill string
 	// DeadlineExceeded fails the Job as its activeDeadlineSeconds does.
 	DeadlineExceeded bool
+	// LoseOutput deletes the Job's output ConfigMap, as the garbage collector or an
+	// administrator could, after the Pod wrote it and before the Job succeeds.
+	LoseOutput bool
 }
 
 // Behavior decides the Result of a Job from the Job and its inputs.

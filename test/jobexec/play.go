@@ -80,6 +80,12 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	if res.Kill != "" && res.ExitCode == 0 {
 		res.ExitCode = 137
 	}
+	return e.run(ctx, job, pod, out, secret, res)
+}
+
+// run plays what the Pod does with res: the push or the output AICR writes, a lost output,
+// the containers' ends and the Job's status.
+func (e *Executor) run(ctx context.Context, job *batchv1.Job, pod *corev1.Pod, out *corev1.ConfigMap, secret *corev1.Secret, res Result) error {
 	emptyDir, err := os.MkdirTemp("", "image-refs-")
 	if err != nil {
 		return err
@@ -99,6 +105,11 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	if !toRegistry {
 		if err = e.writeOutput(ctx, job, pod, out, res); err != nil {
 			return err
+		}
+	}
+	if res.LoseOutput {
+		if err = e.collector.Delete(ctx, out); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("lose the output as the garbage collector: %w", err)
 		}
 	}
 	if res, err = e.terminate(ctx, pod, res, refsFile); err != nil {

@@ -162,6 +162,29 @@ func TestResolve_KilledRunsAgain(t *testing.T) {
 	}, wait, tick, "the second run is deleted once its result is kept")
 }
 
+// TestResolve_LostOutputRunsAgain: a recipe Job that succeeded but whose output ConfigMap is
+// gone before the resolver reads it is run again, not judged by a version it no longer shows
+// (no AICRVersionMismatch), and the runtime resolves.
+func TestResolve_LostOutputRunsAgain(t *testing.T) {
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+	var runs atomic.Int64
+	h := startFaking(t, f, allowed, recipeJobs(f, func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
+		res := f.Behavior()(job, in)
+		res.LoseOutput = runs.Add(1) == 1
+		return res
+	}))
+	createRuntime(t, runtimeSpec())
+	resolved(t, resolver.ReasonResolved)
+	var recipes []string
+	for _, name := range h.exec.Executed() {
+		if strings.HasPrefix(name, "aicr-recipe-") {
+			recipes = append(recipes, name)
+		}
+	}
+	require.Len(t, recipes, 2, "the recipe Job ran again under its name")
+	assert.Equal(t, recipes[0], recipes[1])
+}
+
 // TestResolve_KilledThreeTimesStalls: a recipe Job OOMKilled on every run runs three times, each
 // after its backoff, then stalls JobPodKilled naming the cause and the memory limit; every run
 // is kept seven days (RES-7).
