@@ -4,16 +4,20 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 )
 
 // Plans of the RET-1 test: superseded plans 1..9 (1 oldest), then the active, candidate and
@@ -197,4 +201,35 @@ func TestRetentionWaitsForTheRuntimeRET1(t *testing.T) {
 	r, _ := newReconciler(t, k8s)
 	assert.Zero(t, pass(t, r), "without a ClusterRuntime nothing is deleted and nothing requeued")
 	assert.Len(t, configMaps(t, operatorNamespace), 21)
+}
+
+// TestRetentionListsUnderThePlanWritersLock: a pass reads what the plans reference and deletes
+// the rest while it holds shared.PlanStore, the lock the resolver's and the runtime
+// controller's plan writers hold while they reuse a recipe or values ConfigMap and write the
+// plan that references it, so it never deletes one a plan is about to reference.
+func TestRetentionListsUnderThePlanWritersLock(t *testing.T) {
+	clean(t)
+	t.Cleanup(func() { clean(t) })
+	createRuntime(t, nil, aicrv1alpha1.ClusterRuntimeStatus{})
+	reader := &lockCheckingReader{Reader: k8s}
+	r, err := retention.New(k8s, reader, record.NewFakeRecorder(10), operatorNamespace, time.Hour, shared.Release{})
+	require.NoError(t, err)
+	pass(t, r)
+	require.Positive(t, reader.lists.Load(), "the pass lists the stored ConfigMaps")
+	assert.Zero(t, reader.unguarded.Load(), "every list of a pass ran under shared.PlanStore")
+}
+
+// lockCheckingReader counts its Lists and those made while shared.PlanStore was free.
+type lockCheckingReader struct {
+	client.Reader
+	lists, unguarded atomic.Int64
+}
+
+func (r *lockCheckingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	r.lists.Add(1)
+	if shared.PlanStore.TryLock() {
+		r.unguarded.Add(1)
+		shared.PlanStore.Unlock()
+	}
+	return r.Reader.List(ctx, list, opts...)
 }

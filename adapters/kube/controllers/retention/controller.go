@@ -3,7 +3,6 @@ package retention
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,12 +28,6 @@ const RecorderName = "aicr-retention"
 // retentionConflictRetry is the delay before a pass that found an object changed since it
 // was listed runs again.
 const retentionConflictRetry = time.Second
-
-// planStore serializes, within the operator process, the resolver writing a plan with its
-// recipe and values ConfigMaps and the retention pass deleting unreferenced ones: both are
-// content-addressed and shared between plans, so a pass must never see a reused recipe or
-// values ConfigMap without the new plan about to reference it.
-var planStore sync.Mutex
 
 // Reconciler applies RET-1..3 to the operator's own objects: plan ConfigMaps with
 // their recipe, values and assessment ConfigMaps, kept AICR results and terminal
@@ -92,8 +85,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 	if err := r.client.List(ctx, &rollouts); err != nil {
 		return ctrl.Result{}, fmt.Errorf("list rollouts: %w", err)
 	}
-	planStore.Lock()
-	defer planStore.Unlock()
+	// The plan writers' lock: recipe and values ConfigMaps are content-addressed and shared
+	// between plans, so a pass must never see a reused one without the new plan about to
+	// reference it.
+	shared.PlanStore.Lock()
+	defer shared.PlanStore.Unlock()
 	stored, err := r.listStored(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
