@@ -291,7 +291,7 @@ func TestAlertedCountersStartAtZero(t *testing.T) {
 
 // TestAlertsUseExportedMetrics parses every alert expression: each metric it selects is one
 // the operator exports (after the rename to aicr_operator_), and every alert has a severity
-// and a summary. The chart ships five alerts.
+// and a summary. The chart ships seven alerts.
 func TestAlertsUseExportedMetrics(t *testing.T) {
 	t.Parallel()
 	exported := exportedMetrics(t)
@@ -306,14 +306,14 @@ func TestAlertsUseExportedMetrics(t *testing.T) {
 				_, ok := family(exported, n)
 				assert.True(t, ok, "%s: %s is a metric the operator exports", r.Alert, n)
 			}
-			assert.Contains(t, []string{"warning", "critical"}, r.Labels["severity"], r.Alert)
+			assert.Contains(t, []string{"info", "warning", "critical"}, r.Labels["severity"], r.Alert)
 			assert.NotEmpty(t, r.Annotations["summary"], r.Alert)
 			assert.NotEmpty(t, r.Annotations["description"], r.Alert)
 		}
 	}
 	assert.ElementsMatch(t, []string{
-		"AICRRuntimeStalled", "AICRRolloutAwaitingApprovalNearDeadline", "AICRRolloutFailed",
-		"AICRRegistryCredentialRefreshFailing", "AICRJobFailing",
+		"AICROperatorAbsent", "AICRRuntimeStalled", "AICRRolloutAwaitingApproval", "AICRRolloutAwaitingApprovalNearDeadline",
+		"AICRRolloutFailed", "AICRRegistryCredentialRefreshFailing", "AICRJobFailing",
 	}, alerts)
 	for title, exprs := range dashboardExprs(t) {
 		for _, e := range exprs {
@@ -438,5 +438,55 @@ func TestRenderPodDisruptionBudget(t *testing.T) {
 			delete(spec, "selector")
 			assert.Equal(t, c.want, spec)
 		})
+	}
+}
+
+// runbookBase is where every alert's runbook_url points: a section of the troubleshooting page.
+const runbookBase = "https://github.com/nvidia/aicr-operator/blob/main/docs/troubleshooting.md#"
+
+// githubAnchor is the anchor GitHub gives a Markdown heading: lower case, without punctuation
+// but hyphens and underscores, spaces as hyphens.
+func githubAnchor(title string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9'):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+var markdownHeading = regexp.MustCompile(`(?m)^#{2,3} (.+)$`)
+
+// TestAlertsHaveRunbooksAndKeepTheCluster: every alert's runbook_url names a section of the
+// troubleshooting page that exists (a reason-templated one, a section per reason), and every
+// aggregation and match keeps the cluster label, so a Prometheus of many clusters tells them
+// apart.
+func TestAlertsHaveRunbooksAndKeepTheCluster(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(chartDir(), "..", "..", "docs", "troubleshooting.md"))
+	require.NoError(t, err)
+	anchors := map[string]bool{}
+	for _, m := range markdownHeading.FindAllStringSubmatch(string(raw), -1) {
+		anchors[githubAnchor(m[1])] = true
+	}
+	grouping := regexp.MustCompile(`\b(by|on|without|ignoring)\s*\(([^)]*)\)`)
+	rules, _ := readAlerts(t)
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			url := r.Annotations["runbook_url"]
+			require.True(t, strings.HasPrefix(url, runbookBase), "%s runbook_url %q", r.Alert, url)
+			anchor := strings.TrimPrefix(url, runbookBase)
+			if anchor == "{{ $labels.reason | toLower }}" {
+				anchor = "awaitingapproval" // a reason's section; TestTroubleshooting_OneSectionPerStallReason holds them all
+			}
+			assert.True(t, anchors[anchor], "%s runbook_url names no troubleshooting section: %q", r.Alert, anchor)
+			for _, m := range grouping.FindAllStringSubmatch(r.Expr, -1) {
+				assert.Contains(t, strings.Split(strings.ReplaceAll(m[2], " ", ""), ","), "cluster", "%s: %s", r.Alert, m[0])
+			}
+		}
 	}
 }
