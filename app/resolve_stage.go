@@ -189,10 +189,8 @@ func (s StageRunner) start(ctx context.Context, runtimeUID string, st Stage, att
 func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, ref ports.JobRef, js ports.JobStatus, run StageRun) StageRun {
 	files, err := s.Jobs.Output(ctx, ref)
 	switch {
-	case errors.Is(err, ports.ErrUntrustedOutput):
-		return s.again(ctx, st, ref, err, run)
-	case errors.Is(err, ports.ErrJobNotFound):
-		// The output is gone (deleted, or the Job with it): nothing was read, so run it again.
+	case errors.Is(err, ports.ErrUntrustedOutput), errors.Is(err, ports.ErrJobNotFound):
+		// Not the Job's own, or gone (deleted, or the Job with it): nothing was read, so it runs again.
 		return s.again(ctx, st, ref, err, run)
 	case err != nil:
 		return run.transient(err)

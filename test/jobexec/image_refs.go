@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -62,7 +63,7 @@ func writableEmptyDir(pod *corev1.PodSpec, dir string) bool {
 // the Pod gives AICR both.
 func PrePush(pod *corev1.PodSpec) *Result {
 	c := aicrContainer(pod)
-	if dir := path.Dir(argValue(c.Args, "--image-refs")); dir != "." && !writableEmptyDir(pod, dir) && !imageDir(dir) {
+	if dir := path.Dir(argValue(c.Args, "--image-refs")); dir != "." && !writableEmptyDir(pod, dir) && !slices.Contains(imageDirs, dir) {
 		r := failure(2, fmt.Sprintf("[INVALID_REQUEST] --image-refs parent directory %s does not exist", dir))
 		return &r
 	}
@@ -76,15 +77,6 @@ func PrePush(pod *corev1.PodSpec) *Result {
 		return &r
 	}
 	return nil
-}
-
-func imageDir(dir string) bool {
-	for _, d := range imageDirs {
-		if dir == d {
-			return true
-		}
-	}
-	return false
 }
 
 // PublishImageRefs writes refs (the pushed digest and a newline) as AICR v1 writes its
