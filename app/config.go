@@ -44,6 +44,10 @@ var (
 
 var pinnedImage = regexp.MustCompile(`^[^@\s]+@sha256:[a-f0-9]{64}$`)
 
+// imageRegistry is a registry prefix as the chart's aicr.validators.registry: a host, an
+// optional port and path, no trailing slash.
+var imageRegistry = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]([a-z0-9._-]*[a-z0-9])?)*$`)
+
 // iamRoleARN matches an IAM role ARN in any partition (aws, aws-cn, aws-us-gov).
 var iamRoleARN = regexp.MustCompile(`^arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
 
@@ -54,7 +58,7 @@ type Config struct {
 	OperatorNamespace        string
 	AICRVersion              string
 	AICRImage                string
-	ValidatorImage           string
+	ValidatorImageRegistry   string
 	OperatorImage            string
 	Engine                   EngineKind
 	EngineNamespace          string
@@ -117,8 +121,7 @@ func (c Config) Validate() error {
 	if !domain.AICRVersionSupported(c.AICRVersion) {
 		add("--aicr-version %q is outside the supported range %s", c.AICRVersion, domain.SupportedAICRRange)
 	}
-	for flag, image := range map[string]string{"--aicr-image": c.AICRImage, "--validator-image": c.ValidatorImage,
-		"--operator-image": c.OperatorImage} {
+	for flag, image := range map[string]string{"--aicr-image": c.AICRImage, "--operator-image": c.OperatorImage} {
 		if !pinnedImage.MatchString(image) {
 			add("%s %q must be pinned by digest (<repository>@sha256:<64 hex>)", flag, image)
 		}
@@ -131,6 +134,9 @@ func (c Config) Validate() error {
 	}
 	if c.ValidationEnabled && c.ValidationServiceAccount == "" {
 		add("--validation-service-account is required when validation is enabled")
+	}
+	if !imageRegistry.MatchString(c.ValidatorImageRegistry) {
+		add("--validator-image-registry %q is not a registry prefix (<host>[:port][/path], no trailing slash)", c.ValidatorImageRegistry)
 	}
 	if c.LeaderElect && (c.RetryPeriod <= 0 || c.RenewDeadline <= c.RetryPeriod || c.LeaseDuration <= c.RenewDeadline) {
 		add("leader election needs lease duration > renew deadline > retry period > 0, got %s, %s, %s",

@@ -16,7 +16,7 @@ const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef012345678
 // chartArgs are the flags the chart's Deployment passes with default values.
 var chartArgs = []string{
 	"--operator-namespace=aicr-system", "--aicr-version=1.1.0",
-	"--aicr-image=ghcr.io/nvidia/aicr@" + digest, "--validator-image=ghcr.io/nvidia/aicr-validator@" + digest,
+	"--aicr-image=ghcr.io/nvidia/aicr@" + digest, "--validator-image-registry=ghcr.io/nvidia",
 	"--operator-image=ghcr.io/nvidia/aicr-operator@" + digest,
 	"--engine=ArgoCD", "--engine-namespace=argocd", "--engine-project=aicr",
 	"--registry-repository=oci://123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr",
@@ -24,7 +24,7 @@ var chartArgs = []string{
 	"--registry-aws-pull-role-arn=arn:aws:iam::123456789012:role/aicr-argocd-pull",
 	"--component-namespaces=gpu-operator,monitoring", "--jobs-namespace=aicr-jobs",
 	"--discovery-namespace=aicr-discovery", "--validation-namespace=aicr-validation",
-	"--validation-enabled=true", "--jobs-service-account=aicr-jobs", "--validation-service-account=aicr-validator",
+	"--validation-enabled=true", "--jobs-service-account=aicr-jobs", "--validation-service-account=aicr-operator-validate",
 	"--leader-elect=true", "--leader-election-lease-duration=15s", "--leader-election-renew-deadline=10s",
 	"--leader-election-retry-period=2s", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
 	"--log-level=info", "--step-timeout=15m", "--rollout-window=24h",

@@ -15,7 +15,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.OperatorNamespace, "operator-namespace", "", "namespace of the operator (plans, leases, events)")
 	fs.StringVar(&c.AICRVersion, "aicr-version", "", "pinned AICR release the AICR image runs")
 	fs.StringVar(&c.AICRImage, "aicr-image", "", "AICR image, pinned by digest")
-	fs.StringVar(&c.ValidatorImage, "validator-image", "", "AICR validator image, pinned by digest")
+	fs.StringVar(&c.ValidatorImageRegistry, "validator-image-registry", "ghcr.io/nvidia",
+		"registry prefix of the check images aicr validate starts (<registry>/aicr-validators/<phase>:v<aicr-version>)")
 	fs.StringVar(&c.OperatorImage, "operator-image", "",
 		"the operator's own image, pinned by digest: bundle Jobs run it to hand AICR's pushed digest back")
 	fs.Func("engine", "deployment engine (only ArgoCD is enabled)", func(s string) error {

@@ -145,7 +145,7 @@ type Environment struct {
 	ValidationRequired bool
 	// ValidationEnabled is the chart's validation.enabled.
 	ValidationEnabled bool
-	// ValidationImage is the pinned validator image.
+	// ValidationImage is the pinned AICR image `aicr validate` and its snapshot agent run.
 	ValidationImage string
 	// ValidationNamespace is where AICR runs the deployment checks (validate --namespace).
 	ValidationNamespace string

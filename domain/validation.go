@@ -99,20 +99,28 @@ func validationAttempt(rollout, run string) int {
 }
 
 // validationJob is `aicr validate` of the deployment phase against the target plan's
-// validation recipe (PLAN-2), its checks run in the validation namespace. It never fails on
+// validation recipe (PLAN-2), its snapshot agent and checks run in the validation namespace,
+// the agent from the same pinned AICR image (--image). It never fails on
 // failed checks (--fail-on-error=false): the CTRF report it writes to the job's output decides,
 // the exit code only says whether the run completed (docs/design/aicr-cli.md sections 4 and 8).
 func (r *Rollout) validationJob(jobs ports.JobRunner, env Environment) ports.JobSpec {
 	name := r.status.ValidationRun
 	return ports.JobSpec{
 		Name: name, Kind: ports.JobValidate, Image: env.ValidationImage,
-		Args: []string{
-			"--log-json", "validate", "-r", ports.JobInputsDir + "/" + validationRecipeFile,
-			"--phase", "deployment", "--namespace", env.ValidationNamespace,
-			"--fail-on-error=false", "-o", jobs.OutputRef(name),
-		},
+		Args:   ValidationArgs(env.ValidationNamespace, env.ValidationImage, jobs.OutputRef(name)),
 		Inputs: map[string][]byte{validationRecipeFile: env.ValidationRecipe},
 		Owner:  ports.ReleaseOwner{RuntimeUID: r.spec.RuntimeUID, PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name},
+	}
+}
+
+// ValidationArgs are the arguments of `aicr validate` for the deployment phase: the recipe
+// from the Job's inputs, the checks and AICR's own snapshot agent (no -s) in namespace, the
+// agent from image, the report written to output whatever the checks say.
+func ValidationArgs(namespace, image, output string) []string {
+	return []string{
+		"--log-json", "validate", "-r", ports.JobInputsDir + "/" + validationRecipeFile,
+		"--phase", "deployment", "--namespace", namespace, "--image", image,
+		"--fail-on-error=false", "-o", output,
 	}
 }
 

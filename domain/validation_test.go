@@ -44,13 +44,14 @@ func validating() domain.RolloutStatus {
 
 // TestAdvance_ValidationWritesEvidence: after the last step the rollout validates (RO-10) with
 // `aicr --log-json validate` against the plan's validation recipe mounted from the job's
-// inputs (PLAN-2), in the validation namespace, writing its CTRF report to the job's output;
+// inputs (PLAN-2), in the validation namespace, its snapshot agent from the same pinned AICR
+// image (--image), writing its CTRF report to the job's output;
 // a passed report is stored in the evidence byte for byte with the rendered bundle's digest.
 func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 	t.Parallel()
 	p, r := newPorts(t)
 	e := env(t)
-	e.ValidationRequired, e.ValidationImage = true, "validator@sha256:00"
+	e.ValidationRequired, e.ValidationImage = true, "aicr@sha256:00"
 	r.clock.Now().Return(t0).AnyTimes()
 	stepsWritten(r, spec(t).ToPlanDigest)
 	st := advance(t, p, rollout(t, spec(t), progressing(2)), e).Status
@@ -70,10 +71,11 @@ func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 	out := advance(t, p, rollout(t, spec(t), st), e)
 	assert.Equal(t, domain.PhaseValidating, out.Phase())
 	assert.Equal(t, ports.JobSpec{
-		Name: job.Name, Kind: ports.JobValidate, Image: "validator@sha256:00",
+		Name: job.Name, Kind: ports.JobValidate, Image: "aicr@sha256:00",
 		Args: []string{
 			"--log-json", "validate", "-r", "/aicr/inputs/recipe.yaml", "--phase", "deployment",
-			"--namespace", validationNamespace, "--fail-on-error=false", "-o", "cm://aicr-validation/" + job.Name + "-output",
+			"--namespace", validationNamespace, "--image", "aicr@sha256:00",
+			"--fail-on-error=false", "-o", "cm://aicr-validation/" + job.Name + "-output",
 		},
 		Inputs: map[string][]byte{"recipe.yaml": []byte(validationRecipe)},
 		Owner:  ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: spec(t).ToPlanDigest, Rollout: rolloutName},

@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"maps"
+	"slices"
 	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -23,7 +25,10 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 		}},
 	}}
 	mounts := []corev1.VolumeMount{{Name: "inputs", MountPath: InputsDir, ReadOnly: true}}
-	var env []corev1.EnvVar
+	env := make([]corev1.EnvVar, 0, len(r.cfg.Env)+1)
+	for _, name := range slices.Sorted(maps.Keys(r.cfg.Env)) {
+		env = append(env, corev1.EnvVar{Name: name, Value: r.cfg.Env[name]})
+	}
 	if len(spec.Credentials) > 0 {
 		volumes = append(volumes, corev1.Volume{
 			Name: "registry",

@@ -35,6 +35,10 @@ const (
 	AgentOSReleasePath   = "/etc/os-release"
 	AgentSystemdVolume   = "run-systemd"
 	AgentOSReleaseVolume = "os-release"
+	// ValidatorRegistryEnv and ValidatorTagEnv set where `aicr validate` takes its check
+	// images from: the registry prefix replacing ghcr.io/nvidia, and the tag.
+	ValidatorRegistryEnv = "AICR_VALIDATOR_IMAGE_REGISTRY"
+	ValidatorTagEnv      = "AICR_VALIDATOR_IMAGE_TAG"
 	// ContainerName is the name of the AICR container.
 	ContainerName = "aicr"
 	// InputsDir is where the inputs ConfigMap is mounted (the port's JobInputsDir).
@@ -83,6 +87,9 @@ type Config struct {
 	Agent bool
 	// Pod are the pod settings of every Job (chart values jobs.*).
 	Pod PodSettings
+	// Env is the environment of the AICR container of every Job (the validation runner's
+	// check image registry and tag).
+	Env map[string]string
 }
 
 // PodSettings are what the installation sets on every Job's Pod: a deadline, the AICR

@@ -37,8 +37,9 @@ func provideJobs(cfg app.Config, mgr ctrl.Manager) (*jobs.Runner, error) {
 	}, mgr.GetClient(), mgr.GetAPIReader())
 }
 
-// validationJobs runs deployment validation (RO-10): the pinned validator image, in the
-// validation namespace, as the validation identity the chart grants cluster-admin (RES-8).
+// validationJobs runs deployment validation (RO-10): `aicr validate` from the pinned AICR
+// image, in the validation namespace, as the validate identity the chart grants cluster-admin
+// (RES-8), with AICR's check images taken from the configured registry at the pinned version.
 type validationJobs struct{ *jobs.Runner }
 
 func provideValidationJobs(cfg app.Config, mgr ctrl.Manager) (validationJobs, error) {
@@ -47,8 +48,9 @@ func provideValidationJobs(cfg app.Config, mgr ctrl.Manager) (validationJobs, er
 		return validationJobs{}, err
 	}
 	r, err := jobs.New(jobs.Config{
-		Namespace: cfg.ValidationNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.ValidatorImage,
+		Namespace: cfg.ValidationNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.AICRImage,
 		ServiceAccount: cfg.ValidationServiceAccount, Pod: pod,
+		Env: map[string]string{jobs.ValidatorRegistryEnv: cfg.ValidatorImageRegistry, jobs.ValidatorTagEnv: "v" + cfg.AICRVersion},
 	}, mgr.GetClient(), mgr.GetAPIReader())
 	return validationJobs{r}, err
 }
@@ -97,7 +99,7 @@ func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validati
 		Options: shared.Options{
 			OperatorNamespace:   cfg.OperatorNamespace,
 			ValidationEnabled:   cfg.ValidationEnabled,
-			ValidationImage:     cfg.ValidatorImage,
+			ValidationImage:     cfg.AICRImage,
 			ValidationNamespace: cfg.ValidationNamespace,
 			ActionTimeout:       cfg.StepTimeout,
 			ComponentTimeouts:   cfg.ComponentStepTimeouts,

@@ -95,13 +95,13 @@ func approvalBypasses() []bypass {
 				body["spec"].(map[string]any)["deadline"] = "2031-01-01T00:00:00Z"
 				return approver().patch(f.newRollout(), body)
 			}},
-		{"ADM-1 validator ServiceAccount (cluster-admin) approves", byApproval,
-			"ADM-1: " + validatorUser + " is a ServiceAccount of the aicr-operator chart",
-			func(f fx) error { return validatorClient().approve(f.newRollout(), validatorUser) }},
-		{"ADM-1 validator ServiceAccount (cluster-admin) acknowledges", byApproval,
-			"ADM-1: " + validatorUser + " is a ServiceAccount of the aicr-operator chart",
+		{"ADM-1 a validator ServiceAccount of an aicr validate run (cluster-admin) approves", byApproval,
+			"ADM-1: " + runValidatorUser + " is a ServiceAccount of the aicr-operator chart",
+			func(f fx) error { return runValidatorClient().approve(f.newRollout(), runValidatorUser) }},
+		{"ADM-1 a validator ServiceAccount of an aicr validate run (cluster-admin) acknowledges", byApproval,
+			"ADM-1: " + runValidatorUser + " is a ServiceAccount of the aicr-operator chart",
 			func(f fx) error {
-				return validatorClient().acknowledge(f.approvedRollout(), [2]string{"gpu-operator", validatorUser})
+				return runValidatorClient().acknowledge(f.approvedRollout(), [2]string{"gpu-operator", runValidatorUser})
 			}},
 		{"ADM-1 Job ServiceAccount bound to the approver role approves", byApproval,
 			"ADM-1: " + jobsUser + " is a ServiceAccount of the aicr-operator chart",
@@ -376,19 +376,24 @@ func operatorPlan(t *testing.T) string {
 }
 
 // TestADM1ChartServiceAccountsNeverApprove has the chart's own ServiceAccounts try to approve
-// one rollout: the validator with its cluster-admin grant and the Job identity bound to the
-// approver role (fixture) are refused with a message naming them, and a real approver then
-// approves the same rollout.
+// one rollout: the identity aicr validate runs as and a validator identity of one of its runs,
+// both with cluster-admin, and the Job identity bound to the approver role (fixture) are
+// refused with a message naming them, and a real approver then approves the same rollout.
 func TestADM1ChartServiceAccountsNeverApprove(t *testing.T) {
 	t.Parallel()
 	needEnv(t)
 	name := newRollout(t)
-	for _, c := range []client{validatorClient(), jobsClient()} {
+	for _, c := range []client{runValidatorClient(), jobsClient()} {
 		err := c.approve(name, c.user)
 		require.Error(t, err, "ADM-1: %s approved a rollout", c.user)
 		assert.Contains(t, err.Error(), "ADM-1: "+c.user+" is a ServiceAccount of the aicr-operator chart "+
 			"(AICR Jobs or deployment validation) and never changes spec.approval, whatever its grants")
 	}
+	// Two policies refuse aicr validate's own identity, and the API server reports either.
+	err := validatorClient().approve(name, validatorUser)
+	require.Error(t, err, "aicr validate's identity approved a rollout")
+	assert.True(t, strings.Contains(err.Error(), "ADM-1: "+validatorUser+" is a ServiceAccount of the aicr-operator chart") ||
+		strings.Contains(err.Error(), "aicr validate ("+validatorUser+") writes only the objects of its own runs"), err.Error())
 	require.NoError(t, approver().approve(name, approverUser), "ADM-1: an approver still approves")
 	by, _, _ := unstructured.NestedString(getRollout(t, name).Object, "spec", "approval", "approvedBy")
 	assert.Equal(t, approverUser, by)

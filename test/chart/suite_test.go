@@ -69,15 +69,22 @@ var (
 var operatorGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + releaseNamespace}
 
 // The chart's other ServiceAccounts (ADM-1): the AICR Jobs' identity in the Job namespace and
-// the deployment validators' identity, bound to cluster-admin because validation is enabled.
+// the identity aicr validate runs as, bound to cluster-admin because validation is enabled.
 const (
 	validationNS  = "aicr-validation"
-	validatorUser = "system:serviceaccount:" + validationNS + ":aicr-validator"
-	jobsUser      = "system:serviceaccount:" + jobsNS + ":aicr-jobs"
+	validatorUser = "system:serviceaccount:" + validationNS + ":aicr-operator-validate"
+	// runValidatorUser is the validator identity one `aicr validate` run creates and binds to
+	// cluster-admin.
+	runValidatorUser = "system:serviceaccount:" + validationNS + ":aicr-validator-0a1b2c3d"
+	jobsUser         = "system:serviceaccount:" + jobsNS + ":aicr-jobs"
 )
 
 func validatorClient() client {
 	return as(validatorUser, "system:serviceaccounts", "system:serviceaccounts:"+validationNS)
+}
+
+func runValidatorClient() client {
+	return as(runValidatorUser, "system:serviceaccounts", "system:serviceaccounts:"+validationNS)
 }
 
 func jobsClient() client {
@@ -359,7 +366,19 @@ func fixtures() []*unstructured.Unstructured {
 			rbacRule("operator.aicr.run", "runtimerollouts/approve", []string{"update"}, "rollout-not-this-one")),
 		binding("ClusterRoleBinding", "", "test-scoped-approver", "ClusterRole", scopedUser),
 		jobsApprover(),
+		runValidatorAdmin(),
 	}
+}
+
+// runValidatorAdmin binds cluster-admin to the validator identity of one aicr validate run, as
+// AICR binds it.
+func runValidatorAdmin() *unstructured.Unstructured {
+	o := object("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "", "aicr-validator-0a1b2c3d", nil)
+	o.Object["roleRef"] = map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"}
+	o.Object["subjects"] = []any{map[string]any{
+		"kind": "ServiceAccount", "name": "aicr-validator-0a1b2c3d", "namespace": validationNS,
+	}}
+	return o
 }
 
 // clusterRuntime is the one ClusterRuntime, created by an administrator.

@@ -48,7 +48,7 @@ func TestRenderDefaults(t *testing.T) {
 	assert.Nil(t, find(objs, "Namespace", "", releaseNamespace), "the installer creates the release namespace")
 	assert.Nil(t, find(objs, "Secret", "argocd", "aicr-registry"), "static: the administrator provides repo-creds")
 	assert.Nil(t, find(objs, "ClusterRoleBinding", "", "aicr-operator-approver"), "no approvers, no binding")
-	assert.Nil(t, find(objs, "ClusterRoleBinding", "", "aicr-validator"), "validation off: no cluster-admin binding")
+	assert.Nil(t, find(objs, "ClusterRoleBinding", "", "aicr-operator-validate"), "validation off: no cluster-admin binding")
 	ns := find(objs, "Namespace", "", "gpu-operator")
 	assert.Equal(t, "privileged", ns.GetLabels()["pod-security.kubernetes.io/enforce"])
 	jobs := find(objs, "Namespace", "", "aicr-jobs")
@@ -77,7 +77,7 @@ func TestRenderRejectsInvalidValues(t *testing.T) {
 	}
 	var cases []invalid
 	for _, path := range []string{
-		"aicr.extra", "aicr.image.tag", "aicr.validatorImage.extra",
+		"aicr.extra", "aicr.image.tag", "aicr.validators.extra",
 		"operator.extra", "operator.image.extra", "operator.leaderElection.extra",
 		"operator.resources.extra", "operator.resources.requests.gpu",
 		"engine.extra", "registry.extra", "registry.auth.extra",
@@ -250,7 +250,7 @@ func TestRenderDeployment(t *testing.T) {
 		"--operator-namespace=$(POD_NAMESPACE)",
 		"--aicr-version=1.0.0",
 		"--aicr-image=ghcr.io/nvidia/aicr:v1.0.0" + zero,
-		"--validator-image=ghcr.io/nvidia/aicr-validator:v1.0.0" + zero,
+		"--validator-image-registry=ghcr.io/nvidia",
 		"--operator-image=ghcr.io/nvidia/aicr-operator:0.1.0" + zero,
 		"--engine=ArgoCD",
 		"--engine-namespace=argocd",
@@ -265,7 +265,7 @@ func TestRenderDeployment(t *testing.T) {
 		"--validation-namespace=aicr-validation",
 		"--validation-enabled=true",
 		"--jobs-service-account=aicr-jobs",
-		"--validation-service-account=aicr-validator",
+		"--validation-service-account=aicr-operator-validate",
 		"--jobs-active-deadline-seconds=3600",
 		`--jobs-resources={"limits":{"memory":"1Gi"},"requests":{"cpu":"100m","memory":"256Mi"}}`,
 		"--jobs-node-selector={}",
@@ -293,8 +293,8 @@ func TestRenderDeployment(t *testing.T) {
 		_, ok := c[probe]
 		assert.True(t, ok, "%s set", probe)
 	}
-	assert.NotNil(t, find(objs, "ClusterRoleBinding", "", "aicr-validator"),
-		"validation on: validators run with cluster-admin")
+	assert.NotNil(t, find(objs, "ClusterRoleBinding", "", "aicr-operator-validate"),
+		"validation on: aicr validate runs with cluster-admin")
 }
 
 // TestRenderUpdateStrategy: without leader election an update never runs two operators at

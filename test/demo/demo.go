@@ -187,7 +187,7 @@ func (d *demo) startProcesses(ctx context.Context) error {
 	sims := [][]string{
 		{"kubelet-simulator", "--namespace", chartrender.FlagValue(op, "--jobs-namespace"), "--image", chartrender.FlagValue(op, "--aicr-image"), "--operator-image", chartrender.FlagValue(op, "--operator-image"),
 			"--aicr-version", aicrVersion, "--upstream-server", d.reg.URL(),
-			"--validation-namespace", chartrender.FlagValue(op, "--validation-namespace"), "--validator-image", chartrender.FlagValue(op, "--validator-image"),
+			"--validation-namespace", chartrender.FlagValue(op, "--validation-namespace"),
 			"--validation-service-account", chartrender.FlagValue(op, "--validation-service-account"),
 			"--discovery-namespace", chartrender.FlagValue(op, "--discovery-namespace")},
 	}

@@ -51,8 +51,8 @@ func installStandInCRDs(ctx context.Context, c client.Client) error {
 }
 
 // runKubeletSimulator plays the AICR container of every Job in the jobs namespace, the snapshot
-// agent of every Job in the discovery namespace and the validator container of every Job in the
-// validation namespace until SIGTERM.
+// agent of every Job in the discovery namespace and aicr validate, with the agent and checks it
+// starts, of every Job in the validation namespace until SIGTERM.
 func runKubeletSimulator(args []string) error {
 	ctrl.SetLogger(zap.New())
 	fs := flag.NewFlagSet("kubelet-simulator", flag.ContinueOnError)
@@ -62,8 +62,7 @@ func runKubeletSimulator(args []string) error {
 	version := fs.String("aicr-version", "1.1.0", "AICR version the simulated container reports")
 	server := fs.String("upstream-server", "", "demo server whose copies of the upstream Helm repositories the renders name")
 	validationNamespace := fs.String("validation-namespace", "aicr-validation", "namespace of the deployment validation Jobs")
-	validatorImage := fs.String("validator-image", "", "validator image every validation Job must run, pinned by digest")
-	validatorIdentity := fs.String("validation-service-account", "aicr-validator", "identity the validation Jobs run as")
+	validatorIdentity := fs.String("validation-service-account", "aicr-operator-validate", "identity aicr validate runs as")
 	discoveryNamespace := fs.String("discovery-namespace", "aicr-discovery", "namespace of the snapshot agent's Jobs")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -92,7 +91,7 @@ func runKubeletSimulator(args []string) error {
 		return err
 	}
 	aicrJobs.ExpectCopierImage(*operatorImage)
-	validation, err := jobexec.New(cfg, scheme, *validationNamespace, *validatorImage, initial.Behavior())
+	validation, err := jobexec.New(cfg, scheme, *validationNamespace, *image, initial.Behavior())
 	if err != nil {
 		return err
 	}

@@ -15,9 +15,14 @@
 // touches operator objects. It enforces the snapshot contract (agent.go): a
 // snapshot runs only as AICR's snapshot agent in the discovery namespace, and
 // fails with AICR's exit code when its ServiceAccount lacks a right the agent
-// uses (the executor asks the API server with a SubjectAccessReview). Not
-// modelled: real scheduling and image pulls, restarts, and the real AICR
-// binary.
+// uses (the executor asks the API server with a SubjectAccessReview). A
+// validate Job plays what `aicr validate` creates in its namespace as the
+// Job's own identity (validate.go): its snapshot agent with its run-scoped
+// RBAC, the run's recipe ConfigMap, its cluster-admin validator identity and
+// one Job per deployment check of AICR's own catalog, then the clean-up; a
+// refused object fails the run as AICR does. Not modelled: real scheduling
+// and image pulls, restarts, the readiness pre-flight, what the agent and the
+// checks read, and the real AICR binary.
 package jobexec
 
 import (
@@ -103,6 +108,8 @@ type Executor struct {
 	behavior   Behavior
 	executed   []string
 	violations []error
+	// runObjects are the objects validate runs created (ValidateRunObjects).
+	runObjects []string
 }
 
 // New returns an executor for namespace, expecting image on every Job and the AICR Jobs

@@ -73,6 +73,10 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	}
 	if refused != nil {
 		res = *refused
+	} else if refused, err = e.playValidate(ctx, job, pod, in, res); err != nil {
+		return err
+	} else if refused != nil {
+		res = *refused
 	}
 	e.mu.Lock()
 	e.executed = append(e.executed, job.Name)

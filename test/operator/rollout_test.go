@@ -103,7 +103,7 @@ func simulate(ctx context.Context, b *testing.B, cfg *rest.Config, scheme *runti
 	agent, err := jobexec.New(cfg, scheme, flag("--discovery-namespace"), flag("--aicr-image"), fixture.Behavior())
 	require.NoError(b, err)
 	agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)
-	validation, err := jobexec.New(cfg, scheme, flag("--validation-namespace"), flag("--validator-image"), fixture.Behavior())
+	validation, err := jobexec.New(cfg, scheme, flag("--validation-namespace"), flag("--aicr-image"), fixture.Behavior())
 	require.NoError(b, err)
 	validation.ExpectServiceAccount(flag("--validation-service-account"))
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})

@@ -162,19 +162,23 @@ func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
 	assert.Equal(t, first, kept.Items[0].Annotations[aicrv1alpha1.AnnotationFromPlanDigest])
 }
 
-// TestRunner_ValidationIdentity: deployment validation runs with the validator
-// image as its own identity (RES-8, CH-4), reads its recipe from its inputs and
-// writes its CTRF report where Output reads it (RO-10); a spec asking for
-// another image than the runner pins is refused.
+// TestRunner_ValidationIdentity: deployment validation runs aicr validate from the pinned
+// AICR image as its own identity (RES-8, CH-4), reads its recipe from its inputs, plays AICR's
+// run (agent, checks, clean-up) as that identity and writes its CTRF report where Output reads
+// it (RO-10).
 func TestRunner_ValidationIdentity(t *testing.T) {
 	ctx := context.Background()
-	validator := "registry.example.com/nvidia/aicr-validator@sha256:" + strings.Repeat("e", 64)
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: validator, ServiceAccount: "aicr-validator"}, k8s, k8s)
+	const identity = "aicr-operator-validate"
+	pinned := "registry.example.com/nvidia/aicr@sha256:" + strings.Repeat("e", 64)
+	for _, o := range jobexec.ValidateGrants(jobNS, identity) {
+		require.NoError(t, client.IgnoreAlreadyExists(k8s.Create(ctx, o)))
+	}
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: pinned, ServiceAccount: identity}, k8s, k8s)
 	require.NoError(t, err)
 	f, _ := fixture(t, "1.1.0", v1Synthetic, nil)
-	exec, err := jobexec.New(restConfig, scheme, jobNS, validator, f.Behavior())
+	exec, err := jobexec.New(restConfig, scheme, jobNS, pinned, f.Behavior())
 	require.NoError(t, err)
-	exec.ExpectServiceAccount("aicr-validator")
+	exec.ExpectServiceAccount(identity)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { _ = exec.Run(runCtx); close(done) }()
@@ -182,9 +186,9 @@ func TestRunner_ValidationIdentity(t *testing.T) {
 
 	name := "aicr-validate-identity"
 	spec := ports.JobSpec{
-		Name: name, Kind: ports.JobValidate, Image: validator,
+		Name: name, Kind: ports.JobValidate, Image: pinned,
 		Args: []string{"--log-json", "validate", "-r", ports.JobInputsDir + "/recipe.yaml", "--phase", "deployment",
-			"--namespace", "aicr-validation", "--fail-on-error=false", "-o", runner.OutputRef(name)},
+			"--namespace", jobNS, "--image", pinned, "--fail-on-error=false", "-o", runner.OutputRef(name)},
 		Inputs: map[string][]byte{"recipe.yaml": f.Recipe},
 		Owner:  ports.ReleaseOwner{RuntimeUID: "uid-1"},
 	}
@@ -196,10 +200,11 @@ func TestRunner_ValidationIdentity(t *testing.T) {
 		return statusErr == nil && st.State == ports.JobSucceeded
 	}, wait, tick)
 	assert.Empty(t, exec.Violations())
+	assert.NotEmpty(t, exec.ValidateRunObjects(), "aicr validate created its run's objects")
 	job := &batchv1.Job{}
 	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: spec.Name}, job))
-	assert.Equal(t, "aicr-validator", job.Spec.Template.Spec.ServiceAccountName)
-	assert.Equal(t, validator, job.Spec.Template.Spec.Containers[0].Image)
+	assert.Equal(t, identity, job.Spec.Template.Spec.ServiceAccountName)
+	assert.Equal(t, pinned, job.Spec.Template.Spec.Containers[0].Image)
 	out, err := runner.Output(ctx, ref)
 	require.NoError(t, err)
 	report, err := fs.ReadFile(out, ports.JobArtifactFile)

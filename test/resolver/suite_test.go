@@ -55,7 +55,7 @@ func run(m *testing.M) int {
 	})
 }
 
-// setup creates the namespaces, the aicr-jobs, aicr-validator and snapshot agent identities
+// setup creates the namespaces, the aicr-jobs and snapshot agent identities
 // with the grants the chart gives them (a Job's Pod writes its output ConfigMap, test/jobexec plays it with
 // the Pod's identity) and the test Nodes: pool system, pool gpu (H100) and pool gpu-mixed
 // (an H100 and an A100).
@@ -82,7 +82,6 @@ func setup() error {
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "aicr-jobs"},
 			Subjects: []rbacv1.Subject{
 				{Kind: rbacv1.ServiceAccountKind, Name: "aicr-jobs", Namespace: jobNS},
-				{Kind: rbacv1.ServiceAccountKind, Name: "aicr-validator", Namespace: jobNS},
 			},
 		},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: discoveryNS}},

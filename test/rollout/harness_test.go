@@ -71,7 +71,7 @@ func newHarness(t testing.TB, instant bool) *harness {
 	c := clock.NewFake(epoch)
 	h := &harness{t: t, clock: c, engine: memengine.New(c, instant), jobs: newFakeJobs(), registry: newFakeRegistry(),
 		seen: map[string]bool{}, opts: shared.Options{OperatorNamespace: operatorNamespace, RequeueCap: 30 * time.Millisecond,
-			RolloutWindow: time.Hour, ValidationEnabled: true, ValidationImage: "validator@sha256:" + zeros,
+			RolloutWindow: time.Hour, ValidationEnabled: true, ValidationImage: "aicr@sha256:" + zeros,
 			ValidationNamespace: validationNamespace}}
 	t.Cleanup(h.stop)
 	return h

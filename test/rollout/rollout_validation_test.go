@@ -46,7 +46,8 @@ func (h *harness) validating(edit func(doc *configdoc.Plan)) (string, *aicrv1alp
 }
 
 // The validation Job runs `aicr validate` of the deployment phase against the plan's
-// validation recipe (mounted from its inputs), in the validation namespace, and writes its
+// validation recipe (mounted from its inputs), in the validation namespace, its snapshot agent
+// from the same pinned AICR image, and writes its
 // CTRF report to its output (RO-10, PLAN-2, docs/design/aicr-cli.md section 8).
 func assertValidationJob(t *testing.T, h *harness, run, recipeDoc string) {
 	t.Helper()
@@ -56,7 +57,8 @@ func assertValidationJob(t *testing.T, h *harness, run, recipeDoc string) {
 	assert.Equal(t, h.opts.ValidationImage, spec.Image)
 	assert.Equal(t, []string{
 		"--log-json", "validate", "-r", ports.JobInputsDir + "/recipe.yaml", "--phase", "deployment",
-		"--namespace", validationNamespace, "--fail-on-error=false", "-o", "cm://" + validationNamespace + "/" + run + "-output",
+		"--namespace", validationNamespace, "--image", h.opts.ValidationImage,
+		"--fail-on-error=false", "-o", "cm://" + validationNamespace + "/" + run + "-output",
 	}, spec.Args)
 	assert.Equal(t, map[string][]byte{"recipe.yaml": []byte(recipeDoc)}, spec.Inputs)
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,26 +17,17 @@ import (
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
 
-// validationIdentity is the identity validation Jobs run as (RES-8).
-const validationIdentity = "aicr-validator"
+// validationIdentity is the identity aicr validate runs as (RES-8).
+const validationIdentity = "aicr-operator-validate"
 
-// setupValidationNamespace creates the validation namespace with the validation identity
-// allowed to write its output ConfigMap, as the chart grants it.
+// setupValidationNamespace creates the validation namespace with the validate identity bound
+// to cluster-admin, as the chart binds it.
 func setupValidationNamespace(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	for _, o := range []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: validationNamespace}},
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: validationIdentity, Namespace: validationNamespace}},
-		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: validationIdentity, Namespace: validationNamespace}, Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update", "patch"},
-		}}},
-		&rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: validationIdentity, Namespace: validationNamespace},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: validationIdentity},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: validationIdentity, Namespace: validationNamespace}},
-		},
-	} {
+	objs := append([]client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: validationNamespace}}},
+		jobexec.ValidateGrants(validationNamespace, validationIdentity)...)
+	for _, o := range objs {
 		if err := k8s.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
 			require.NoError(t, err)
 		}

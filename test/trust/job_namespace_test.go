@@ -38,22 +38,25 @@ func TestAttack_JobsAdminCreatesACronJob(t *testing.T) {
 }
 
 // TestAttack_OperatorRunsAnUnpinnedValidator: the operator's own identity, which may create
-// Jobs in the validation namespace where aicr-validator holds cluster-admin, runs another
-// image there. Its Job rights are limited to the pinned validator image.
+// Jobs in the validation namespace where aicr-operator-validate holds cluster-admin, runs
+// another image there. Its Job rights are limited to the pinned AICR image, which runs aicr
+// validate, and AICR's check images are not the operator's to run either.
 func TestAttack_OperatorRunsAnUnpinnedValidator(t *testing.T) {
 	baseline(t).noEngineWrite(t)
-	j := job("attack-unpinned", "registry.example.com/evil:latest", "aicr-validator")
-	j.Namespace = validationNS
-	refused(t, operator().Create(context.Background(), j), "RES-8: Jobs in "+validationNS+" run only the pinned images "+validatorImage)
+	for _, image := range []string{"registry.example.com/evil:latest", checkImage} {
+		j := job("attack-unpinned", image, validateSA)
+		j.Namespace = validationNS
+		refused(t, operator().Create(context.Background(), j), "RES-8: Jobs in "+validationNS+" run only the pinned images "+aicrImage)
+	}
 }
 
-// TestAttack_OperatorRunsTheValidatorAsAnotherIdentity: the pinned validator image under a
+// TestAttack_OperatorRunsTheValidatorAsAnotherIdentity: the pinned AICR image under a
 // ServiceAccount the validation namespace does not expect.
 func TestAttack_OperatorRunsTheValidatorAsAnotherIdentity(t *testing.T) {
 	baseline(t).noEngineWrite(t)
-	j := job("attack-identity", validatorImage, "default")
+	j := job("attack-identity", aicrImage, "default")
 	j.Namespace = validationNS
-	refused(t, operator().Create(context.Background(), j), "as aicr-validator")
+	refused(t, operator().Create(context.Background(), j), "as "+validateSA)
 }
 
 // TestAttack_OperatorRunsAJobInTheDiscoveryNamespace: in the privileged discovery namespace the
@@ -253,11 +256,13 @@ func TestAttack_JobsAdminCreatesALegacyJobToken(t *testing.T) {
 
 // TestAttack_OperatorCreatesALegacyValidatorToken: the operator's own identity, which creates
 // and reads Secrets in the validation namespace, asks for a non-expiring token of the
-// cluster-admin validator.
+// cluster-admin validate identity or of a validate run's agent or validator.
 func TestAttack_OperatorCreatesALegacyValidatorToken(t *testing.T) {
 	baseline(t).noEngineWrite(t)
-	refused(t, operator().Create(context.Background(), legacyToken("attack-legacy", validationNS, "aicr-validator")),
-		"RES-8: no legacy token Secret for aicr-validator")
+	for _, sa := range []string{validateSA, "aicr-validator-0a1b2c3d", "aicr-validate-0a1b2c3d"} {
+		refused(t, operator().Create(context.Background(), legacyToken("attack-legacy", validationNS, sa)),
+			"RES-8: no legacy token Secret for "+sa)
+	}
 }
 
 // TestJobsAdminCreatesATokenSecretOfAnotherIdentity: the rule names the Job identities only;

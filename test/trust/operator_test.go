@@ -45,6 +45,8 @@ type world struct {
 	exec   *jobexec.Executor
 	// agent plays the snapshot agent in the discovery namespace.
 	agent *jobexec.Executor
+	// validation plays aicr validate in the validation namespace.
+	validation *jobexec.Executor
 	// active is the plan the initial install rolled out; target the plan the override made.
 	active, target string
 	// awaiting is the rollout toward target that waits for an approver.
@@ -90,6 +92,10 @@ func start() (*world, error) {
 		return nil, err
 	}
 	w.agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)
+	if w.validation, err = jobexec.New(controlPlane.Config, scheme, validationNS, aicrImage, f.Behavior()); err != nil {
+		return nil, err
+	}
+	w.validation.ExpectServiceAccount(validateSA)
 	if err = runOperator(w); err != nil {
 		return nil, err
 	}
@@ -149,9 +155,10 @@ func runOperator(w *world) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var running sync.WaitGroup
-	running.Add(3)
+	running.Add(4)
 	go func() { defer running.Done(); _ = w.exec.Run(ctx) }()
 	go func() { defer running.Done(); _ = w.agent.Run(ctx) }()
+	go func() { defer running.Done(); _ = w.validation.Run(ctx) }()
 	go func() {
 		defer running.Done()
 		if err := mgr.Start(ctx); err != nil {

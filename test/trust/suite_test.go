@@ -40,11 +40,14 @@ const (
 	aicrVersion  = "1.1.0"
 	aicrRepo     = "registry.example.com/nvidia/aicr"
 	aicrDigest   = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	validatorRep = "registry.example.com/nvidia/aicr-validator"
-	validatorDig = "sha256:eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
-	// aicrImage and validatorImage are the images the chart pins (repository:v<version>@digest).
-	aicrImage      = aicrRepo + ":v" + aicrVersion + "@" + aicrDigest
-	validatorImage = validatorRep + ":v" + aicrVersion + "@" + validatorDig
+	// validators is the registry of AICR's check images (aicr.validators.registry).
+	validators = "registry.example.com/nvidia"
+	// aicrImage is the image the chart pins (repository:v<version>@digest); checkImage is the
+	// deployment check image aicr validate runs (by tag, as AICR references it).
+	aicrImage  = aicrRepo + ":v" + aicrVersion + "@" + aicrDigest
+	checkImage = validators + "/aicr-validators/deployment:v" + aicrVersion
+	// validateSA is the identity aicr validate runs as.
+	validateSA = "aicr-operator-validate"
 	// fixtureDir is the AICR render the simulated AICR container plays.
 	fixtureDir = "v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow/bundle-helm"
 )
@@ -107,9 +110,9 @@ func setup(cp *env.Env) error {
 func chartValues() map[string]any {
 	return map[string]any{
 		"aicr": map[string]any{
-			"version":        aicrVersion,
-			"image":          map[string]any{"repository": aicrRepo, "digest": aicrDigest},
-			"validatorImage": map[string]any{"repository": validatorRep, "digest": validatorDig},
+			"version":    aicrVersion,
+			"image":      map[string]any{"repository": aicrRepo, "digest": aicrDigest},
+			"validators": map[string]any{"registry": validators},
 		},
 		"registry":   map[string]any{"repository": "oci://registry.example.com/aicr"},
 		"namespaces": map[string]any{"components": chartrender.Components(components...)},

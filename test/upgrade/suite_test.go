@@ -35,7 +35,6 @@ const (
 	jobsNS      = "aicr-jobs"
 	discoveryNS = "aicr-discovery"
 	aicrRepo    = "registry.example.com/nvidia/aicr"
-	validator   = "registry.example.com/nvidia/aicr-validator"
 	// fixtureDir is the AICR render the simulated AICR container plays.
 	fixtureDir   = "v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow/bundle-helm"
 	operatorUser = "system:serviceaccount:" + operatorNS + ":aicr-operator"
@@ -92,9 +91,8 @@ func setup(cp *env.Env) error {
 func installChart(ctx context.Context, rel release) error {
 	rendered, err := chartrender.Render(operatorNS, map[string]any{
 		"aicr": map[string]any{
-			"version":        rel.version,
-			"image":          map[string]any{"repository": aicrRepo, "digest": rel.digest},
-			"validatorImage": map[string]any{"repository": validator, "digest": rel.digest},
+			"version": rel.version,
+			"image":   map[string]any{"repository": aicrRepo, "digest": rel.digest},
 		},
 		"registry":   map[string]any{"repository": "oci://registry.example.com/aicr"},
 		"namespaces": map[string]any{"components": chartrender.Components(components...)},

@@ -26,18 +26,18 @@ system:serviceaccount:{{ .Release.Namespace }}:aicr-operator
 
 {{/*
 The usernames of the chart's other ServiceAccounts as a JSON list: aicr-jobs in each Job
-namespace, aicr-validator (bound to cluster-admin) in the validation namespace and
+namespace, aicr-operator-validate (bound to cluster-admin) in the validation namespace and
 aicr-snapshot-agent in the discovery namespace. The
 approval policy refuses spec.approval changes from them (ADM-1): they run AICR, not people.
-The validator is listed whether or not validation.enabled, so turning validation on later
-never widens who can approve.
+The validate identity is listed whether or not validation.enabled, so turning validation on
+later never widens who can approve.
 */}}
 {{- define "aicr-operator.chartServiceAccountUsernames" -}}
 {{- $users := list -}}
 {{- range include "aicr-operator.jobNamespaces" . | fromJsonArray -}}
 {{- $users = append $users (printf "system:serviceaccount:%s:aicr-jobs" .) -}}
 {{- end -}}
-{{- $users = append $users (printf "system:serviceaccount:%s:aicr-validator" .Values.namespaces.validation.name) -}}
+{{- $users = append $users (printf "system:serviceaccount:%s:aicr-operator-validate" .Values.namespaces.validation.name) -}}
 {{- $users = append $users (printf "system:serviceaccount:%s:aicr-snapshot-agent" .Values.namespaces.discovery.name) -}}
 {{- toJson (uniq $users) -}}
 {{- end }}
@@ -66,13 +66,21 @@ the operator gets the bare version.
 {{- end }}
 
 {{/*
-The AICR and validator images, tagged with aicr.version and pinned by digest.
+The AICR image, tagged with aicr.version and pinned by digest.
 */}}
 {{- define "aicr-operator.aicrImage" -}}
 {{- printf "%s:v%s@%s" .Values.aicr.image.repository (include "aicr-operator.aicrVersion" .) .Values.aicr.image.digest -}}
 {{- end }}
-{{- define "aicr-operator.validatorImage" -}}
-{{- printf "%s:v%s@%s" .Values.aicr.validatorImage.repository (include "aicr-operator.aicrVersion" .) .Values.aicr.validatorImage.digest -}}
+{{/*
+The check images `aicr validate` runs, as a JSON list: AICR's validator images of each phase
+in aicr.validators.registry, tagged v<aicr.version> as AICR tags them (by tag, not digest).
+*/}}
+{{- define "aicr-operator.checkImages" -}}
+{{- $images := list -}}
+{{- range list "deployment" "performance" "conformance" -}}
+{{- $images = append $images (printf "%s/aicr-validators/%s:v%s" $.Values.aicr.validators.registry . (include "aicr-operator.aicrVersion" $)) -}}
+{{- end -}}
+{{- toJson $images -}}
 {{- end }}
 
 {{/*
@@ -265,5 +273,5 @@ The chart's ValidatingAdmissionPolicies, each bound by a binding of the same nam
 list (shared.ChartAdmissionPolicies in the operator; a chart test keeps the three in step).
 */}}
 {{- define "aicr-operator.admissionPolicies" -}}
-{{- toJson (list "aicr-operator-approval" "aicr-operator-plans" "aicr-operator-clusterruntime" "aicr-operator-status" "aicr-operator-job-configmaps" "aicr-operator-job-workloads" "aicr-operator-engine-guard") -}}
+{{- toJson (list "aicr-operator-approval" "aicr-operator-plans" "aicr-operator-clusterruntime" "aicr-operator-status" "aicr-operator-job-configmaps" "aicr-operator-job-workloads" "aicr-operator-validation-run" "aicr-operator-engine-guard") -}}
 {{- end }}

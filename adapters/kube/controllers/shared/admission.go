@@ -20,12 +20,13 @@ import (
 // outcomes (aicr-operator-approval), plan and kept-result ConfigMaps (aicr-operator-plans), its
 // own writes to the ClusterRuntime (aicr-operator-clusterruntime), status of both kinds
 // (aicr-operator-status), the Jobs, Pods and outputs of the AICR Job namespaces
-// (aicr-operator-job-configmaps, aicr-operator-job-workloads), and the operator's API out of
-// Argo CD's reach (aicr-operator-engine-guard).
+// (aicr-operator-job-configmaps, aicr-operator-job-workloads), what `aicr validate` writes
+// (aicr-operator-validation-run), and the operator's API out of Argo CD's reach
+// (aicr-operator-engine-guard).
 var ChartAdmissionPolicies = []string{
 	"aicr-operator-approval", "aicr-operator-plans", "aicr-operator-clusterruntime",
 	"aicr-operator-status", "aicr-operator-job-configmaps", "aicr-operator-job-workloads",
-	"aicr-operator-engine-guard",
+	"aicr-operator-validation-run", "aicr-operator-engine-guard",
 }
 
 // AdmissionGuard checks that the admission policies the operator relies on are in force: each

@@ -21,7 +21,7 @@ type Options struct {
 	OperatorNamespace string
 	// ValidationEnabled is the chart's validation.enabled (RO-10).
 	ValidationEnabled bool
-	// ValidationImage is the pinned validator image.
+	// ValidationImage is the pinned AICR image `aicr validate` and its snapshot agent run.
 	ValidationImage string
 	// ValidationNamespace is where AICR runs the deployment validation checks (RO-10).
 	ValidationNamespace string
