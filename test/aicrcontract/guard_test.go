@@ -15,16 +15,8 @@ import (
 // notYetHeld are the FACTS.md statements the suite has no case for yet, each with why. A
 // statement leaves this list when its TestFact<major>_<minor>_ case lands.
 var notYetHeld = map[string]string{
-	"1.1":  "output URI parsing is AICR's; the operator only builds cm:// URIs",
-	"1.2":  "server-side apply by field manager aicr: needs the simulator's writer on an API server",
-	"1.3":  "output keys: no case here yet",
-	"1.4":  "output keys per stage: no case here yet",
-	"1.5":  "table output to a ConfigMap is refused by AICR; the operator never asks for it",
-	"1.6":  "output labels: no case here yet",
-	"1.7":  "CLI-relayed snapshot labels: the operator runs the agent mode only",
-	"1.8":  "labels per stage: no case here yet",
-	"1.9":  "a docs-versus-code note, nothing to run",
-	"1.10": "SSA keeps foreign metadata: needs an API server",
+	"1.2":  "server-side apply by field manager aicr: the simulator writes the output with a merge patch (writeOutput in play.go), not an apply by field manager aicr, and this suite runs no API server",
+	"1.10": "SSA keeps foreign metadata: the simulator writes with a merge patch as the Pod (writeOutput), not an apply, so it cannot show which fields an apply by aicr leaves; this suite runs no API server",
 	"2.2":  "recipe header: the reference holds no RecipeResult yet",
 	"2.3":  "bundle-info schema: the reference excerpt names release folders it does not hold",
 	"2.4":  "README versions: the operator does not read READMEs",
