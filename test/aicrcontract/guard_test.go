@@ -50,11 +50,7 @@ var notYetHeld = map[string]string{
 	"10.5": "apply-crds.sh: the reference trees are partial, from mixed commits",
 	"10.6": "deploy.sh actions: documented in docs, nothing to run",
 	"10.7": "v1 component names: no case here yet",
-	"11.1": "exit codes: no case here yet",
-	"11.2": "--log-json error line: no case here yet",
 	"11.3": "agent wait exit codes: the operator runs the agent mode only",
-	"12.1": "recipe --config: no case here yet",
-	"12.2": "OCI push: no case here yet",
 }
 
 var (
