@@ -82,3 +82,11 @@ func keySets(docs []map[string]any) (anyOf, allOf map[string]bool) {
 	}
 	return anyOf, allOf
 }
+
+// readString reads path.
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(raw)
+}

@@ -4,11 +4,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -35,18 +37,48 @@ type Fixture struct {
 	Validation []byte
 }
 
-// Behavior plays the fixture: every Job succeeds with its artifact, except a
-// bundle Job with an override of a component AICR does not know.
+// Behavior plays the fixture: every Job succeeds with its artifact, except a Job whose -o AICR
+// refuses (RefusedOutput), a bundle Job with an override of a component AICR does not know
+// or a flag it cannot parse, and an upgrade check that fails on its report's verdicts
+// (UpgradeCheckExit).
 func (f Fixture) Behavior() Behavior {
 	return func(job *batchv1.Job, inputs *corev1.ConfigMap) Result {
+		if refused := RefusedOutput(job); refused != nil {
+			return *refused
+		}
 		kind := ports.JobKind(job.Labels[jobs.KindLabel])
-		if kind == ports.JobBundle {
+		switch kind {
+		case ports.JobBundle:
 			if res, rejected := rejectedOverride(job, inputs); rejected {
 				return res
 			}
+		case ports.JobUpgradeCheck:
+			return UpgradeCheckExit(AICRArgs(job), f.Result(kind))
+		case ports.JobSnapshot, ports.JobRecipe, ports.JobValidate:
 		}
 		return f.Result(kind)
 	}
+}
+
+// UpgradeCheckExit plays how `aicr upgrade-check` ends once it wrote res's report: with
+// --fail-on-error (true unless given false) and a report whose summary.failing is above zero
+// it fails with CONFLICT, exit 2, the report still written; otherwise it exits 0. A report
+// that does not decode is left to the reader.
+func UpgradeCheckExit(args []string, res Result) Result {
+	if slices.Contains(args, "--fail-on-error=false") || argValue(args, "--fail-on-error") == "false" {
+		return res
+	}
+	var report struct {
+		Summary struct {
+			Failing int `json:"failing"`
+		} `json:"summary"`
+	}
+	if json.Unmarshal([]byte(res.Data[jobs.OutputKey]), &report) != nil || report.Summary.Failing == 0 {
+		return res
+	}
+	failed := failure(2, fmt.Sprintf("[CONFLICT] upgrade check found %d failing component(s)", report.Summary.Failing))
+	res.ExitCode, res.Log = failed.ExitCode, failed.Log
+	return res
 }
 
 // Result is the successful result of a Job of kind.

@@ -3,6 +3,7 @@ package jobexec
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -104,4 +105,56 @@ func child(m map[string]any, key string) map[string]any {
 		m[key] = c
 	}
 	return c
+}
+
+// OutputLabels are the labels AICR v1 sets on a -o cm:// ConfigMap (pkg/serializer/configmap.go):
+// app.kubernetes.io/name aicr, and component and version from the serialized value's own
+// GetKind and GetMetadata, which no value the operator asks for has (agent-mode snapshot,
+// RecipeResult, upgrade-check report, CTRF report): they fall back to the default kind
+// Snapshot and version unknown. Only a snapshot the CLI relays from its own agent is labelled
+// with the document's kind and version, and the operator never relays.
+func OutputLabels() map[string]string {
+	return map[string]string{"app.kubernetes.io/name": "aicr", "app.kubernetes.io/component": "Snapshot",
+		jobs.VersionLabel: jobs.VersionUnknown}
+}
+
+// OutputData is the data AICR v1 writes into the Job's -o cm:// ConfigMap for res at now
+// (artifactData): what the executor writes as the Job's Pod.
+func OutputData(job *batchv1.Job, res Result, now time.Time) (map[string]string, error) {
+	return artifactData(job, res, now)
+}
+
+// dnsLabel is a Kubernetes namespace name; dnsSubdomain a ConfigMap name.
+var (
+	dnsLabel     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// RefusedOutput plays AICR v1 checking a Job's -o before it writes anything to the cluster:
+// a cm:// destination must be cm://<namespace>/<name> with a valid namespace and ConfigMap
+// name (ParseConfigMapURI), and an upgrade-check --format table cannot go to a ConfigMap;
+// either is INVALID_REQUEST, exit 2. So is a --format other than yaml, json or table. Nil when
+// AICR would write the output.
+func RefusedOutput(job *batchv1.Job) *Result {
+	out := argValue(AICRArgs(job), "-o")
+	format := outputFormat(job)
+	refuse := func(msg string) *Result {
+		r := failure(2, "[INVALID_REQUEST] "+msg)
+		return &r
+	}
+	if !slices.Contains([]string{"yaml", "json", "table"}, format) {
+		return refuse(fmt.Sprintf("invalid --format %q: want yaml, json or table", format))
+	}
+	rest, ok := strings.CutPrefix(out, "cm://")
+	if !ok {
+		return nil
+	}
+	ns, name, found := strings.Cut(rest, "/")
+	if !found || len(ns) > 63 || !dnsLabel.MatchString(ns) || len(name) > 253 || !dnsSubdomain.MatchString(name) {
+		return refuse(fmt.Sprintf("invalid ConfigMap URI %q: want cm://<namespace>/<name>", out))
+	}
+	if format == "table" {
+		return refuse("table output does not support ConfigMap destinations")
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -43,6 +44,32 @@ func rejectedOverride(job *batchv1.Job, inputs *corev1.ConfigMap) (res Result, o
 	}
 	if res, bad := rejectedToleration(c.Args); bad {
 		return res, true
+	}
+	if res, bad := rejectedSelector(c.Args); bad {
+		return res, true
+	}
+	return Result{}, false
+}
+
+// labelKey is a node label key ([prefix/]name) and labelValue a label value, as the API server
+// validates them.
+var (
+	labelKey   = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	labelValue = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
+)
+
+// rejectedSelector plays AICR parsing its node selector flags (ParseNodeSelectors): each
+// value is key=value, validated as a node label; a value without "=" or with an invalid key or
+// value fails with exit 2 before anything is rendered.
+func rejectedSelector(args []string) (Result, bool) {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] != "--system-node-selector" && args[i] != "--accelerated-node-selector" && args[i] != "--node-selector" {
+			continue
+		}
+		key, value, ok := strings.Cut(args[i+1], "=")
+		if !ok || !labelKey.MatchString(key) || !labelValue.MatchString(value) {
+			return failure(2, fmt.Sprintf("[INVALID_REQUEST] invalid node selector %q for %s: expected key=value", args[i+1], args[i])), true
+		}
 	}
 	return Result{}, false
 }

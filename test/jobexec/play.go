@@ -208,13 +208,12 @@ func (e *Executor) writeOutput(ctx context.Context, job *batchv1.Job, pod *corev
 		return err
 	}
 	if data != nil {
-		// AICR v1's labels: its header-less values are all "Snapshot" of version "unknown".
 		if out.Labels == nil {
 			out.Labels = map[string]string{}
 		}
-		out.Labels["app.kubernetes.io/name"] = "aicr"
-		out.Labels["app.kubernetes.io/component"] = "Snapshot"
-		out.Labels[jobs.VersionLabel] = jobs.VersionUnknown
+		for k, v := range OutputLabels() {
+			out.Labels[k] = v
+		}
 	}
 	out.Data = data
 	if res.Bundle != nil {

@@ -43,15 +43,16 @@ func (r *Reconciler) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.Cluster
 		return out
 	}
 	recipeName := shared.RecipeJob(cr, r.release(), snapName, config, inherit.digest)
-	args := []string{"--log-json", "recipe", "--config", resInputsDir + resInputConfig, "--snapshot", resInputsDir + resInputSnapshot}
 	inputs := map[string][]byte{resInputConfig: config, resInputSnapshot: snapshot}
+	var inheritFrom string
 	if inherit.recipe != nil {
-		args = append(args, "--inherit-from", resInputsDir+resInputInherit)
+		inheritFrom = resInputsDir + resInputInherit
 		inputs[resInputInherit] = inherit.recipe
 	}
 	recipe, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobRecipe, Name: recipeName, KeepRole: aicrv1alpha1.RoleRecipe,
-		Args: append(args, "-o", r.Jobs.OutputRef(recipeName)), Inputs: inputs,
+		Args:   shared.RecipeArgs(resInputsDir+resInputConfig, resInputsDir+resInputSnapshot, inheritFrom, r.Jobs.OutputRef(recipeName)),
+		Inputs: inputs,
 	})
 	if out != nil {
 		return out
@@ -92,7 +93,7 @@ func (r *Reconciler) discover(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 func (r *Reconciler) snapshotStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string) ([]byte, *resOutcome) {
 	snapshot, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobSnapshot, Name: name, KeepRole: aicrv1alpha1.RoleSnapshot,
-		Args: []string{"--log-json", "snapshot", "-o", r.Snapshots.OutputRef(name)}, Placement: resAgentPlacement(cr),
+		Args: shared.SnapshotArgs(r.Snapshots.OutputRef(name)), Placement: resAgentPlacement(cr),
 	})
 	if out != nil {
 		return nil, out

@@ -46,8 +46,7 @@ func (r *Reconciler) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterR
 	report, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobUpgradeCheck, Name: name,
 		Inputs: map[string][]byte{resInputFrom: from, resInputRecipe: recipe},
-		Args: []string{"--log-json", "upgrade-check", "--from", resInputsDir + resInputFrom, "--to", resInputsDir + resInputRecipe,
-			"--deployer", "argocd-helm", "--format", "json", "--fail-on-error=false", "-o", r.Jobs.OutputRef(name)},
+		Args:   shared.UpgradeCheckArgs(resInputsDir+resInputFrom, resInputsDir+resInputRecipe, r.Jobs.OutputRef(name)),
 	})
 	if out != nil {
 		return resCheck{}, out
