@@ -275,6 +275,19 @@ func resolverStallCases() []stallCase {
 				_, s := domain.DecidePlanWrite(domain.StoredPlan{DigestAnnotation: "sha256:other"}, targetPlan(t))
 				return s
 			}},
+		{"Conflict when a part of a recorded plan holds other content", domain.StallConflict,
+			pure(func() *domain.Stall {
+				return domain.DecidePlanParts("sha256:0a", []domain.PlanPart{{Kind: domain.PartValues, Name: "aicr-values-0a",
+					State: domain.PartForeign}}).Stall
+			})},
+		{"PlanUnreadable when a plan resolved again still lacks its values", domain.StallPlanUnreadable,
+			pure(func() *domain.Stall {
+				return domain.StillLost("sha256:0a", "aicr-plan-0a", []domain.PlanPart{{Kind: domain.PartValues, State: domain.PartLost}})
+			})},
+		{"PlanWithoutRecipe when a plan resolved again still lacks its recipe", domain.StallPlanWithoutRecipe,
+			pure(func() *domain.Stall {
+				return domain.StillLost("sha256:0a", "aicr-plan-0a", []domain.PlanPart{{Kind: domain.PartRecipe, State: domain.PartLost}})
+			})},
 		{"PlanUnreadable when the schema label and payload disagree", domain.StallPlanUnreadable,
 			pure(func() *domain.Stall {
 				return domain.CheckPlanReadable(domain.StoredPlan{SchemaLabel: "2", PayloadSchema: 1}, uid)

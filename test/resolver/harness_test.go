@@ -42,6 +42,9 @@ type harness struct {
 	// agent plays the snapshot agent's Jobs in the discovery namespace.
 	agent *jobexec.Executor
 	clock *clock.Fake
+	opts  options
+	// stopResolver stops the running resolver's manager and waits for it (again: no-op).
+	stopResolver func()
 }
 
 // options configures a harness.
@@ -55,6 +58,36 @@ type options struct {
 // start runs a manager with the resolver and an executor until the test ends.
 func start(t testing.TB, o options) *harness {
 	t.Helper()
+	h := &harness{clock: clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), opts: o}
+	var err error
+	h.exec, err = jobexec.New(restConfig, scheme, jobNS, image, o.behavior)
+	require.NoError(t, err)
+	h.agent, err = jobexec.New(restConfig, scheme, discoveryNS, image, o.behavior)
+	require.NoError(t, err)
+	h.agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)
+	h.runResolver(t)
+	execCtx, stopExec := context.WithCancel(context.Background())
+	execDone := make(chan struct{}, 2)
+	for _, e := range []*jobexec.Executor{h.exec, h.agent} {
+		go func() { _ = e.Run(execCtx); execDone <- struct{}{} }()
+	}
+	t.Cleanup(func() {
+		h.stopResolver()
+		clearJobs(t)
+		stopExec()
+		<-execDone
+		<-execDone
+		require.Empty(t, h.exec.Violations(), "job spec assertions")
+		require.Empty(t, h.agent.Violations(), "snapshot agent assertions")
+	})
+	return h
+}
+
+// runResolver starts a new manager with a new resolver of the harness's options; the
+// executors stay. A test stops the running one first to change what the resolver will find.
+func (h *harness) runResolver(t testing.TB) {
+	t.Helper()
+	o := h.opts
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:     scheme,
 		Metrics:    metricsserver.Options{BindAddress: "0"},
@@ -66,7 +99,6 @@ func start(t testing.TB, o options) *harness {
 	agent, err := jobs.New(jobs.Config{Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: image,
 		ServiceAccount: jobs.AgentServiceAccount, Agent: true}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(t, err)
-	h := &harness{clock: clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))}
 	r, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, agent, aicr.Reader{}, o.registry, h.clock,
 		mgr.GetEventRecorderFor("aicr-resolver"), resolver.Config{
 			OperatorNamespace: operatorNS, JobNamespace: jobNS, DiscoveryNamespace: discoveryNS, Image: image,
@@ -74,29 +106,13 @@ func start(t testing.TB, o options) *harness {
 		})
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))
-	h.exec, err = jobexec.New(restConfig, scheme, jobNS, image, o.behavior)
-	require.NoError(t, err)
-	h.agent, err = jobexec.New(restConfig, scheme, discoveryNS, image, o.behavior)
-	require.NoError(t, err)
-	h.agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)
 	mgrCtx, stopMgr := context.WithCancel(context.Background())
-	execCtx, stopExec := context.WithCancel(context.Background())
-	mgrDone, execDone := make(chan struct{}), make(chan struct{}, 2)
+	mgrDone := make(chan struct{})
 	go func() { _ = mgr.Start(mgrCtx); close(mgrDone) }()
-	for _, e := range []*jobexec.Executor{h.exec, h.agent} {
-		go func() { _ = e.Run(execCtx); execDone <- struct{}{} }()
-	}
-	t.Cleanup(func() {
+	h.stopResolver = func() {
 		stopMgr()
 		<-mgrDone
-		clearJobs(t)
-		stopExec()
-		<-execDone
-		<-execDone
-		require.Empty(t, h.exec.Violations(), "job spec assertions")
-		require.Empty(t, h.agent.Violations(), "snapshot agent assertions")
-	})
-	return h
+	}
 }
 
 // SetBehavior replaces the behavior of both executors.

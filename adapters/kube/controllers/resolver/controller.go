@@ -144,8 +144,9 @@ func (r *Reconciler) guardedResolve(ctx context.Context, cr *aicrv1alpha1.Cluste
 
 // SetupWithManager watches the ClusterRuntime (spec and annotation changes),
 // the operator's Jobs in the Job namespace, Node label changes and deleted
-// plan ConfigMaps (metadata only), all mapped to the one ClusterRuntime: one worker, as the
-// workqueue never hands one key to two workers at once.
+// plan, values and recipe ConfigMaps (metadata only), all mapped to the one
+// ClusterRuntime: one worker, as the workqueue never hands one key to two
+// workers at once.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toRuntime := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
@@ -155,14 +156,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return (ns == r.Config.JobNamespace || ns == r.Config.DiscoveryNamespace) &&
 			o.GetLabels()[aicrv1alpha1.LabelManagedBy] == aicrv1alpha1.ManagedByValue
 	})
-	// A deleted plan ConfigMap is resolved again (PLAN-7).
+	// A deleted plan ConfigMap is resolved again (PLAN-7); a deleted values or recipe
+	// ConfigMap of a plan is rebuilt or resolved again (repairRecorded).
 	lostPlans := predicate.Funcs{
 		CreateFunc:  func(event.CreateEvent) bool { return false },
 		UpdateFunc:  func(event.UpdateEvent) bool { return false },
 		GenericFunc: func(event.GenericEvent) bool { return false },
 		DeleteFunc: func(e event.DeleteEvent) bool {
-			return e.Object.GetNamespace() == r.Config.OperatorNamespace &&
-				e.Object.GetLabels()[aicrv1alpha1.LabelRole] == aicrv1alpha1.RolePlan
+			return e.Object.GetNamespace() == r.Config.OperatorNamespace && shared.IsPlanConfigMap(e.Object)
 		},
 	}
 	b := ctrl.NewControllerManagedBy(mgr).Named("resolver").

@@ -126,18 +126,23 @@ func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunt
 }
 
 // render finishes the resolution: a plan already recorded for the bundle
-// Job (the resolved-by label) is success without a new Job; otherwise the
+// Job (the resolved-by label) is success without a new Job, once its lost
+// values or recipe ConfigMaps, if any, are rebuilt (repairRecorded); otherwise,
+// and when a lost one cannot be proven, the
 // upgrade-check (when there is an active plan) and bundle Jobs run
 // (bundleStage), the plan is built and written with the bundle's reference,
 // and both Jobs are deleted once it is recorded.
 func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte, unlisted []string) *resOutcome {
 	args := shared.BundleArgs(cr)
 	name := shared.BundleJob(string(cr.UID), recipeName, args)
-	if digest, err := r.recordedPlan(ctx, cr, name); err != nil || digest != "" {
-		if err != nil {
-			return resTransient(err)
+	recorded, err := r.recordedPlan(ctx, cr, name)
+	if err != nil {
+		return resTransient(err)
+	}
+	if recorded != "" {
+		if out := r.repairRecorded(ctx, cr, recorded, recipe); out != nil {
+			return out
 		}
-		return resSuccess(digest)
 	}
 	check, out := r.upgradeCheck(ctx, cr, recipe)
 	if out != nil {
@@ -164,6 +169,11 @@ func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 			return resTransient(err)
 		}
 		return resStalled(stall)
+	}
+	if plan.Digest == recorded {
+		if out := r.stillLost(ctx, cr, recorded); out != nil {
+			return out
+		}
 	}
 	for _, job := range []string{name, check.job} {
 		if job == "" {

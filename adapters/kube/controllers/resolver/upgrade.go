@@ -57,7 +57,8 @@ func (r *Reconciler) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterR
 // activeRecipe returns the verified document of the active plan and, when use accepts that
 // document, its resolved recipe, verified against the digest the plan records; the recipe is nil
 // when there is nothing to compare: the plan's ConfigMap is gone (it is rebuilt from the engine
-// objects, without a recipe), it records no recipe, or its recipe ConfigMap is gone. A plan or
+// objects, without a recipe), its values ConfigMap is gone (it is rebuilt or resolved again:
+// repairRecorded), it records no recipe, or its recipe ConfigMap is gone. A plan or
 // recipe that does not verify stalls; purpose names what the recipe is read for.
 func (r *Reconciler) activeRecipe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, active, purpose string,
 	use func(*configdoc.Plan) bool) (*configdoc.Plan, []byte, *resOutcome) {
@@ -66,7 +67,7 @@ func (r *Reconciler) activeRecipe(ctx context.Context, cr *aicrv1alpha1.ClusterR
 	switch {
 	case err != nil:
 		return nil, nil, resTransient(err)
-	case stall != nil && stall.Reason == domain.StallPlanUnreadable && r.planMissing(ctx, active):
+	case stall != nil && stall.Reason == domain.StallPlanUnreadable && (r.planMissing(ctx, active) || r.valuesLost(ctx, cr, active)):
 		return nil, nil, nil
 	case stall != nil:
 		return nil, nil, resStalled(&domain.Stall{Reason: stall.Reason, Message: "active plan for " + purpose + ": " + stall.Message})
@@ -122,4 +123,15 @@ func (r *Reconciler) planMissing(ctx context.Context, digest string) bool {
 	}
 	err = r.Reader.Get(ctx, client.ObjectKey{Namespace: r.Config.OperatorNamespace, Name: name}, &corev1.ConfigMap{})
 	return apierrors.IsNotFound(err)
+}
+
+// valuesLost reports whether the values ConfigMap of the plan of digest does not exist.
+func (r *Reconciler) valuesLost(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string) bool {
+	_, parts, _, err := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace).Parts(ctx, digest, string(cr.UID))
+	for _, p := range parts {
+		if err == nil && p.Kind == domain.PartValues && p.State == domain.PartLost {
+			return true
+		}
+	}
+	return false
 }

@@ -98,6 +98,18 @@ func (p *PlanReader) configMap(ctx context.Context, digest string) (*corev1.Conf
 // for runtimeUID, with the stalls and errors of Document.
 func (p *PlanReader) fromConfigMap(ctx context.Context, cm *corev1.ConfigMap, stall *domain.Stall, err error,
 	digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
+	doc, stall, err := p.header(cm, stall, err, digest, runtimeUID)
+	if doc == nil {
+		return nil, stall, err
+	}
+	return p.withValues(ctx, cacheKey(cm), doc)
+}
+
+// header is fromConfigMap without the values: the decoded plan document of digest for
+// runtimeUID, checked as PLAN-5 and PLAN-6 have it, whose values a schema 2 plan keeps in its
+// values ConfigMap.
+func (p *PlanReader) header(cm *corev1.ConfigMap, stall *domain.Stall, err error,
+	digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, Unreadable("plan %s: ConfigMap %s/%s not found", digest, p.namespace, cm.Name), nil
@@ -121,7 +133,7 @@ func (p *PlanReader) fromConfigMap(ctx context.Context, cm *corev1.ConfigMap, st
 	if stored.DigestAnnotation != digest {
 		return nil, Unreadable("plan ConfigMap %s carries plan digest %s, not %s", name, stored.DigestAnnotation, digest), nil
 	}
-	return p.withValues(ctx, cacheKey(cm), plan)
+	return plan, nil, nil
 }
 
 func (p *PlanReader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, error) {

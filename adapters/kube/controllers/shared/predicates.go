@@ -1,13 +1,27 @@
 package shared
 
 import (
+	"strings"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 )
 
-// PlanConfigMaps selects plan ConfigMaps (label role=plan).
-var PlanConfigMaps = predicate.NewPredicateFuncs(func(o client.Object) bool {
-	return o.GetLabels()[aicrv1alpha1.LabelRole] == aicrv1alpha1.RolePlan
-})
+// PlanConfigMaps selects plan ConfigMaps (label role=plan) and the parts plans reference:
+// values ConfigMaps (role=values) and recipe ConfigMaps (role=recipe, named RecipePrefix...),
+// so a plan whose lost part was rebuilt is read again.
+var PlanConfigMaps = predicate.NewPredicateFuncs(IsPlanConfigMap)
+
+// IsPlanConfigMap reports whether o is a plan ConfigMap or a part a plan references (see
+// PlanConfigMaps); a kept recipe result is not.
+func IsPlanConfigMap(o client.Object) bool {
+	switch o.GetLabels()[aicrv1alpha1.LabelRole] {
+	case aicrv1alpha1.RolePlan, aicrv1alpha1.RoleValues:
+		return true
+	case aicrv1alpha1.RoleRecipe:
+		return strings.HasPrefix(o.GetName(), RecipePrefix)
+	}
+	return false
+}
