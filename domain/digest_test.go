@@ -17,7 +17,7 @@ import (
 // document), so they pin the encoding across processes and architectures.
 const (
 	goldenSmallDigest   = "sha256:26ee7d522e8fe4c245b88a9af2abdae4360c1e53a66a73af92d802a1fb3a3396"
-	goldenFixtureDigest = "sha256:d0c4ef6b9ae9934b28f3263cc6d3fcb04efe97ba06538baadca061ac929195eb"
+	goldenFixtureDigest = "sha256:417463d45c0fdf0f674982a78762cf3dc3e799ea091d42dac4dbabf2e5e3d33d"
 )
 
 func smallBundle() ports.Bundle {

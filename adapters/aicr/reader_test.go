@@ -122,7 +122,7 @@ func TestReadDir_ClusterValuesOverride(t *testing.T) {
 	driver := gpu.Values["driver"].(map[string]any)
 	assert.Equal(t, "580.105.08", driver["version"], "cluster-values.yaml is merged in")
 	assert.Equal(t, true, driver["useOpenKernelModules"], "values.yaml keys are kept")
-	assert.Equal(t, []string{"cert-manager", "kube-prometheus-stack", "skyhook-customizations"}, gpu.DependsOnComponents)
+	assert.Equal(t, []string{"cert-manager", "kube-prometheus-stack", "nodewright-customizations"}, gpu.DependsOnComponents)
 }
 
 func TestReadDir_LegacyBundlesAreReported(t *testing.T) {

@@ -29,7 +29,7 @@ func TestPlan_YAMLParsesBackAsTheJSON(t *testing.T) {
 			assert.NotEmpty(t, fromYAML["releases"])
 			var plan jsonPlan
 			require.NoError(t, yaml.Unmarshal([]byte(yamlOut), &plan))
-			assert.Equal(t, "sha256:d0c4ef6b9ae9934b28f3263cc6d3fcb04efe97ba06538baadca061ac929195eb", plan.DesiredStateDigest)
+			assert.Equal(t, "sha256:417463d45c0fdf0f674982a78762cf3dc3e799ea091d42dac4dbabf2e5e3d33d", plan.DesiredStateDigest)
 		})
 	}
 }

@@ -37,7 +37,7 @@ func TestPlan_Text(t *testing.T) {
 	t.Parallel()
 	out, err := run(t, "plan", "--bundle", v1Bundle)
 	require.NoError(t, err)
-	assert.Contains(t, out, "Plan:     sha256:d0c4ef6b9ae9934b28f3263cc6d3fcb04efe97ba06538baadca061ac929195eb")
+	assert.Contains(t, out, "Plan:     sha256:417463d45c0fdf0f674982a78762cf3dc3e799ea091d42dac4dbabf2e5e3d33d")
 	assert.Regexp(t, `9\s+gpu-operator\s+gpu-operator\s+https://helm.ngc.nvidia.com/nvidia gpu-operator\s+v25.10.1\s+sha256:2a78dc54c971`, out)
 	assert.NotContains(t, out, "Transition")
 }

@@ -448,3 +448,44 @@ func TestFact10_4_UpstreamEnv(t *testing.T) {
 		}
 	}
 }
+
+// 10.7: AICR v1 names the node-customization components nodewright-operator (chart
+// skyhook-operator, namespace skyhook) and nodewright-customizations. AICR's own install script
+// installs release nodewright-operator into skyhook, which the operator's reader reads as that
+// release of chart skyhook-operator; every v1 bundle the simulator plays uses the v1 names.
+func TestFact10_7_V1ComponentNames(t *testing.T) {
+	t.Parallel()
+	scripts := 0
+	for p, script := range referenceInstallScripts(t) {
+		if filepath.Base(filepath.Dir(p))[4:] != "nodewright-operator" {
+			continue
+		}
+		scripts++
+		assert.Contains(t, script, "helm upgrade --install --force-conflicts nodewright-operator ", p)
+		files, _ := bundleOf(t, p, script)
+		files[filepath.Base(filepath.Dir(p))+"/upstream.env"] = []byte("CHART='skyhook-operator'\n" +
+			"REPO='https://helm.ngc.nvidia.com/nvidia/skyhook'\nVERSION='v0.14.0'\n")
+		b, err := readBundle(files)
+		require.NoError(t, err, p)
+		require.Len(t, b.Releases, 1, p)
+		assert.Equal(t, "nodewright-operator", b.Releases[0].Name, p)
+		assert.Equal(t, "skyhook", b.Releases[0].Namespace, p)
+		assert.Equal(t, "skyhook-operator", b.Releases[0].Chart.Name, p)
+	}
+	require.Positive(t, scripts, "the reference holds no nodewright-operator folder")
+
+	for dir, files := range simulatedBundles(t) {
+		b, err := readBundle(files)
+		require.NoError(t, err, dir)
+		names := map[string]ports.BundleRelease{}
+		for _, r := range b.Releases {
+			assert.False(t, strings.HasPrefix(r.Component, "skyhook-"), "%s: %s is a 0.x name", dir, r.Component)
+			names[r.Component] = r
+		}
+		op, ok := names["nodewright-operator"]
+		require.True(t, ok, "%s has no nodewright-operator", dir)
+		assert.Equal(t, "skyhook", op.Namespace, dir)
+		assert.Equal(t, "skyhook-operator", op.Chart.Name, dir)
+		assert.Contains(t, names, "nodewright-customizations", dir)
+	}
+}
