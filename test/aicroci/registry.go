@@ -80,6 +80,19 @@ func (r RealBundles) BundleTarget(ctx context.Context) (ports.BundleTarget, erro
 	return r.Bundles.BundleTarget(ctx)
 }
 
+// Resolve resolves a reference of the bundle repository in the bundle registry, any other in
+// the Registry it wraps.
+func (r RealBundles) Resolve(ctx context.Context, ref string) (ports.Digest, error) {
+	target, err := r.Bundles.BundleTarget(ctx)
+	if err != nil {
+		return "", err
+	}
+	if strings.HasPrefix(ref, target.Repository+":") || strings.HasPrefix(ref, target.Repository+"@") {
+		return r.Bundles.Resolve(ctx, ref)
+	}
+	return r.Registry.Resolve(ctx, ref)
+}
+
 // PullBundle pulls from the bundle registry.
 func (r RealBundles) PullBundle(ctx context.Context, d ports.Digest) (fs.FS, error) {
 	return r.Bundles.PullBundle(ctx, d)

@@ -109,18 +109,10 @@ func forge(version string, art *aicroci.Artifact, refs func(pushed string) strin
 	return func(job *batchv1.Job, _ *corev1.ConfigMap) jobexec.Result {
 		pushed := ""
 		if art != nil {
-			args := jobexec.AICRArgs(job)
-			ref := strings.TrimPrefix(args[slices.Index(args, "-o")+1], "oci://")
-			i := strings.LastIndex(ref, ":")
-			repo, err := aicroci.Repository(ref[:i], true, auth.Credential{Username: pushUser, Password: pushPass})
-			if err != nil {
+			var err error
+			if pushed, err = pushTo(job, art, ""); err != nil {
 				return jobexec.Result{ExitCode: 8, Log: err.Error()}
 			}
-			desc, err := art.Push(context.Background(), repo, ref[i+1:])
-			if err != nil {
-				return jobexec.Result{ExitCode: 8, Log: err.Error()}
-			}
-			pushed = string(desc.Digest)
 		}
 		return jobexec.Result{Version: version, ImageRefs: refs(pushed)}
 	}
@@ -169,6 +161,67 @@ func TestResolved_BundleDigestIsUntrusted(t *testing.T) {
 }
 
 func withNewline(pushed string) string { return pushed + "\n" }
+
+// pushTo pushes art to repository:tag of the Job's -o with the push login and returns its digest.
+func pushTo(job *batchv1.Job, art *aicroci.Artifact, tag string) (string, error) {
+	args := jobexec.AICRArgs(job)
+	ref := strings.TrimPrefix(args[slices.Index(args, "-o")+1], "oci://")
+	i := strings.LastIndex(ref, ":")
+	repo, err := aicroci.Repository(ref[:i], true, auth.Credential{Username: pushUser, Password: pushPass})
+	if err != nil {
+		return "", err
+	}
+	if tag == "" {
+		tag = ref[i+1:]
+	}
+	desc, err := art.Push(context.Background(), repo, tag)
+	return string(desc.Digest), err
+}
+
+// TestResolved_BundleDigestBoundToTheJobsTag: a bundle Job pushes to a tag of its own run, so
+// the digest it reports must be the one that tag names. A report of an earlier bundle's digest
+// (a valid bundle of the repository, pushed under another tag) is refused, whether the Job
+// pushed its own bundle under its tag or nothing at all: AICRArtifactUnsupported naming the
+// tag, the Job kept, no plan written.
+func TestResolved_BundleDigestBoundToTheJobsTag(t *testing.T) {
+	earlier, err := aicroci.Bundle(map[string][]byte{"bundle-info.yaml": []byte("aicrVersion: 1.0.0\n")})
+	require.NoError(t, err)
+	own, err := aicroci.Bundle(map[string][]byte{"bundle-info.yaml": []byte("aicrVersion: 1.1.0\n")})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, contains string
+		pushOwn        bool
+	}{
+		{"its own bundle under its tag", ", names sha256:", true},
+		{"nothing under its tag", "is not in the registry", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+			bundles := serveBundleRegistry(t, pushPass)
+			behavior := func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
+				if job.Labels[jobs.KindLabel] != string(ports.JobBundle) {
+					return f.Behavior()(job, in)
+				}
+				replayed, err := pushTo(job, &earlier, "aicr-bundle-earlier")
+				if err != nil {
+					return jobexec.Result{ExitCode: 8, Log: err.Error()}
+				}
+				if tc.pushOwn {
+					if _, err := pushTo(job, &own, ""); err != nil {
+						return jobexec.Result{ExitCode: 8, Log: err.Error()}
+					}
+				}
+				return jobexec.Result{Version: f.Version, ImageRefs: replayed + "\n"}
+			}
+			start(t, options{version: "1.1.0", allowed: allowed, behavior: behavior, registry: realBundles{Registry: chartsPinned(t), Bundles: bundles.reg}})
+			createRuntime(t, runtimeSpec())
+			cond, live := resolvedWith(t, string(domain.StallAICRArtifactUnsupported), tc.contains)
+			assert.Contains(t, cond.Message, "the tag it pushe")
+			assert.Contains(t, cond.Message, ":aicr-bundle-")
+			assert.Empty(t, live.Status.CandidatePlanDigest)
+		})
+	}
+}
 
 // TestResolved_BundlePushCredential: the bundle Job pushes with the credential of its
 // run-scoped Secret only. A login the registry refuses makes AICR exit 4 and the resolution

@@ -21,7 +21,8 @@ var resImageRefs = regexp.MustCompile(`^(sha256:[a-f0-9]{64})\n?$`)
 // `-o oci://<registry>/bundles/cluster:<job name>` and `--image-refs`, under a run-scoped
 // credential Secret (RES-8); the digest it reports is untrusted: the bundle is pulled by that
 // digest through the Registry port, which verifies the artifact before it is unpacked, and
-// the reference is <registry>/bundles/cluster@<digest> (REG-1). Without a registry (only the
+// the reference is <registry>/bundles/cluster@<digest> (REG-1), once the Job's own tag is shown
+// to name that digest. Without a registry (only the
 // test suites run the resolver so; the operator refuses to start without one) the Job writes
 // the bundle to its output ConfigMap and the plan has no bundle reference. A bundle AICR
 // rejects for an override component the recipe does not list stalls with OverridePathUnknown.
@@ -66,7 +67,30 @@ func (r *Reconciler) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 	if err != nil {
 		return nil, "", resRegistryOutcome("pull the rendered bundle", err)
 	}
+	if out := r.checkBundleTag(ctx, target.Repository, name, digest); out != nil {
+		return nil, "", out
+	}
 	return bundle, target.Repository + "@" + string(digest), nil
+}
+
+// checkBundleTag proves that the digest bundle Job name reported is the bundle it pushed: the
+// Job pushes to <repository>:<its name>, a tag of its run alone, so the tag must name that
+// digest. An earlier bundle's digest replayed into this Job's report, or a tag that is gone or
+// moved, is refused as a digest that is not this run's.
+func (r *Reconciler) checkBundleTag(ctx context.Context, repository, name string, reported ports.Digest) *resOutcome {
+	tag := repository + ":" + name
+	tagged, err := r.Registry.Resolve(ctx, tag)
+	switch {
+	case errors.Is(err, ports.ErrArtifactNotFound):
+		return r.refuseBundle(ctx, name, fmt.Sprintf("aicr bundle job %s reported %s, but the tag it pushes, %s, is not in the registry",
+			name, reported, tag))
+	case err != nil:
+		return resRegistryOutcome("resolve the bundle job's tag", err)
+	case tagged != reported:
+		return r.refuseBundle(ctx, name, fmt.Sprintf("aicr bundle job %s reported %s, but the tag it pushed, %s, names %s",
+			name, reported, tag, tagged))
+	}
+	return nil
 }
 
 // refuseBundle keeps the bundle Job for inspection (RES-7) and stalls AICRArtifactUnsupported:
