@@ -65,7 +65,7 @@ func TestKeptObjectsSurviveAnArgoCDUninstall(t *testing.T) {
 		"Secret/aicr-registry",
 	}
 	for _, p := range []string{"aicr-operator-approval", "aicr-operator-engine-guard", "aicr-operator-job-configmaps",
-		"aicr-operator-job-workloads", "aicr-operator-plans", "aicr-operator-status"} {
+		"aicr-operator-job-workloads", "aicr-operator-plans", "aicr-operator-status", "aicr-operator-validation-run"} {
 		want = append(want, "ValidatingAdmissionPolicy/"+p, "ValidatingAdmissionPolicyBinding/"+p)
 	}
 	sort.Strings(want)
