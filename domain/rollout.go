@@ -149,6 +149,9 @@ type Environment struct {
 	ValidationImage string
 	// ValidationNamespace is where AICR runs the deployment checks (validate --namespace).
 	ValidationNamespace string
+	// ValidationPlacement is where `aicr validate` itself runs: the runtime's system node
+	// group (nil: anywhere).
+	ValidationPlacement *ports.JobPlacement
 	// ValidationRecipe is the target plan's validation recipe (PLAN-2), read while validation
 	// is Required or running; nil when the plan has none.
 	ValidationRecipe []byte

@@ -99,7 +99,8 @@ func validationAttempt(rollout, run string) int {
 }
 
 // validationJob is `aicr validate` of the deployment phase against the target plan's
-// validation recipe (PLAN-2), its snapshot agent and checks run in the validation namespace,
+// validation recipe (PLAN-2), placed as the environment says, its snapshot agent and checks
+// run in the validation namespace,
 // the agent from the same pinned AICR image (--image). It never fails on
 // failed checks (--fail-on-error=false): the CTRF report it writes to the job's output decides,
 // the exit code only says whether the run completed (docs/design/aicr-cli.md sections 4 and 8).
@@ -107,9 +108,10 @@ func (r *Rollout) validationJob(jobs ports.JobRunner, env Environment) ports.Job
 	name := r.status.ValidationRun
 	return ports.JobSpec{
 		Name: name, Kind: ports.JobValidate, Image: env.ValidationImage,
-		Args:   ValidationArgs(env.ValidationNamespace, env.ValidationImage, jobs.OutputRef(name)),
-		Inputs: map[string][]byte{validationRecipeFile: env.ValidationRecipe},
-		Owner:  ports.ReleaseOwner{RuntimeUID: r.spec.RuntimeUID, PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name},
+		Args:      ValidationArgs(env.ValidationNamespace, env.ValidationImage, jobs.OutputRef(name)),
+		Inputs:    map[string][]byte{validationRecipeFile: env.ValidationRecipe},
+		Owner:     ports.ReleaseOwner{RuntimeUID: r.spec.RuntimeUID, PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name},
+		Placement: env.ValidationPlacement,
 	}
 }
 

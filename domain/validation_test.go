@@ -44,14 +44,16 @@ func validating() domain.RolloutStatus {
 
 // TestAdvance_ValidationWritesEvidence: after the last step the rollout validates (RO-10) with
 // `aicr --log-json validate` against the plan's validation recipe mounted from the job's
-// inputs (PLAN-2), in the validation namespace, its snapshot agent from the same pinned AICR
-// image (--image), writing its CTRF report to the job's output;
+// inputs (PLAN-2), placed where the environment says, in the validation namespace, its
+// snapshot agent from the same pinned AICR image (--image), writing its CTRF report to the
+// job's output;
 // a passed report is stored in the evidence byte for byte with the rendered bundle's digest.
 func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 	t.Parallel()
 	p, r := newPorts(t)
 	e := env(t)
 	e.ValidationRequired, e.ValidationImage = true, "aicr@sha256:00"
+	e.ValidationPlacement = &ports.JobPlacement{NodeSelector: map[string]string{"pool": "system"}}
 	r.clock.Now().Return(t0).AnyTimes()
 	stepsWritten(r, spec(t).ToPlanDigest)
 	st := advance(t, p, rollout(t, spec(t), progressing(2)), e).Status
@@ -77,8 +79,9 @@ func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 			"--namespace", validationNamespace, "--image", "aicr@sha256:00",
 			"--fail-on-error=false", "-o", "cm://aicr-validation/" + job.Name + "-output",
 		},
-		Inputs: map[string][]byte{"recipe.yaml": []byte(validationRecipe)},
-		Owner:  ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: spec(t).ToPlanDigest, Rollout: rolloutName},
+		Inputs:    map[string][]byte{"recipe.yaml": []byte(validationRecipe)},
+		Owner:     ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: spec(t).ToPlanDigest, Rollout: rolloutName},
+		Placement: e.ValidationPlacement,
 	}, started)
 
 	report := ctrf(3, 2, 0, 1, 0, "operator-health", "passed", "expected-resources", "passed", "nccl", "skipped")

@@ -53,8 +53,10 @@ type JobSpec struct {
 	Credentials []byte
 	// Owner records the runtime UID and plan or rollout the job works for.
 	Owner ReleaseOwner
-	// Placement pins the job to nodes (nil: anywhere). The snapshot agent runs on a node of
-	// the accelerated group, so it reads that node (docs/design/aicr-cli.md section 5).
+	// Placement pins the job to nodes (nil: anywhere) unless the installation names nodes of
+	// its own for every job. The snapshot agent runs on a node of the accelerated group, so it
+	// reads that node (docs/design/aicr-cli.md section 5); every other job on the system group,
+	// away from the workloads of the accelerated nodes.
 	Placement *JobPlacement
 }
 

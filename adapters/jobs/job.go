@@ -91,7 +91,9 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 			},
 		},
 	}
-	placeJob(&job.Spec.Template.Spec, spec.Placement)
+	if len(pod.NodeSelector) == 0 {
+		placeJob(&job.Spec.Template.Spec, spec.Placement)
+	}
 	if imageRefsArgs(spec.Args) {
 		handBackImageRefs(&job.Spec.Template.Spec, r.cfg.CopierImage)
 	}
@@ -101,7 +103,8 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 	return job
 }
 
-// placeJob sets the Pod's node selector and tolerations from the spec's placement.
+// placeJob sets the Pod's node selector from the spec's placement and adds its tolerations.
+// It is used only when the installation names no node selector of its own.
 func placeJob(pod *corev1.PodSpec, pl *ports.JobPlacement) {
 	if pl == nil {
 		return

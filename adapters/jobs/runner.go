@@ -99,9 +99,10 @@ type PodSettings struct {
 	ActiveDeadlineSeconds int64
 	// Resources are the AICR container's requests and limits.
 	Resources corev1.ResourceRequirements
-	// NodeSelector is the Pod's nodeSelector.
+	// NodeSelector is the Pod's nodeSelector (chart value jobs.nodeSelector). When set it
+	// takes the place of a JobSpec's Placement; when empty the Placement decides.
 	NodeSelector map[string]string
-	// Tolerations are the Pod's tolerations.
+	// Tolerations are the Pod's tolerations, kept beside a Placement's own.
 	Tolerations []corev1.Toleration
 	// ImagePullSecrets name Secrets in the Job namespace the image is pulled with.
 	ImagePullSecrets []string

@@ -96,6 +96,8 @@ type Executor struct {
 	copier string
 	// serviceAccount is the identity every Job must run as.
 	serviceAccount string
+	// nodeSelector is the nodeSelector every Job's Pod must have (nil: not checked).
+	nodeSelector map[string]string
 	// agent marks the discovery namespace's executor: every Job is AICR's snapshot agent
 	// (ExpectSnapshotAgent, agent.go).
 	agent bool
@@ -148,6 +150,15 @@ func (e *Executor) ExpectServiceAccount(name string) {
 // before Run.
 func (e *Executor) ExpectCopierImage(image string) {
 	e.copier = image
+}
+
+// ErrMisplaced is the violation of a Job whose Pod is not placed where ExpectNodeSelector says.
+var ErrMisplaced = errors.New("job placed outside the expected node group")
+
+// ExpectNodeSelector sets the nodeSelector every Job's Pod must have: the node group the
+// installation places AICR's Jobs on. Call it before Run.
+func (e *Executor) ExpectNodeSelector(sel map[string]string) {
+	e.nodeSelector = sel
 }
 
 // SetBehavior replaces the behavior for Jobs not yet played and plays held Jobs again.

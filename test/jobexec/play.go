@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -185,6 +186,9 @@ func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object, serviceAcc
 	}
 	check(pod.ServiceAccountName == serviceAccount, "serviceAccountName %q, want %q", pod.ServiceAccountName, serviceAccount)
 	check(pod.RestartPolicy == corev1.RestartPolicyNever, "restartPolicy %q", pod.RestartPolicy)
+	if e.nodeSelector != nil && !maps.Equal(pod.NodeSelector, e.nodeSelector) {
+		errs = append(errs, fmt.Errorf("nodeSelector %v, want %v: %w", pod.NodeSelector, e.nodeSelector, ErrMisplaced))
+	}
 	ttl := job.Spec.TTLSecondsAfterFinished
 	check(ttl != nil && (*ttl == jobs.TTLFinished || *ttl == jobs.TTLStalled), "ttlSecondsAfterFinished %v", ttl)
 	for _, o := range objs {

@@ -62,6 +62,8 @@ func start(t testing.TB, o options) *harness {
 	var err error
 	h.exec, err = jobexec.New(restConfig, scheme, jobNS, image, o.behavior)
 	require.NoError(t, err)
+	// AICR's Jobs run on the runtime's system node group, the agent on the accelerated one.
+	h.exec.ExpectNodeSelector(map[string]string{"aicr.test/pool": "system"})
 	h.agent, err = jobexec.New(restConfig, scheme, discoveryNS, image, o.behavior)
 	require.NoError(t, err)
 	h.agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)

@@ -37,7 +37,7 @@ func setupValidationNamespace(t *testing.T) {
 // TestRolloutValidationJobLifecycle runs deployment validation as real Jobs on the API server,
 // played by test/jobexec (RES-7): once the rollout recorded a passing report as evidence the
 // Job goes, in the foreground with its run-scoped ConfigMaps; the Job of a failed validation
-// stays seven days.
+// stays seven days. The Job runs on the runtime's system node group.
 func TestRolloutValidationJobLifecycle(t *testing.T) {
 	setupValidationNamespace(t)
 	for _, tc := range []struct {
@@ -61,6 +61,8 @@ func TestRolloutValidationJobLifecycle(t *testing.T) {
 				})
 			require.NoError(t, err)
 			exec.ExpectServiceAccount(validationIdentity)
+			// aicr validate, cluster-admin, runs on the runtime's system node group.
+			exec.ExpectNodeSelector(map[string]string{"example.com/pool": "system"})
 			execCtx, stop := context.WithCancel(ctx)
 			done := make(chan struct{})
 			go func() { _ = exec.Run(execCtx); close(done) }()

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
@@ -195,8 +196,9 @@ func (w *world) heldJobOutput(t *testing.T, name string) *corev1.ConfigMap {
 	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage, CopierImage: jobexec.CopierImage}, operator(), operator())
 	require.NoError(t, err)
 	_, err = runner.Start(ctx, ports.JobSpec{Name: name, Kind: ports.JobRecipe, Image: aicrImage,
-		Args:  []string{"--log-json", "recipe", "-o", runner.OutputRef(name)},
-		Owner: ports.ReleaseOwner{RuntimeUID: string(liveRuntime(t).UID)}})
+		Args:      []string{"--log-json", "recipe", "-o", runner.OutputRef(name)},
+		Owner:     ports.ReleaseOwner{RuntimeUID: string(liveRuntime(t).UID)},
+		Placement: shared.JobPlacement(jobexec.FixtureRuntimeSpec().Placement.System)})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, runner.Delete(ctx, ports.JobRef{Name: name}))

@@ -88,6 +88,7 @@ func start() (*world, error) {
 	if w.exec, err = jobexec.New(controlPlane.Config, scheme, jobsNS, aicrImage, playAICR(f, overridden)); err != nil {
 		return nil, err
 	}
+	w.exec.ExpectNodeSelector(systemNodes())
 	if w.agent, err = jobexec.New(controlPlane.Config, scheme, discoveryNS, aicrImage, f.Behavior()); err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func (r *Reconciler) discover(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 func (r *Reconciler) snapshotStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string) ([]byte, *resOutcome) {
 	snapshot, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobSnapshot, Name: name, KeepRole: aicrv1alpha1.RoleSnapshot,
-		Args: shared.SnapshotArgs(r.Snapshots.OutputRef(name)), Placement: resAgentPlacement(cr),
+		Args: shared.SnapshotArgs(r.Snapshots.OutputRef(name)), Placement: shared.JobPlacement(cr.Spec.Placement.Accelerated),
 	})
 	if out != nil {
 		return nil, out
@@ -255,18 +255,4 @@ func (r *Reconciler) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (re
 	}
 	built.validationRecipe, _ = fs.ReadFile(files, "recipe.yaml")
 	return built, nil
-}
-
-// resAgentPlacement places the snapshot agent on the accelerated group (docs/design/aicr-cli.md section
-// 5): its node selector and tolerations, so the agent reads a GPU node.
-func resAgentPlacement(cr *aicrv1alpha1.ClusterRuntime) *ports.JobPlacement {
-	sel := cr.Spec.Placement.Accelerated
-	pl := &ports.JobPlacement{NodeSelector: map[string]string{}}
-	for k, v := range sel.NodeSelector {
-		pl.NodeSelector[k] = string(v)
-	}
-	for _, t := range sel.Tolerations {
-		pl.Tolerations = append(pl.Tolerations, ports.JobToleration{Key: t.Key, Operator: string(t.Operator), Value: t.Value, Effect: string(t.Effect)})
-	}
-	return pl
 }

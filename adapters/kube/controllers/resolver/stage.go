@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -52,13 +53,16 @@ func resTransient(err error) *resOutcome {
 	}
 }
 
-// runStage runs the stage through the app's StageRunner, records what it did as Events and
-// returns the stage's result files, or the outcome to report while the Job runs or after it
-// failed.
+// runStage runs the stage through the app's StageRunner, on the system node group unless the
+// stage names its own, records what it did as Events and returns the stage's result files, or
+// the outcome to report while the Job runs or after it failed.
 func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) (fs.FS, *resOutcome) {
 	jobs := r.Jobs
 	if st.Kind == ports.JobSnapshot {
 		jobs = r.Snapshots
+	}
+	if st.Placement == nil {
+		st.Placement = shared.JobPlacement(cr.Spec.Placement.System)
 	}
 	run := app.StageRunner{Jobs: jobs, Image: r.Config.Image, AICRVersion: r.Config.AICRVersion, Clock: r.Clock}.Run(ctx, string(cr.UID), st)
 	for _, e := range run.Events {

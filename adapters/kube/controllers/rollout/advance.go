@@ -33,6 +33,7 @@ func (r *Reconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRo
 		return env, nil, fmt.Errorf("get ClusterRuntime: %w", err)
 	}
 	env.RuntimeUID = string(cr.UID)
+	env.ValidationPlacement = shared.JobPlacement(cr.Spec.Placement.System)
 	env.TargetPlanDigest = shared.TargetPlanDigest(cr)
 	env.ValidationRequired = cr.Spec.Validation.Deployment != aicrv1alpha1.ValidationDisabled
 	env.SuspendEngine, env.Paused, env.Deleting = cr.Spec.SuspendEngine, cr.Spec.Paused, !cr.DeletionTimestamp.IsZero()
