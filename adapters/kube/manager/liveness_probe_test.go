@@ -22,12 +22,13 @@ import (
 	"github.com/nvidia/aicr-operator/mocks"
 )
 
-// healthz returns the status code and body of the manager's /healthz, polling until the
-// probe server answers (it starts with the manager, asynchronously).
-func healthz(ctx context.Context, t *testing.T, addr string) (int, string) {
+// probe returns the status code and body of the manager's probe endpoint path (/healthz,
+// /readyz), polling until the probe server answers (it starts with the manager,
+// asynchronously).
+func probe(ctx context.Context, t *testing.T, addr, path string) (int, string) {
 	t.Helper()
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/healthz?verbose", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path+"?verbose", nil)
 		require.NoError(t, err)
 		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
@@ -44,7 +45,7 @@ func healthz(ctx context.Context, t *testing.T, addr string) (int, string) {
 }
 
 // TestManagerRunsReconcilesUnderADeadlineAndProbesThem: every reconcile's context carries the
-// manager's reconcile deadline, and /healthz fails while a tracked reconcile has been in flight
+// manager's reconcile deadline, /readyz passes once the caches synced, and /healthz fails while a tracked reconcile has been in flight
 // longer than the liveness bound, then passes again once it completed.
 func TestManagerRunsReconcilesUnderADeadlineAndProbesThem(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -78,22 +79,25 @@ func TestManagerRunsReconcilesUnderADeadlineAndProbesThem(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mgrCtx) }()
 
-	code, body := healthz(ctx, t, addr)
+	code, body := probe(ctx, t, addr, "/healthz")
 	require.Equal(t, http.StatusOK, code, "idle: %s", body)
+	code, body = probe(ctx, t, addr, "/readyz")
+	require.Equal(t, http.StatusOK, code, "ready once the caches synced: %s", body)
+	assert.Contains(t, body, "[+]caches ok")
 	require.NoError(t, admin.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 		Name: "plan", Namespace: operatorNS, Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan}}}))
 	assert.True(t, <-deadlines, "the reconcile runs under a deadline")
-	code, body = healthz(ctx, t, addr)
+	code, body = probe(ctx, t, addr, "/healthz")
 	assert.Equal(t, http.StatusOK, code, "a fresh reconcile in flight: %s", body)
 
 	now.add(6*time.Minute + time.Second)
-	code, body = healthz(ctx, t, addr)
+	code, body = probe(ctx, t, addr, "/healthz")
 	assert.Equal(t, http.StatusInternalServerError, code)
 	assert.Contains(t, body, "[-]reconciles failed")
 
 	close(release)
 	assert.Eventually(t, func() bool { // the reconcile returns asynchronously
-		code, _ := healthz(ctx, t, addr)
+		code, _ := probe(ctx, t, addr, "/healthz")
 		return code == http.StatusOK
 	}, 30*time.Second, 50*time.Millisecond, "healthy once the reconcile completed")
 	stop()

@@ -1,7 +1,7 @@
 // Package manager builds the operator's controller-runtime manager: leader election with a
 // Lease in the operator namespace, metrics (HTTPS, authenticated and authorized by the API
 // server unless turned off) and health endpoints (liveness fails while a reconcile is stuck past
-// its bound, Liveness), a deadline on every reconcile, graceful shutdown, and
+// its bound, Liveness; readiness until the caches synced), a deadline on every reconcile, graceful shutdown, and
 // caches limited to the operator's own labelled objects, so unrelated ConfigMaps are never
 // cached and Secrets (and the engine objects the operator only reads by name) are never
 // listed, watched or cached (CH-4, OPS-2).
@@ -165,7 +165,7 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 			return nil, fmt.Errorf("add reconcile liveness check: %w", err)
 		}
 	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+	if err := mgr.AddReadyzCheck("caches", cachesSynced(mgr.GetCache())); err != nil {
 		return nil, fmt.Errorf("add readiness check: %w", err)
 	}
 	return mgr, nil
