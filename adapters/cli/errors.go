@@ -22,6 +22,20 @@ var (
 	ErrNotAwaitingAcknowledgement = errors.New("is not waiting for an acknowledgement")
 	// ErrAlreadyAcknowledged refuses a second acknowledgement of a release.
 	ErrAlreadyAcknowledged = errors.New("is already acknowledged")
+	// ErrRuntimeDeleting refuses a change of a ClusterRuntime that is being deleted.
+	ErrRuntimeDeleting = errors.New("is being deleted")
+	// ErrNothingToRetry refuses a retry when the last rollout did not fail, expire or get revoked.
+	ErrNothingToRetry = errors.New("has nothing to retry")
+	// ErrAlreadyRequested refuses a request whose value is already set.
+	ErrAlreadyRequested = errors.New("was already requested")
+	// ErrAlreadyPaused refuses pause of a paused runtime.
+	ErrAlreadyPaused = errors.New("is already paused")
+	// ErrNotPaused refuses resume of a runtime that is not paused.
+	ErrNotPaused = errors.New("is not paused")
+	// ErrAlreadySuspended refuses suspend of a runtime whose engine is suspended.
+	ErrAlreadySuspended = errors.New("already has its engine suspended")
+	// ErrNotSuspended refuses unsuspend of a runtime whose engine is not suspended.
+	ErrNotSuspended = errors.New("does not have its engine suspended")
 	// ErrReasonRequired refuses approve and revoke without --reason.
 	ErrReasonRequired = errors.New("--reason is required")
 	// ErrReasonTooLong refuses a --reason longer than MaxReasonLength.

@@ -13,6 +13,10 @@ const rootExample = `  # What an approver decides on, then approve it for two ho
   kubectl aicr revoke rollout-3f9a1c0d2b7e4a51-1 --reason "Training job not checkpointed"
   kubectl aicr acknowledge rollout-3f9a1c0d2b7e4a51-1 --context prod --as alice --as-group approvers
 
+  # Hold new rollouts, then retry the failed one once the cause is fixed
+  kubectl aicr pause
+  kubectl aicr retry
+
   # Re-render the active plan's bundle with the AICR CLI and compare
   kubectl aicr reproduce --operator-namespace aicr-system --dir aicr-reproduce
 

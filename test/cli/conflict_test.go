@@ -24,8 +24,8 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // runRacing runs kubectl aicr as user at the suite's clock, and runs write once, just before
-// the command's first patch of a rollout reaches the API server: the rollout changes between
-// the command's read and its write. It returns how many patches the command sent.
+// the command's first patch of a rollout or of the ClusterRuntime reaches the API server: the
+// object changes between the command's read and its write. It returns how many patches the command sent.
 func runRacing(write func(), user string, args ...string) (result, int) {
 	var (
 		once    sync.Once
@@ -35,7 +35,7 @@ func runRacing(write func(), user string, args ...string) (result, int) {
 	wrap := func(cfg *rest.Config) *rest.Config {
 		cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
 			return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-				if req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/runtimerollouts/") {
+				if req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/apis/"+aicrv1alpha1.GroupVersion.Group+"/") {
 					once.Do(write)
 					mu.Lock()
 					patches++

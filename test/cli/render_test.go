@@ -16,6 +16,8 @@ const (
 	approverGroup = "gpu-platform-approvers"
 	editorUser    = "editor-eve"
 	strangerUser  = "stranger-sam"
+	// platformUser may patch the ClusterRuntime, and nothing of the approvers'.
+	platformUser = "platform-pat"
 )
 
 // operatorGroups are the groups the API server gives the operator's ServiceAccount.

@@ -128,10 +128,20 @@ func startSuite() error {
 }
 
 // editorGrants let editor-eve read and patch rollouts without the approve subresource, so
-// her requests reach the approval admission policy.
+// her requests reach the approval admission policy, and platform-pat read and patch the
+// ClusterRuntime, as a platform team's role would.
 func editorGrants() []client.Object {
 	name := "test-rollout-editor"
 	return []client.Object{
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "test-runtime-editor"}, Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{aicrv1alpha1.GroupVersion.Group}, Resources: []string{"clusterruntimes"},
+			Verbs: []string{"get", "patch"},
+		}}},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "test-runtime-editor"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "test-runtime-editor"},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: platformUser}},
+		},
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{aicrv1alpha1.GroupVersion.Group}, Resources: []string{"runtimerollouts"},
 			Verbs: []string{"get", "list", "patch"},
