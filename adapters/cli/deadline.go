@@ -27,9 +27,6 @@ func (o *Options) preflight(cmd *cobra.Command) error {
 // withDeadline starts the command's deadline: --request-timeout, or none when it is 0 (as
 // kubectl's "0 means no timeout").
 func (o *Options) withDeadline(parent context.Context) (context.Context, context.CancelFunc) {
-	if parent == nil {
-		parent = context.Background()
-	}
 	if o.Timeout == 0 {
 		return context.WithCancel(parent)
 	}

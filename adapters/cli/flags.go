@@ -28,6 +28,8 @@ type commandFlags struct {
 	bundle       string
 	from         string
 	output       string
+	watch        bool
+	timeout      time.Duration
 	// operatorNamespace is --operator-namespace; -n/--namespace keeps its kubectl meaning.
 	operatorNamespace string
 }
@@ -51,6 +53,10 @@ func (o *Options) addFlags(fs *pflag.FlagSet) {
 		"plan: directory of the bundle rolled out now; prints the transition's steps")
 	fs.StringVarP(&o.flags.output, "output", "o", outputText,
 		`describe, plan: output format, "text", "json" or "yaml"`)
+	fs.BoolVarP(&o.flags.watch, "watch", "w", false,
+		"status: follow the rollout, a line per change, until it ends or stalls")
+	fs.DurationVar(&o.flags.timeout, "timeout", 0,
+		"status -w: how long to follow the rollout (e.g. 1h); 0 follows it until it ends")
 }
 
 // namespace is the operator namespace: --operator-namespace, else aicr-system (never -n or

@@ -58,11 +58,14 @@ func (o *Options) clients() (Clients, error) {
 
 // session is one command's connection to the API server: its clients and its deadline.
 type session struct {
-	ctx  context.Context
-	host string
-	o    *Options
-	dyn  dynamic.Interface
-	core kubernetes.Interface
+	ctx context.Context
+	// parent is the command's context without the deadline: status -w follows a rollout
+	// beyond --request-timeout.
+	parent context.Context
+	host   string
+	o      *Options
+	dyn    dynamic.Interface
+	core   kubernetes.Interface
 	// user is who the API server said the caller is, once asked.
 	user string
 }
@@ -74,8 +77,11 @@ func (o *Options) connect(parent context.Context) (*session, context.CancelFunc,
 	if err != nil {
 		return nil, nil, err
 	}
+	if parent == nil {
+		parent = context.Background()
+	}
 	ctx, cancel := o.withDeadline(parent)
-	return &session{ctx: ctx, host: c.Host, o: o, dyn: c.Dynamic, core: c.Kube}, cancel, nil
+	return &session{ctx: ctx, parent: parent, host: c.Host, o: o, dyn: c.Dynamic, core: c.Kube}, cancel, nil
 }
 
 // check turns an error of an API call into the error the user sees: a deadline names the

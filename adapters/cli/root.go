@@ -7,6 +7,7 @@ import "github.com/spf13/cobra"
 var subcommands = append([]func(*Options) *cobra.Command{
 	newPlanCommand,
 	newDescribeCommand,
+	newStatusCommand,
 	newApproveCommand,
 	newRevokeCommand,
 	newAcknowledgeCommand,

@@ -9,6 +9,9 @@ const rootExample = `  # What an approver decides on, then approve it for two ho
   kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1
   kubectl aicr approve rollout-3f9a1c0d2b7e4a51-1 --expires 2h --reason "Maintenance window"
 
+  # Follow a rollout until it ends; exits 1 if it fails or stalls
+  kubectl aicr status rollout-3f9a1c0d2b7e4a51-1 -w --timeout 2h
+
   # Revoke, or acknowledge the recorded steps of the release a rollout waits on
   kubectl aicr revoke rollout-3f9a1c0d2b7e4a51-1 --reason "Training job not checkpointed"
   kubectl aicr acknowledge rollout-3f9a1c0d2b7e4a51-1 --context prod --as alice --as-group approvers
