@@ -2,7 +2,22 @@ package domain
 
 import "github.com/nvidia/aicr-operator/ports"
 
-// ApprovalRequired decides whether a transition needs an approver (RO-8).
+// ApprovalRequired decides whether a transition needs an approver (RO-8): whether
+// ApprovalReasons names any.
+func ApprovalRequired(initial bool, steps []Step) bool {
+	return len(ApprovalReasons(initial, steps)) > 0
+}
+
+// ApprovalReason is why one step needs an approver.
+type ApprovalReason struct {
+	// Release is the step's release ID.
+	Release string `json:"release"`
+	// Why is the rule the step meets, in words ("changes CRDs", "upgrade assessed manual").
+	Why string `json:"why"`
+}
+
+// ApprovalReasons lists, step by step, why a transition needs an approver; none when it rolls
+// out unattended.
 // Decision (the product's documents leave the exact rule open): a transition needs
 // approval when any step
 //   - removes or adopts a release (data-plane impact, not re-creatable by a rollback),
@@ -20,16 +35,46 @@ import "github.com/nvidia/aicr-operator/ports"
 //
 // Install and Verify steps, and Upgrades assessed "safe" whose values change only as
 // AICR renders the new version, roll out unattended.
-func ApprovalRequired(initial bool, steps []Step) bool {
+func ApprovalReasons(initial bool, steps []Step) []ApprovalReason {
+	var out []ApprovalReason
 	for _, s := range steps {
-		switch {
-		case s.Operation == OpRemove, s.Operation == OpAdopt, s.ChangesCRDs, s.ValuesChange != "":
-			return true
-		case initial && s.Operation != OpInstall && s.Operation != OpVerify:
-			return true
-		case s.Operation == OpUpgrade && s.Assessment != ports.VerdictSafe:
-			return true
+		for _, why := range stepApprovalReasons(initial, s) {
+			out = append(out, ApprovalReason{Release: s.Release.ID, Why: why})
 		}
 	}
-	return false
+	return out
+}
+
+// stepApprovalReasons is every rule of ApprovalReasons that s meets.
+func stepApprovalReasons(initial bool, s Step) []string {
+	var why []string
+	switch s.Operation {
+	case OpRemove:
+		why = append(why, "removes the release")
+	case OpAdopt:
+		why = append(why, "adopts the release")
+	case OpUpgrade:
+		if s.Assessment != ports.VerdictSafe {
+			why = append(why, "upgrade "+verdictText(s.Assessment))
+		}
+	}
+	if initial && s.Operation != OpInstall && s.Operation != OpVerify && s.Operation != OpRemove &&
+		s.Operation != OpAdopt {
+		why = append(why, "initial install: "+string(s.Operation)+" step")
+	}
+	if s.ChangesCRDs {
+		why = append(why, "changes CRDs")
+	}
+	if s.ValuesChange != "" {
+		why = append(why, s.ValuesChange)
+	}
+	return why
+}
+
+// verdictText names an upgrade-check verdict that is not "safe".
+func verdictText(v ports.UpgradeVerdict) string {
+	if v == "" {
+		return "without an upgrade-check verdict"
+	}
+	return "assessed " + string(v)
 }

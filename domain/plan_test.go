@@ -151,33 +151,6 @@ func TestPlanTransition_Assessments(t *testing.T) {
 	assert.True(t, last.AcknowledgeBeforeApply)
 }
 
-func TestApprovalRequired(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		initial bool
-		steps   []domain.Step
-		want    bool
-	}{
-		{"install only", true, []domain.Step{{Operation: domain.OpInstall}}, false},
-		{"verify and safe upgrade", false, []domain.Step{{Operation: domain.OpVerify},
-			{Operation: domain.OpUpgrade, Assessment: ports.VerdictSafe}}, false},
-		{"unassessed upgrade", false, []domain.Step{{Operation: domain.OpUpgrade}}, true},
-		{"unknown upgrade", false, []domain.Step{{Operation: domain.OpUpgrade, Assessment: ports.VerdictUnknown}}, true},
-		{"remove", false, []domain.Step{{Operation: domain.OpRemove}}, true},
-		{"adopt", true, []domain.Step{{Operation: domain.OpAdopt}}, true},
-		{"crd change", false, []domain.Step{{Operation: domain.OpInstall, ChangesCRDs: true}}, true},
-		{"safe upgrade whose values an override changed", false, []domain.Step{{Operation: domain.OpUpgrade,
-			Assessment: ports.VerdictSafe, ValuesChange: "values changed by overrides: gpu-operator:driver.repository"}}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, domain.ApprovalRequired(tt.initial, tt.steps))
-		})
-	}
-}
-
 func release(name string) ports.BundleRelease {
 	return ports.BundleRelease{
 		Name: name, Component: name, Namespace: "ns", Kind: ports.KindUpstream,

@@ -25,7 +25,8 @@ func newDescribeCommand(o *Options) *cobra.Command {
 		short: "Print what an approver decides on about a rollout",
 		long: "Prints the rollout, its runtime UID and transition; its phase, outcome, deadline, approval, message and\n" +
 			"starting inventory; every step, with, next to AICR's assessment, a values change AICR's verdict does not\n" +
-			"cover (overrides or placement that changed the release's values); AICR's upgrade-check report from the operator namespace (--operator-namespace), verified\n" +
+			"cover (overrides or placement that changed the release's values); why the rollout needs an approver, by\n" +
+			"release and rule; AICR's upgrade-check report from the operator namespace (--operator-namespace), verified\n" +
 			"against the digest the rollout records (else Assessment: none); under Recorded steps each transition\n" +
 			"record's precondition (before:) and steps; and each acknowledgement already given.\n" +
 			"-o json and -o yaml print the same facts as fields.",

@@ -3,25 +3,27 @@ package cli
 import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/domain"
 )
 
 // describeDocument is what describe prints, for -o json and -o yaml: the same facts as the
 // text, as fields instead of sentences.
 type describeDocument struct {
-	Rollout           string                 `json:"rollout"`
-	RuntimeUID        string                 `json:"runtimeUID"`
-	FromPlanDigest    string                 `json:"fromPlanDigest,omitempty"`
-	ToPlanDigest      string                 `json:"toPlanDigest"`
-	Phase             string                 `json:"phase,omitempty"`
-	Outcome           string                 `json:"outcome,omitempty"`
-	Deadline          string                 `json:"deadline"`
-	ApprovalRequired  bool                   `json:"approvalRequired"`
-	Approval          *aicrv1alpha1.Approval `json:"approval,omitempty"`
-	Message           string                 `json:"message,omitempty"`
-	StartingInventory describeInventory      `json:"startingInventory"`
-	Steps             []describeStep         `json:"steps"`
-	AssessmentDigest  string                 `json:"assessmentDigest,omitempty"`
-	Assessment        *configdoc.Report      `json:"assessment,omitempty"`
+	Rollout           string                  `json:"rollout"`
+	RuntimeUID        string                  `json:"runtimeUID"`
+	FromPlanDigest    string                  `json:"fromPlanDigest,omitempty"`
+	ToPlanDigest      string                  `json:"toPlanDigest"`
+	Phase             string                  `json:"phase,omitempty"`
+	Outcome           string                  `json:"outcome,omitempty"`
+	Deadline          string                  `json:"deadline"`
+	ApprovalRequired  bool                    `json:"approvalRequired"`
+	ApprovalReasons   []domain.ApprovalReason `json:"approvalReasons,omitempty"`
+	Approval          *aicrv1alpha1.Approval  `json:"approval,omitempty"`
+	Message           string                  `json:"message,omitempty"`
+	StartingInventory describeInventory       `json:"startingInventory"`
+	Steps             []describeStep          `json:"steps"`
+	AssessmentDigest  string                  `json:"assessmentDigest,omitempty"`
+	Assessment        *configdoc.Report       `json:"assessment,omitempty"`
 }
 
 // describeInventory is the starting inventory: the digest the spec records and the size the
@@ -50,7 +52,8 @@ func newDescribeDocument(ro *aicrv1alpha1.RuntimeRollout, report *configdoc.Repo
 		FromPlanDigest: ro.Spec.FromPlanDigest, ToPlanDigest: ro.Spec.ToPlanDigest,
 		Phase: string(ro.Status.Phase), Outcome: ro.Labels[aicrv1alpha1.LabelOutcome],
 		Deadline: timestamp(ro.Spec.Deadline.Time), ApprovalRequired: ro.Spec.ApprovalRequired,
-		Approval: ro.Spec.Approval, Message: ro.Status.Message,
+		ApprovalReasons: approvalReasons(ro, changes),
+		Approval:        ro.Spec.Approval, Message: ro.Status.Message,
 		StartingInventory: describeInventory{
 			Digest: ro.Spec.StartingInventoryDigest,
 			Size:   ro.Annotations[aicrv1alpha1.AnnotationStartingInventorySize],
