@@ -57,6 +57,7 @@ func stepApprovalReasons(initial bool, s Step) []string {
 		if s.Assessment != ports.VerdictSafe {
 			why = append(why, "upgrade "+verdictText(s.Assessment))
 		}
+	case OpInstall, OpVerify:
 	}
 	if initial && s.Operation != OpInstall && s.Operation != OpVerify && s.Operation != OpRemove &&
 		s.Operation != OpAdopt {

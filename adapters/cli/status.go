@@ -49,8 +49,8 @@ func runStatus(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.o.say("%s", statusLine(ro)); err != nil {
-		return err
+	if printErr := s.o.say("%s", statusLine(ro)); printErr != nil {
+		return printErr
 	}
 	_, err = judge(ro)
 	return err

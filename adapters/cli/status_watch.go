@@ -37,8 +37,8 @@ func (s *session) follow(name string) error {
 		if err != nil {
 			return f.stopped(ctx, err)
 		}
-		if done, err := f.observe(ro); done || err != nil {
-			return err
+		if done, judged := f.observe(ro); done || judged != nil {
+			return judged
 		}
 		w, err := watchtools.NewRetryWatcherWithContext(ctx, ro.ResourceVersion, rolloutWatcher{s: s, name: name})
 		if err != nil {
@@ -105,9 +105,9 @@ func (f *follower) onEvent(ev watch.Event) (bool, error) {
 			return true, fmt.Errorf("decode rollout %s: %w", f.name, err)
 		}
 		return f.observe(ro)
-	default:
-		return false, nil
+	case watch.Bookmark:
 	}
+	return false, nil
 }
 
 // stopped turns why the follow stopped into its error: --timeout passing names the last line.

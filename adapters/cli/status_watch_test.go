@@ -14,13 +14,8 @@ import (
 // ends the follow with it.
 func TestFollower_ErrorEvents(t *testing.T) {
 	f := &follower{name: "rollout-1"}
-	gone := apierrors.NewGone("too old resource version: 1 (42)").ErrStatus
-	done, err := f.onEvent(watch.Event{Type: watch.Error, Object: &gone})
-	assert.True(t, done)
-	require.ErrorIs(t, err, errReread)
-
 	expired := apierrors.NewResourceExpired("resource version 1 expired").ErrStatus
-	done, err = f.onEvent(watch.Event{Type: watch.Error, Object: &expired})
+	done, err := f.onEvent(watch.Event{Type: watch.Error, Object: &expired})
 	assert.True(t, done)
 	require.ErrorIs(t, err, errReread)
 
