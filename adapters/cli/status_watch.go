@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/klog/v2"
@@ -51,15 +52,24 @@ func (s *session) follow(name string) error {
 	}
 }
 
-// follower is one status -w: the line it printed last.
+// follower is one status -w: the rollout it follows (its UID, once read) and the line it
+// printed last.
 type follower struct {
 	s    *session
 	name string
+	uid  types.UID
 	last string
 }
 
-// observe prints ro's line when it changed and reports whether judge decided on ro.
+// observe prints ro's line when it changed and reports whether judge decided on ro. A rollout
+// of the same name with another UID ends the follow: the one followed was deleted.
 func (f *follower) observe(ro *aicrv1alpha1.RuntimeRollout) (bool, error) {
+	if f.uid == "" {
+		f.uid = ro.UID
+	}
+	if ro.UID != f.uid {
+		return true, fmt.Errorf("rollout %s %w; another rollout (uid %s) has its name now", f.name, ErrRolloutDeleted, ro.UID)
+	}
 	if line := statusLine(ro); line != f.last {
 		if err := f.s.o.say("%s", line); err != nil {
 			return true, err
