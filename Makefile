@@ -85,7 +85,7 @@ e2e-tools: envtest ## Build the end-to-end cluster (controller-manager, schedule
 
 .PHONY: e2e
 e2e: e2e-tools ## End-to-end suite with the real Argo CD controllers (test/e2e, the walkthrough with real Argo CD).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -tags e2e -count=1 -timeout 40m -run 'E2E|RealArgoCD|ArgoCDSyncs' ./test/e2e/... ./test/demo/
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -tags e2e -count=1 -timeout 40m -run 'E2E|RealArgoCD|ArgoCDSyncs|Helm4' ./test/e2e/... ./test/demo/
 
 .PHONY: test
 # The timeout is the package's, not the run's: test/faults, the longest suite, takes about 8

@@ -192,8 +192,9 @@ func (d *demo) startProcesses(ctx context.Context) error {
 			"--discovery-namespace", chartrender.FlagValue(op, "--discovery-namespace")},
 	}
 	if d.real {
-		stage("Start Argo CD %s's own application controller and repo server, kube-controller-manager, kube-scheduler and kwok "+
-			"(nodes and pods without a kubelet), all built from the Go module proxy; and a kubelet simulator playing the AICR container", cluster.ArgoCDVersion)
+		stage("Start Argo CD %s's own application controller and repo server (built from its release's source) with Helm %s, "+
+			"kube-controller-manager, kube-scheduler and kwok (nodes and pods without a kubelet), built from the Go module proxy; "+
+			"and a kubelet simulator playing the AICR container", cluster.ArgoCDVersion, cluster.HelmVersion)
 		if d.argo, err = cluster.Attach(ctx, d.cp, cluster.Options{
 			WorkDir: d.workdir, CAFile: d.reg.CAFile, ArgoCDNamespace: chartrender.FlagValue(op, "--engine-namespace"),
 		}); err != nil {

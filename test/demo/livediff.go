@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	orasremote "oras.land/oras-go/v2/registry/remote"
@@ -21,15 +25,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nvidia/aicr-operator/test/chartrender"
+	"github.com/nvidia/aicr-operator/test/env"
 )
 
 // helmChartLayer is the media type of a Helm chart's archive in an OCI artifact.
 const helmChartLayer = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 
 // printLiveDiff renders every Application's chart, pulled from the runtime registry by the
-// digest the Application pins, with the Application's release name, namespace and values, as
-// `helm template` does, and compares each rendered object with the live one Argo CD applied:
+// digest the Application pins, with the Application's release name, namespace and values, with
+// `helm template` of the Helm Argo CD runs, and compares each rendered object with the live one Argo CD applied:
 // every field the template sets must be in the cluster with the same value (the API server
 // adds defaults and status, Argo CD its tracking annotation).
 func (d *demo) printLiveDiff(ctx context.Context, namespace string) error {
@@ -41,7 +45,7 @@ func (d *demo) printLiveDiff(ctx context.Context, namespace string) error {
 	var diffs []string
 	objects := 0
 	for _, app := range list.Items {
-		rendered, err := d.renderApplication(app)
+		rendered, err := d.renderApplication(ctx, app)
 		if err != nil {
 			return fmt.Errorf("render Application %s: %w", app.GetName(), err)
 		}
@@ -65,31 +69,69 @@ func (d *demo) printLiveDiff(ctx context.Context, namespace string) error {
 	return nil
 }
 
-// renderApplication renders the chart app pins with its release name, namespace and values.
-func (d *demo) renderApplication(app unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+// renderApplication renders the chart app pins with its release name, namespace and values,
+// with the Helm binary Argo CD's repo server runs (`helm template`, a values file as Argo CD
+// writes one, explicit nulls kept).
+func (d *demo) renderApplication(ctx context.Context, app unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	src := func(path ...string) string {
 		v, _, _ := unstructured.NestedString(app.Object, append([]string{"spec", "source"}, path...)...)
 		return v
 	}
-	chrt, err := d.pullChart(src("repoURL"), src("targetRevision"))
+	archive, err := d.pullChart(ctx, src("repoURL"), src("targetRevision"))
 	if err != nil {
 		return nil, err
 	}
-	values := map[string]any{}
-	if raw := src("helm", "values"); raw != "" {
-		if err := yaml.Unmarshal([]byte(raw), &values); err != nil {
+	values := []byte(src("helm", "values"))
+	if obj, ok, _ := unstructured.NestedMap(app.Object, "spec", "source", "helm", "valuesObject"); ok {
+		if values, err = yaml.Marshal(obj); err != nil {
 			return nil, err
 		}
-	} else if obj, ok, _ := unstructured.NestedMap(app.Object, "spec", "source", "helm", "valuesObject"); ok {
-		values = obj
+	}
+	dir, err := os.MkdirTemp(d.workdir, "render-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	chartFile, valuesFile := filepath.Join(dir, "chart.tgz"), filepath.Join(dir, "values.yaml")
+	if err = os.WriteFile(chartFile, archive, 0o600); err != nil {
+		return nil, err
+	}
+	if err = os.WriteFile(valuesFile, values, 0o600); err != nil {
+		return nil, err
 	}
 	dest, _, _ := unstructured.NestedString(app.Object, "spec", "destination", "namespace")
-	return chartrender.RenderChart(chrt, src("helm", "releaseName"), dest, values)
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, filepath.Join(d.argo.Bins(), "helm"), "template", src("helm", "releaseName"), chartFile,
+		"--namespace", dest, "--values", valuesFile, "--kube-version", env.K8sVersion)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("helm template: %w: %s", err, stderr.Bytes())
+	}
+	return decodeDocuments(out)
 }
 
-// pullChart pulls the Helm chart at oci://<repository>@<digest> from the demo's registry.
-func (d *demo) pullChart(repoURL, digest string) (*chart.Chart, error) {
-	ctx := context.Background()
+// decodeDocuments decodes a multi-document YAML stream, skipping empty documents.
+func decodeDocuments(raw []byte) ([]*unstructured.Unstructured, error) {
+	var objs []*unstructured.Unstructured
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := dec.Decode(&obj.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return objs, nil
+			}
+			return nil, fmt.Errorf("decode helm template's output: %w", err)
+		}
+		if len(obj.Object) > 0 {
+			objs = append(objs, obj)
+		}
+	}
+}
+
+// pullChart pulls the archive of the Helm chart at oci://<repository>@<digest> from the demo's
+// registry.
+func (d *demo) pullChart(ctx context.Context, repoURL, digest string) ([]byte, error) {
 	repo, err := orasremote.NewRepository(strings.TrimPrefix(repoURL, "oci://"))
 	if err != nil {
 		return nil, err
@@ -104,14 +146,9 @@ func (d *demo) pullChart(repoURL, digest string) (*chart.Chart, error) {
 		return nil, err
 	}
 	for _, l := range manifest.Layers {
-		if l.MediaType != helmChartLayer {
-			continue
+		if l.MediaType == helmChartLayer {
+			return content.FetchAll(ctx, repo, l)
 		}
-		archive, err := content.FetchAll(ctx, repo, l)
-		if err != nil {
-			return nil, err
-		}
-		return loader.LoadArchive(bytes.NewReader(archive))
 	}
 	return nil, fmt.Errorf("%s@%s holds no Helm chart layer", repoURL, digest)
 }

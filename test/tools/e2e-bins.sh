@@ -2,18 +2,24 @@
 # Builds the end-to-end cluster's binaries from the Go module proxy,
 # caching them outside the repository next to the envtest binaries: kube-controller-manager and
 # kube-scheduler (the kube-apiserver recipe), kwok, Argo CD's multi-call binary (application
-# controller and repo server), the helm binary the repo server executes, and a miniredis server.
-# Builds only what the cache lacks; safe to run concurrently with itself. Prints the directory.
+# controller and repo server) and its CRDs, the Helm 4 binary the repo server executes, and a
+# miniredis server. Builds only what the cache lacks; safe to run concurrently with itself.
+# Prints the directory.
+#
+# Argo CD v3.3 and later replace gitops-engine with a directory of their own repository, which
+# the module proxy cannot serve: Argo CD is built from the tagged release's source archive
+# (argo-cd-v${ARGOCD_VERSION}-src.tar.gz), found at ARGOCD_SOURCE or in the workplace's
+# shared/thirdparty folder beside the checkout (or beside the repository it was cloned from).
+# Its dependencies come from the module proxy.
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.34.4}"
-# v3.3 and later replace gitops-engine with a directory of the argo-cd repository, which the
-# module proxy cannot serve, and v3.2.12's module does not build: v3.2.11 is the newest that does.
-ARGOCD_VERSION="${ARGOCD_VERSION:-3.2.11}"
+ARGOCD_VERSION="${ARGOCD_VERSION:-3.5.1}"
 KWOK_VERSION="${KWOK_VERSION:-0.8.0}"
-HELM_VERSION="${HELM_VERSION:-3.19.5}"
+# Argo CD 3.5's own images ship Helm 4 to the repo server.
+HELM_VERSION="${HELM_VERSION:-4.3.1}"
 MINIREDIS_VERSION="${MINIREDIS_VERSION:-2.40.0}"
-CACHE="${AICR_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aicr-operator/e2e-k8s-${K8S_VERSION}-argocd-${ARGOCD_VERSION}}"
+CACHE="${AICR_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aicr-operator/e2e-k8s-${K8S_VERSION}-argocd-${ARGOCD_VERSION}-helm-${HELM_VERSION}}"
 mkdir -p "${CACHE}"
 
 log() { echo "e2e-bins: $*" >&2; }
@@ -51,18 +57,53 @@ build_stages() {
 
 build_stage_crd() { build_stages; }
 
+# argocd_source prints the path of Argo CD's source archive, or fails saying where it looked.
+argocd_source() {
+  local name="argo-cd-v${ARGOCD_VERSION}-src.tar.gz" root origin dir
+  if [ -n "${ARGOCD_SOURCE:-}" ]; then
+    [ -f "${ARGOCD_SOURCE}" ] && { echo "${ARGOCD_SOURCE}"; return; }
+    log "ARGOCD_SOURCE=${ARGOCD_SOURCE} is not a file"
+    return 1
+  fi
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  origin=$(git -C "${root}" config --get remote.origin.url 2>/dev/null || true)
+  for dir in "${root}" "${origin#file://}"; do
+    [ -n "${dir}" ] && [ -d "${dir}" ] || continue
+    dir="$(dirname "$(cd "${dir}" && pwd)")/shared/thirdparty"
+    [ -f "${dir}/${name}" ] && { echo "${dir}/${name}"; return; }
+  done
+  log "${name} not found: set ARGOCD_SOURCE to the Argo CD v${ARGOCD_VERSION} source archive"
+  return 1
+}
+
+# build_argocd builds Argo CD from its source archive with the archive's own go.mod and go.sum
+# (its gitops-engine directory included), linking only the two programs the suite runs.
 build_argocd() {
-  local work dir
+  local src work
+  src=$(argocd_source)
   work=$(mktemp -d)
-  dir=$(cd "${work}" && GOFLAGS=-mod=mod go mod download -json "github.com/argoproj/argo-cd/v3@v${ARGOCD_VERSION}" |
-    sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
-  {
-    printf 'module e2e/argocd\n\ngo 1.25.5\n\nrequire github.com/argoproj/argo-cd/v3 v%s\n\n' "${ARGOCD_VERSION}"
-    sed -n '/^replace (/,/^)/p' "${dir}/go.mod"
-  } >"${work}/go.mod"
-  write_argocd_main "${work}"
-  gobuild "${work}" argocd e2e/argocd \
-    "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION}"
+  tar -xzf "${src}" -C "${work}"
+  if [ "$(cat "${work}/VERSION")" != "${ARGOCD_VERSION}" ]; then
+    log "${src} holds Argo CD $(cat "${work}/VERSION"), not ${ARGOCD_VERSION}"
+    return 1
+  fi
+  mkdir -p "${work}/cmd/aicr-e2e"
+  write_argocd_main "${work}/cmd/aicr-e2e"
+  (cd "${work}" && GOFLAGS=-mod=mod go build -trimpath -o "${CACHE}/argocd.tmp" \
+    -ldflags "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION}" ./cmd/aicr-e2e)
+  mv "${CACHE}/argocd.tmp" "${CACHE}/argocd"
+  rm -rf "${work}"
+}
+
+# build_argocd_crds copies the release's Application and AppProject CRDs into the cache.
+build_argocd_crds() {
+  local work
+  work=$(mktemp -d)
+  tar -xzf "$(argocd_source)" -C "${work}" ./manifests/crds/application-crd.yaml ./manifests/crds/appproject-crd.yaml
+  rm -rf "${CACHE}/argocd-crds.tmp"
+  mv "${work}/manifests/crds" "${CACHE}/argocd-crds.tmp"
+  mv "${CACHE}/argocd-crds.tmp" "${CACHE}/argocd-crds"
+  rm -rf "${work}"
 }
 
 # write_argocd_main WORK writes a multi-call main with only the two programs the suite runs, the
@@ -117,10 +158,10 @@ GO
 build_helm() {
   local work
   work=$(mktemp -d)
-  printf 'module e2e/helm\n\ngo 1.24\n\nrequire helm.sh/helm/v3 v%s\n' "${HELM_VERSION}" >"${work}/go.mod"
-  printf 'package tools\n\nimport _ "helm.sh/helm/v3/cmd/helm"\n' >"${work}/tools.go"
-  gobuild "${work}" helm helm.sh/helm/v3/cmd/helm \
-    "-X helm.sh/helm/v3/internal/version.version=v${HELM_VERSION}"
+  printf 'module e2e/helm\n\ngo 1.25\n\nrequire helm.sh/helm/v4 v%s\n' "${HELM_VERSION}" >"${work}/go.mod"
+  printf 'package tools\n\nimport _ "helm.sh/helm/v4/cmd/helm"\n' >"${work}/tools.go"
+  gobuild "${work}" helm helm.sh/helm/v4/cmd/helm \
+    "-X helm.sh/helm/v4/internal/version.version=v${HELM_VERSION}"
 }
 
 # build_redis builds a Redis server for Argo CD from miniredis (no system package): it listens on
@@ -163,6 +204,7 @@ GO
 ensure redis build_redis
 ensure helm build_helm
 ensure argocd build_argocd
+ensure argocd-crds build_argocd_crds
 ensure kwok build_kwok
 ensure kwok-stages.yaml build_stages
 ensure kwok-stage-crd.yaml build_stage_crd

@@ -9,10 +9,13 @@ import (
 	"github.com/nvidia/aicr-operator/test/env"
 )
 
-// ArgoCDVersion is the Argo CD release the environment runs: v3.3 and later replace
-// gitops-engine with a directory of their own repository, which the module proxy cannot serve,
-// and v3.2.12's module does not build, so v3.2.11 is the newest Argo CD that builds here.
-const ArgoCDVersion = "3.2.11"
+// The releases the environment runs, as test/tools/e2e-bins.sh builds them: Argo CD from its
+// tagged release's source archive, and the Helm 4 its repo server executes, as Argo CD 3.5's
+// own images ship it.
+const (
+	ArgoCDVersion = "3.5.1"
+	HelmVersion   = "4.3.1"
+)
 
 // ErrNoBinaries is returned when the cache lacks a binary of the environment.
 var ErrNoBinaries = errors.New("the end-to-end binaries are not built: run `make e2e-tools` " +
@@ -20,7 +23,7 @@ var ErrNoBinaries = errors.New("the end-to-end binaries are not built: run `make
 
 // binaries are the files test/tools/e2e-bins.sh leaves in the cache.
 var binaries = []string{
-	"kube-controller-manager", "kube-scheduler", "kwok", "kwok-stages.yaml", "kwok-stage-crd.yaml", "argocd", "helm", "redis",
+	"kube-controller-manager", "kube-scheduler", "kwok", "kwok-stages.yaml", "kwok-stage-crd.yaml", "argocd", "argocd-crds", "helm", "redis",
 }
 
 // BinDir returns the directory holding the environment's binaries, as test/tools/e2e-bins.sh
@@ -32,7 +35,7 @@ func BinDir() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		dir = filepath.Join(base, "e2e-k8s-"+env.K8sVersion+"-argocd-"+ArgoCDVersion)
+		dir = filepath.Join(base, "e2e-k8s-"+env.K8sVersion+"-argocd-"+ArgoCDVersion+"-helm-"+HelmVersion)
 	}
 	for _, b := range binaries {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
@@ -40,4 +43,14 @@ func BinDir() (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// ArgoCDCRDs returns the directory of the Application and AppProject CRDs of the Argo CD
+// release the environment runs, or ErrNoBinaries.
+func ArgoCDCRDs() (string, error) {
+	dir, err := BinDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "argocd-crds"), nil
 }

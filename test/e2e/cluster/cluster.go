@@ -94,6 +94,9 @@ func Attach(ctx context.Context, cp *env.Env, opts Options) (cl *Cluster, err er
 	if err = registerNodes(ctx, cl.Admin, opts.Nodes); err != nil {
 		return cl, err
 	}
+	if err = cl.installArgoCDCRDs(); err != nil {
+		return cl, err
+	}
 	if err = cl.startArgoCD(ctx, opts.CAFile); err != nil {
 		return cl, err
 	}

@@ -26,8 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/test/e2e/cluster"
-	"github.com/nvidia/aicr-operator/test/env"
-	"github.com/nvidia/aicr-operator/test/jobexec"
 )
 
 const testChart = `apiVersion: apps/v1
@@ -78,7 +76,6 @@ func TestArgoCDSyncsAnOCIHelmChart(t *testing.T) {
 	logs := t.TempDir()
 	cl, err := cluster.Start(ctx, cluster.Options{
 		WorkDir: logs, CAFile: caFile,
-		Env:   env.Options{CRDDirectoryPaths: []string{filepath.Join(jobexec.Root(), "test", "testdata", "argocd", "crds")}},
 		Nodes: []*corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "node-0"}}},
 	})
 	require.NoError(t, err)
