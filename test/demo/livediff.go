@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +15,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	orasremote "oras.land/oras-go/v2/registry/remote"
@@ -25,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/nvidia/aicr-operator/test/e2e/cluster"
 	"github.com/nvidia/aicr-operator/test/env"
 )
 
@@ -108,25 +106,11 @@ func (d *demo) renderApplication(ctx context.Context, app unstructured.Unstructu
 	if err != nil {
 		return nil, fmt.Errorf("helm template: %w: %s", err, stderr.Bytes())
 	}
-	return decodeDocuments(out)
-}
-
-// decodeDocuments decodes a multi-document YAML stream, skipping empty documents.
-func decodeDocuments(raw []byte) ([]*unstructured.Unstructured, error) {
-	var objs []*unstructured.Unstructured
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := dec.Decode(&obj.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return objs, nil
-			}
-			return nil, fmt.Errorf("decode helm template's output: %w", err)
-		}
-		if len(obj.Object) > 0 {
-			objs = append(objs, obj)
-		}
+	objs, err := cluster.DecodeDocuments(out)
+	if err != nil {
+		return nil, fmt.Errorf("decode helm template's output: %w", err)
 	}
+	return objs, nil
 }
 
 // pullChart pulls the archive of the Helm chart at oci://<repository>@<digest> from the demo's

@@ -78,7 +78,7 @@ func (cl *Cluster) startArgoCD(ctx context.Context, caFile string) error {
 // AppProject CRDs, and waits until the API server serves them.
 func (cl *Cluster) installArgoCDCRDs() error {
 	if _, err := envtest.InstallCRDs(cl.Env.Config, envtest.CRDInstallOptions{
-		Paths: []string{filepath.Join(cl.bins, "argocd-crds")}, ErrorIfPathMissing: true,
+		Paths: []string{filepath.Join(cl.bins, argoCDCRDDir)}, ErrorIfPathMissing: true,
 	}); err != nil {
 		return fmt.Errorf("install Argo CD %s's CRDs: %w", ArgoCDVersion, err)
 	}

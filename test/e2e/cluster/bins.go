@@ -17,13 +17,16 @@ const (
 	HelmVersion   = "4.3.1"
 )
 
+// argoCDCRDDir is the cache's directory of the Argo CD release's CRDs.
+const argoCDCRDDir = "argocd-crds"
+
 // ErrNoBinaries is returned when the cache lacks a binary of the environment.
 var ErrNoBinaries = errors.New("the end-to-end binaries are not built: run `make e2e-tools` " +
 	"(builds them from the Go module proxy into the cache) or set AICR_E2E_CACHE")
 
 // binaries are the files test/tools/e2e-bins.sh leaves in the cache.
 var binaries = []string{
-	"kube-controller-manager", "kube-scheduler", "kwok", "kwok-stages.yaml", "kwok-stage-crd.yaml", "argocd", "argocd-crds", "helm", "redis",
+	"kube-controller-manager", "kube-scheduler", "kwok", "kwok-stages.yaml", "kwok-stage-crd.yaml", "argocd", argoCDCRDDir, "helm", "redis",
 }
 
 // BinDir returns the directory holding the environment's binaries, as test/tools/e2e-bins.sh
@@ -52,5 +55,5 @@ func ArgoCDCRDs() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "argocd-crds"), nil
+	return filepath.Join(dir, argoCDCRDDir), nil
 }

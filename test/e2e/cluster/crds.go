@@ -1,10 +1,7 @@
 package cluster
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,9 +9,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 )
@@ -48,23 +43,20 @@ func addCustomKinds(crds map[schema.GroupKind]*apiextensionsv1.CustomResourceDef
 	if err != nil {
 		return err
 	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := dec.Decode(&obj.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("%s: %w", path, err)
-		}
+	objs, err := DecodeDocuments(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, obj := range objs {
 		gvk := obj.GroupVersionKind()
-		if len(obj.Object) == 0 || gvk.Group == "" || scheme.Scheme.Recognizes(gvk) {
+		if gvk.Group == "" || scheme.Scheme.Recognizes(gvk) {
 			continue
 		}
 		if _, ok := crds[gvk.GroupKind()]; !ok {
 			crds[gvk.GroupKind()] = schemaless(gvk, obj.GetNamespace() != "")
 		}
 	}
+	return nil
 }
 
 // schemaless is a CRD for gvk that accepts any object.

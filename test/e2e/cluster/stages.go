@@ -1,16 +1,12 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -48,20 +44,11 @@ func (cl *Cluster) stages() ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*unstructured.Unstructured
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := dec.Decode(&obj.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, fmt.Errorf("kwok-stages.yaml: %w", err)
-		}
-		if len(obj.Object) != 0 {
-			out = append(out, obj)
-		}
+	objs, err := DecodeDocuments(raw)
+	if err != nil {
+		return nil, fmt.Errorf("kwok-stages.yaml: %w", err)
 	}
+	return objs, nil
 }
 
 // crashLoop is the pod status kwok gives a pod FailPods selects: running, never Ready, its
