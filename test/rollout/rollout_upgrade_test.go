@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -103,8 +104,20 @@ func TestRolloutExpiryAndRetry(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return h.runtime().Status.HandledRequests.RetryRequestedAt == "2026-11-29T14:00:00Z"
 	}, waitFor, tick)
+	h.waitEvent(uid, corev1.EventTypeNormal, "RetryHandled",
+		"retry request 2026-11-29T14:00:00Z handled: rollout "+retry.Name+" retries the transition")
 	h.waitPhase(retry.Name, aicrv1alpha1.PhaseAwaitingApproval)
 	assert.Len(t, h.rollouts(), 3, "the request is handled once")
+
+	// A request while a rollout is in progress is handled without a rollout, and says so.
+	h.updateRuntime(func(cr *aicrv1alpha1.ClusterRuntime) {
+		cr.Annotations = map[string]string{aicrv1alpha1.AnnotationRetryRequestedAt: "2026-11-29T15:00:00Z"}
+	})
+	h.waitEvent(uid, corev1.EventTypeNormal, "RetryHandled",
+		"retry request 2026-11-29T15:00:00Z handled: no rollout was due (the runtime's conditions say why)")
+	assert.Equal(t, "2026-11-29T15:00:00Z", h.runtime().Status.HandledRequests.RetryRequestedAt)
+	assert.Len(t, h.rollouts(), 3, "a request with nothing to retry creates no rollout")
+	h.recordedOnce(uid, "RetryHandled", "2026-11-29T14:00:00Z")
 }
 
 // A revocation mid-rollout lets the step in flight finish and starts no further step (RO-8).

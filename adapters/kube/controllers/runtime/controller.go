@@ -81,8 +81,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	retry := retryRequest(cr)
 	var createErr error
+	retried := ""
 	if r.due(cr, obs, retry != "") {
 		createErr = r.create(ctx, cr, obs) // the status still says the target is not rolled out yet
+		if createErr == nil && retry != "" && obs.inProgress != nil {
+			retried = obs.inProgress.Name
+		}
 	}
 	r.metrics.ObserveRollouts(obs.rollouts)
 	if createErr != nil {
@@ -93,6 +97,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	r.signals.record(r.recorder, cr, obs, want)
+	r.signals.retryHandled(r.recorder, cr, retry, retried)
 	return r.recheck(obs), createErr
 }
 

@@ -14,8 +14,9 @@ import (
 
 // signals records the runtime's Events of state changes (OPS-1): a Warning whose
 // reason is the stall reason when one of the runtime's own stalls begins (engine, plans,
-// admission policies, a refused engine suspension), and EngineSuspended / EngineResumed when
-// Ready enters or leaves EngineSuspended. A stall is recorded once: not again on the next
+// admission policies, a refused engine suspension), EngineSuspended / EngineResumed when
+// Ready enters or leaves EngineSuspended, and RetryHandled when a status write handled a
+// retry request. A stall is recorded once: not again on the next
 // reconcile, even when the cache has not seen the status that records it yet. The stalls of
 // a failed Resolved and of a rollout are recorded by the resolver and the rollout controller.
 type signals struct {
@@ -26,6 +27,8 @@ type signals struct {
 	stall *domain.Stall
 	// ready is the Ready reason last derived.
 	ready string
+	// retry is the retry request last recorded as handled.
+	retry string
 }
 
 // record emits the Events of the change from the status read (cr) to the status derived (want).
@@ -33,7 +36,7 @@ func (s *signals) record(rec record.EventRecorder, cr *aicrv1alpha1.ClusterRunti
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.uid != string(cr.UID) {
-		s.uid, s.stall, s.ready = string(cr.UID), nil, ""
+		s.uid, s.stall, s.ready, s.retry = string(cr.UID), nil, "", ""
 		if c := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionReady); c != nil {
 			s.ready = c.Reason
 		}
@@ -56,6 +59,29 @@ func (s *signals) record(rec record.EventRecorder, cr *aicrv1alpha1.ClusterRunti
 			"spec.suspendEngine lifted: automated sync is turned back on for the runtime's engine objects")
 	}
 	s.ready = ready.Reason
+}
+
+// retryHandled records RetryHandled once for the retry request handled, the value a status
+// write just recorded in place of the one the status read held; rollout is the rollout the
+// request created, or "" when no rollout was due. It runs after record, which keys the
+// remembered state to the runtime.
+func (s *signals) retryHandled(rec record.EventRecorder, cr *aicrv1alpha1.ClusterRuntime, handled, rollout string) {
+	if handled == "" || handled == cr.Status.HandledRequests.RetryRequestedAt {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.retry == handled {
+		return
+	}
+	s.retry = handled
+	if rollout == "" {
+		rec.Eventf(cr, corev1.EventTypeNormal, string(shared.EventRetryHandled),
+			"retry request %s handled: no rollout was due (the runtime's conditions say why)", handled)
+		return
+	}
+	rec.Eventf(cr, corev1.EventTypeNormal, string(shared.EventRetryHandled),
+		"retry request %s handled: rollout %s retries the transition", handled, rollout)
 }
 
 // recorded reports whether the status read already records stall as Stalled: a restarted
