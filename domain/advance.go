@@ -214,7 +214,11 @@ func (r *Rollout) awaitingApproval(env Environment, now time.Time) Outcome {
 		return r.end(PhaseExpired, "no approval before the deadline")
 	}
 	r.status.Phase = PhaseAwaitingApproval
-	out := r.stalled(stallf(StallAwaitingApproval, AwaitingApprovalMessage(r.spec.Name)))
+	msg := AwaitingApprovalMessage(r.spec.Name)
+	if late := r.windowAfterDeadline(env, now); late != "" {
+		msg += "; " + late
+	}
+	out := r.stalled(stallf(StallAwaitingApproval, msg))
 	if !r.spec.Deadline.IsZero() {
 		out.RequeueAfter = r.spec.Deadline.Sub(now)
 	}

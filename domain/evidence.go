@@ -8,8 +8,8 @@ import (
 )
 
 // evidence builds the evidence of a validated rollout (RO-10): the plan and its rendered
-// bundle, the approval it ran under with its acknowledgements, and the revision the engine
-// synced each target release to.
+// bundle, the approval it ran under with its acknowledgements, the disruptive steps approvers
+// let go, and the revision the engine synced each target release to.
 func (r *Rollout) evidence(ctx context.Context, p Ports, env Environment) (ports.Evidence, error) {
 	ev := ports.Evidence{PlanDigest: r.spec.ToPlanDigest, Rollout: r.spec.Name, BundleDigest: env.BundleDigest}
 	if a := r.spec.Approval; a.Approved() {
@@ -21,6 +21,11 @@ func (r *Rollout) evidence(ctx context.Context, p Ports, env Environment) (ports
 			ap.Acknowledgements[ack.Release] = ack.AcknowledgedBy
 		}
 		ev.Approvals = []ports.EvidenceApproval{ap}
+	}
+	for _, o := range r.spec.Approval.Overrides {
+		ev.DisruptionOverrides = append(ev.DisruptionOverrides, ports.EvidenceOverride{
+			Release: o.Release, OverriddenBy: o.OverriddenBy, OverriddenAt: o.OverriddenAt, Reason: o.Reason,
+		})
 	}
 	if env.Target == nil {
 		return ev, nil

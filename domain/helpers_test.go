@@ -26,15 +26,16 @@ type recorders struct {
 	jobs   *mocks.MockJobRunnerMockRecorder
 	reg    *mocks.MockRegistryMockRecorder
 	clock  *mocks.MockClockMockRecorder
+	work   *mocks.MockWorkloadFinderMockRecorder
 }
 
 func newPorts(t *testing.T) (domain.Ports, recorders) {
 	t.Helper()
 	ctrl := gomock.NewController(t)
 	eng, jobs := mocks.NewMockDeploymentEngine(ctrl), mocks.NewMockJobRunner(ctrl)
-	reg, clk := mocks.NewMockRegistry(ctrl), mocks.NewMockClock(ctrl)
-	return domain.Ports{Engine: eng, Jobs: jobs, Registry: reg, Clock: clk},
-		recorders{eng.EXPECT(), jobs.EXPECT(), reg.EXPECT(), clk.EXPECT()}
+	reg, clk, work := mocks.NewMockRegistry(ctrl), mocks.NewMockClock(ctrl), mocks.NewMockWorkloadFinder(ctrl)
+	return domain.Ports{Engine: eng, Jobs: jobs, Registry: reg, Clock: clk, Workloads: work},
+		recorders{eng.EXPECT(), jobs.EXPECT(), reg.EXPECT(), clk.EXPECT(), work.EXPECT()}
 }
 
 // targetPlan is the small two-release plan of runtime uid.

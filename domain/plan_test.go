@@ -178,7 +178,7 @@ func TestReinstallAfterRestore(t *testing.T) {
 	assert.Equal(t, []ports.ReleaseRef{gpuOperator}, domain.MissingAfterRestore(p, map[string]bool{gpuOperator.ID: true}, nil),
 		"a release the restored rollout did not record is not touched")
 
-	tr, err := domain.ReinstallTransition(p, []ports.ReleaseRef{gpuOperator, certManager})
+	tr, err := domain.ReinstallTransition(p, []ports.ReleaseRef{gpuOperator, certManager}, domain.DisruptionRules{})
 	require.NoError(t, err)
 	assert.True(t, tr.ApprovalRequired)
 	require.Len(t, tr.Steps, 2)

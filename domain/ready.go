@@ -103,6 +103,8 @@ func RolloutProgressMessage(v RolloutView, targetPlanDigest string) string {
 	switch {
 	case !v.Exists:
 		return NotRolledOutMessage(targetPlanDigest)
+	case v.Stall != nil && (v.Stall.Reason == StallOutsideChangeWindow || v.Stall.Reason == StallProtectedWorkloadsRunning):
+		return v.Stall.Message
 	case v.Stall != nil && v.Stall.Reason != StallAwaitingApproval:
 		return StalledMessage(v.Name, v.Stall.Message)
 	case v.Phase == PhaseAwaitingApproval:

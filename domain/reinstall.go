@@ -49,7 +49,8 @@ func MovedReleasesMissing(activeDigest string, missing []ports.ReleaseRef) *Stal
 // ReinstallTransition is the rollout from the active plan to itself that reinstalls missing
 // releases (RO-13): one Install step per missing release, in the plan's dependency order. It
 // always needs a fresh approval: it recreates what a restore lost, which a human confirms.
-func ReinstallTransition(active *Plan, missing []ports.ReleaseRef) (Transition, error) {
+// rules mark its disruptive steps.
+func ReinstallTransition(active *Plan, missing []ports.ReleaseRef, rules DisruptionRules) (Transition, error) {
 	order, err := topoOrder(active.Releases)
 	if err != nil {
 		return Transition{}, err
@@ -64,5 +65,6 @@ func ReinstallTransition(active *Plan, missing []ports.ReleaseRef) (Transition, 
 			t.Steps = append(t.Steps, Step{Release: r.Ref(), Component: r.Component, Operation: OpInstall})
 		}
 	}
+	markDisruptive(t.Steps, active, active, rules)
 	return t, nil
 }

@@ -30,6 +30,15 @@ type Acknowledgement struct {
 	AcknowledgedAt time.Time
 }
 
+// DisruptionOverride records that an approver let a disruptive step go outside a change window
+// or while protected workloads run (DisruptionOverride in the API).
+type DisruptionOverride struct {
+	Release      string
+	OverriddenBy string
+	OverriddenAt time.Time
+	Reason       string
+}
+
 // Approval is the set-once approval of a rollout (RO-4).
 type Approval struct {
 	ApprovedBy       string
@@ -39,6 +48,8 @@ type Approval struct {
 	RevokedAt        time.Time
 	RevokeReason     string
 	Acknowledgements []Acknowledgement
+	// Overrides let disruptive steps go, one per release.
+	Overrides []DisruptionOverride
 }
 
 // Approved reports whether an approval was given (whether or not still valid).
@@ -55,6 +66,16 @@ func (a Approval) Acknowledged(release string) bool {
 		}
 	}
 	return false
+}
+
+// Override returns the override of release's step, if an approver gave one.
+func (a Approval) Override(release string) (DisruptionOverride, bool) {
+	for _, o := range a.Overrides {
+		if o.Release == release {
+			return o, true
+		}
+	}
+	return DisruptionOverride{}, false
 }
 
 // RolloutSpec is the immutable part of a rollout (RO-2) plus its approval.
@@ -126,6 +147,8 @@ type Ports struct {
 	Jobs     ports.JobRunner
 	Registry ports.Registry
 	Clock    ports.Clock
+	// Workloads finds protected workloads (nil: the change policy protects none).
+	Workloads ports.WorkloadFinder
 }
 
 // Environment is what the caller observed outside the rollout for this
@@ -172,6 +195,12 @@ type Environment struct {
 	// ComponentTimeouts bounds the steps of the named components instead of ActionTimeout
 	// (a GPU driver upgrade across a large fleet takes longer than other steps).
 	ComponentTimeouts map[string]time.Duration
+	// ChangePolicy is spec.changePolicy: a disruptive step starts only in an open window,
+	// outside every freeze, while no protected workload runs on the accelerated nodes.
+	ChangePolicy ChangePolicy
+	// AcceleratedNodes is the accelerated node group's nodeSelector: the nodes a disruptive
+	// step can disrupt.
+	AcceleratedNodes map[string]string
 }
 
 // StepTimeout is how long step s may take to become ready: its component's timeout when one

@@ -123,6 +123,24 @@ const (
 	StallAdmissionPolicyMissing StallReason = "AdmissionPolicyMissing"
 )
 
+// Change-policy reasons: a disruptive step waits before its mutation.
+const (
+	// StallOutsideChangeWindow surfaces when a disruptive step waits for an open change window or the end of a freeze.
+	StallOutsideChangeWindow StallReason = "OutsideChangeWindow"
+	// StallProtectedWorkloadsRunning surfaces when a disruptive step waits while protected workloads run on the accelerated nodes.
+	StallProtectedWorkloadsRunning StallReason = "ProtectedWorkloadsRunning"
+	// StallChangePolicyInvalid surfaces when the runtime's change policy cannot be evaluated (an unknown time zone).
+	StallChangePolicyInvalid StallReason = "ChangePolicyInvalid"
+)
+
+// Waits reports whether the reason is a rollout waiting for a person or for time to pass (an
+// approval, an acknowledgement, a change window, protected workloads), not one stuck: the
+// runtime is not Stalled by it, and it goes on by itself once that happens.
+func (r StallReason) Waits() bool {
+	return r == StallAwaitingApproval || r == StallAwaitingAcknowledgement ||
+		r == StallOutsideChangeWindow || r == StallProtectedWorkloadsRunning
+}
+
 // StallReasons returns every defined reason; tests use it to prove coverage.
 func StallReasons() []StallReason {
 	return []StallReason{
@@ -139,6 +157,7 @@ func StallReasons() []StallReason {
 		StallStepUnknown, StallMovedReleaseMissing, StallEngineSuspensionRefused, StallRolloutFailed,
 		StallRolloutExpired, StallRolloutRevoked, StallForeignObject, StallPlanOfAnotherRuntime,
 		StallPlanWithoutRecipe, StallPlanUnreadable, StallValidationUnavailable, StallAdmissionPolicyMissing,
+		StallOutsideChangeWindow, StallProtectedWorkloadsRunning, StallChangePolicyInvalid,
 	}
 }
 

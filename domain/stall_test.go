@@ -134,6 +134,15 @@ func rolloutStallCases(t *testing.T) []stallCase {
 				progressing(1), nil, func(r recorders) {
 					r.engine.Status(gomock.Any(), gpu).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
 				})},
+		{"OutsideChangeWindow when a disruptive step waits for a window", domain.StallOutsideChangeWindow,
+			advanceStall(spec(t, disruptiveGPU), progressing(1), mondayWindow("UTC"), gpuMissing)},
+		{"ProtectedWorkloadsRunning when a training pod runs on an accelerated node", domain.StallProtectedWorkloadsRunning,
+			advanceStall(spec(t, disruptiveGPU), progressing(1), protectTraining, func(r recorders) {
+				gpuMissing(r)
+				r.work.Running(gomock.Any(), gomock.Any()).Return([]ports.Workload{{Namespace: "ml", Name: "train-0", Node: "gpu-1"}}, nil)
+			})},
+		{"ChangePolicyInvalid when a window names an unknown time zone", domain.StallChangePolicyInvalid,
+			advanceStall(spec(t, disruptiveGPU), progressing(1), mondayWindow("Mars/Olympus_Mons"), gpuMissing)},
 		{"TransitionBlocked when upgrade-check blocks a step", domain.StallTransitionBlocked,
 			advanceStall(spec(t, func(s *domain.RolloutSpec) { s.Steps[1].Assessment = ports.VerdictBlocked }),
 				domain.RolloutStatus{}, nil, nil)},
@@ -371,4 +380,27 @@ func TestAdvance_BlockedRolloutSupersededWhenTheTargetMoves(t *testing.T) {
 			assert.Contains(t, out.Status.Message, "the runtime's target is now plan sha256:newer")
 		})
 	}
+}
+
+// disruptiveGPU marks the gpu-operator step (step 2) disruptive.
+func disruptiveGPU(s *domain.RolloutSpec) {
+	s.Steps[1].Disruption = "gpu-operator runs node-level agents on the accelerated nodes"
+}
+
+// mondayWindow allows disruptive steps on Mondays 02:00 to 03:00 in zone only.
+func mondayWindow(zone string) func(*domain.Environment) {
+	return func(e *domain.Environment) {
+		e.ChangePolicy.Windows = []domain.ChangeWindow{{Days: []time.Weekday{time.Monday}, Start: 2 * time.Hour,
+			Duration: time.Hour, TimeZone: zone}}
+	}
+}
+
+// protectTraining protects the Pods labelled app=train on the accelerated nodes.
+func protectTraining(e *domain.Environment) {
+	e.ChangePolicy.ProtectedPods = "app=train"
+	e.AcceleratedNodes = map[string]string{"nodeGroup": "gpu"}
+}
+
+func gpuMissing(r recorders) {
+	r.engine.Status(gomock.Any(), ref("gpu-operator")).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
 }

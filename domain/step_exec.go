@@ -37,13 +37,7 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 		if env.holds() {
 			return r.held(now), nil
 		}
-		if s.AcknowledgeBeforeApply && !r.spec.Approval.Acknowledged(s.Release.ID) {
-			return r.awaitingAcknowledgement(now), nil
-		}
-		if exists && !r.mayWrite(s, st, env) {
-			return r.stalled(r.foreign(s, st)), nil
-		}
-		return r.mutate(ctx, p, env, s, st, exists, now)
+		return r.beforeMutation(ctx, p, env, s, st, exists, now)
 	}
 	if s.Operation == OpRemove && exists && st.Removing && st.Owner.RuntimeUID == r.spec.RuntimeUID {
 		// A removal begun, maybe by a reconcile that crashed between the cascade marker
@@ -54,6 +48,22 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 		}
 	}
 	return r.judge(s, st, exists, env, now), nil
+}
+
+// beforeMutation waits for the acknowledgement and the change policy a step not started needs,
+// refuses an engine object the rollout may not write, then makes the step's mutation.
+func (r *Rollout) beforeMutation(ctx context.Context, p Ports, env Environment, s Step, st ports.ReleaseStatus,
+	exists bool, now time.Time) (Outcome, error) {
+	if s.AcknowledgeBeforeApply && !r.spec.Approval.Acknowledged(s.Release.ID) {
+		return r.awaitingAcknowledgement(now), nil
+	}
+	if exists && !r.mayWrite(s, st, env) {
+		return r.stalled(r.foreign(s, st)), nil
+	}
+	if out, held, err := r.disruptionGate(ctx, p, env, s, now); held {
+		return out, err
+	}
+	return r.mutate(ctx, p, env, s, st, exists, now)
 }
 
 // mayWrite reports whether the step may write the existing engine object of
@@ -113,7 +123,11 @@ func (r *Rollout) mutate(ctx context.Context, p Ports, env Environment, s Step, 
 	}
 	r.status.StepStartedAt = now
 	r.status.Message = StepMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s)
-	return Outcome{Status: r.status, RequeueAfter: pollInterval, Event: r.status.Message + " started", Mutated: true}, nil
+	event := r.status.Message + " started"
+	if o, ok := r.spec.Approval.Override(s.Release.ID); ok && s.Disruption != "" {
+		event += fmt.Sprintf(", let go by %s outside the change policy: %s", o.OverriddenBy, o.Reason)
+	}
+	return Outcome{Status: r.status, RequeueAfter: pollInterval, Event: event, Mutated: true}, nil
 }
 
 func (r *Rollout) missing(s Step) *Stall {

@@ -52,6 +52,10 @@ type Step struct {
 	// values did not change, the verdict covers the change, or no override reaches an
 	// Install (see ApprovalRequired).
 	ValuesChange string `json:"valuesChange,omitempty"`
+	// Disruption says why the step may disrupt the accelerated nodes ("" when it cannot): a
+	// disruptive step starts only in an open change window, while no protected workload runs
+	// on those nodes, unless an approver lets it go (ChangePolicy, DisruptionOverride).
+	Disruption string `json:"disruption,omitempty"`
 }
 
 // TransitionInput is what PlanTransition compares.
@@ -76,6 +80,8 @@ type TransitionInput struct {
 	// WaiveInitialInstallOverrides lets an initial install roll out unattended with overrides
 	// (the runtime's approvalPolicy.initialInstallOverrides Waived).
 	WaiveInitialInstallOverrides bool
+	// Disruption decides which steps may disrupt the accelerated nodes.
+	Disruption DisruptionRules
 }
 
 // Transition is the planned change from Active to Target.
@@ -125,6 +131,7 @@ func PlanTransition(in TransitionInput) (Transition, error) {
 	for _, i := range order {
 		steps = append(steps, targetStep(in.Target.Releases[i], active, in.Adoptable, verdicts, values))
 	}
+	markDisruptive(steps, in.Target, in.Active, in.Disruption)
 	t := Transition{Steps: steps}
 	for _, s := range steps {
 		if s.Assessment == ports.VerdictBlocked {

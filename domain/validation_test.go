@@ -95,9 +95,15 @@ func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 		pushed = ev
 		return ports.Digest("sha256:ev"), nil
 	})
-	out = advance(t, p, rollout(t, spec(t), out.Status), e)
+	overridden := func(s *domain.RolloutSpec) {
+		s.Approval.Overrides = []domain.DisruptionOverride{{Release: "gpu-operator", OverriddenBy: "alice",
+			OverriddenAt: t0, Reason: "job checkpointed"}}
+	}
+	out = advance(t, p, rollout(t, spec(t, overridden), out.Status), e)
 	assert.Equal(t, domain.PhaseSucceeded, out.Phase())
 	assert.Equal(t, ports.Digest("sha256:ev"), out.EvidenceDigest)
+	assert.Equal(t, []ports.EvidenceOverride{{Release: "gpu-operator", OverriddenBy: "alice", OverriddenAt: t0,
+		Reason: "job checkpointed"}}, pushed.DisruptionOverrides, "the evidence records the steps approvers let go")
 
 	// RO-10: the evidence names the plan, its bundle, the rollout, every release's synced
 	// revision and holds the report as AICR wrote it.

@@ -7,3 +7,4 @@ package mocks
 //go:generate go tool mockgen -typed -destination=registry_mock.go -package=mocks github.com/nvidia/aicr-operator/ports Registry
 //go:generate go tool mockgen -typed -destination=clock_mock.go -package=mocks github.com/nvidia/aicr-operator/ports Clock
 //go:generate go tool mockgen -typed -destination=bundle_reader_mock.go -package=mocks github.com/nvidia/aicr-operator/ports BundleReader
+//go:generate go tool mockgen -typed -destination=workload_finder_mock.go -package=mocks github.com/nvidia/aicr-operator/ports WorkloadFinder

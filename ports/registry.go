@@ -58,6 +58,14 @@ type EvidenceApproval struct {
 	Acknowledgements map[string]string `json:"acknowledgements,omitempty"`
 }
 
+// EvidenceOverride is an approver's override of a disruptive step.
+type EvidenceOverride struct {
+	Release      string    `json:"release"`
+	OverriddenBy string    `json:"overriddenBy"`
+	OverriddenAt time.Time `json:"overriddenAt"`
+	Reason       string    `json:"reason"`
+}
+
 // EvidenceRelease is the revision one release was validated at.
 type EvidenceRelease struct {
 	ID        string `json:"id"`
@@ -79,6 +87,8 @@ type Evidence struct {
 	Approvals []EvidenceApproval
 	// Releases lists the validated releases in plan order.
 	Releases []EvidenceRelease
+	// DisruptionOverrides are the steps approvers let go outside the change policy.
+	DisruptionOverrides []EvidenceOverride
 	// Report is the validator's report, stored byte for byte.
 	Report []byte
 }

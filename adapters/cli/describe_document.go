@@ -40,7 +40,9 @@ type describeStep struct {
 	Assessment   string `json:"assessment,omitempty"`
 	ValuesChange string `json:"valuesChange,omitempty"`
 	ChangesCRDs  bool   `json:"changesCRDs"`
-	State        string `json:"state"`
+	// Disruption says why the step may disrupt the accelerated nodes ("" when it cannot).
+	Disruption string `json:"disruption,omitempty"`
+	State      string `json:"state"`
 }
 
 // newDescribeDocument builds the structured form of writeDescribe's text.
@@ -70,7 +72,7 @@ func newDescribeDocument(ro *aicrv1alpha1.RuntimeRollout, report *configdoc.Repo
 	for i, s := range ro.Spec.Steps {
 		step := describeStep{
 			Release: s.Release, Operation: string(s.Operation), Assessment: string(s.Assessment),
-			ChangesCRDs: s.ChangesCRDs, State: stepState(ro, i, states),
+			ChangesCRDs: s.ChangesCRDs, Disruption: s.Disruption, State: stepState(ro, i, states),
 		}
 		if s.Operation == aicrv1alpha1.OperationUpgrade {
 			step.ValuesChange = changes[s.Release]

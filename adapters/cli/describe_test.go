@@ -3,6 +3,7 @@ package cli_test
 import (
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -119,4 +120,27 @@ func TestDescribe_ValuesChangeBesideTheAssessment(t *testing.T) {
 			assert.Contains(t, errOut, tt.warning)
 		})
 	}
+}
+
+// TestDescribe_MarksDisruptiveSteps: describe marks each step that may disrupt the accelerated
+// nodes with why, and the steps approvers let go.
+func TestDescribe_MarksDisruptiveSteps(t *testing.T) {
+	t.Parallel()
+	from := describedPlan(t, "1.0.0", "nvcr.io/nvidia")
+	to := describedPlan(t, "1.1.0", "nvcr.io/nvidia")
+	ro := upgradeRollout(from, to)
+	out, errOut, code, _ := fakeRunWith(t, ro, nil, "alice", "describe", ro.Name)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Disruptive steps: none (no step can disrupt the accelerated nodes)")
+
+	ro.Spec.Steps[1].Disruption = "gpu-operator runs node-level agents on the accelerated nodes"
+	ro.Spec.Approval = &aicrv1alpha1.Approval{DisruptionOverrides: []aicrv1alpha1.DisruptionOverride{{
+		Release: "gpu-operator", OverriddenBy: "bob", OverriddenAt: metav1.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC),
+		Reason: "job checkpointed"}}}
+	out, errOut, code, _ = fakeRunWith(t, ro, nil, "alice", "describe", ro.Name)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Disruptive steps (1; they start only as the runtime's changePolicy allows, the others at once):\n"+
+		"  2/2 gpu-operator (Upgrade): gpu-operator runs node-level agents on the accelerated nodes\n"+
+		"Let go: gpu-operator by bob at 2026-12-02T03:00:00Z (reason: job checkpointed)\n")
+	assert.NotContains(t, out, "cert-manager (Verify):", "a step that cannot disrupt is not marked")
 }

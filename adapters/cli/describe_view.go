@@ -35,6 +35,9 @@ func writeDescribe(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, report *configd
 	if err := writeSteps(w, ro, changes); err != nil {
 		return err
 	}
+	if err := writeDisruption(w, ro); err != nil {
+		return err
+	}
 	if err := writeApprovalReasons(w, approvalReasons(ro, changes)); err != nil {
 		return err
 	}

@@ -46,17 +46,11 @@ var unsuccessfulOutcomes = map[aicrv1alpha1.Phase]bool{
 	aicrv1alpha1.PhaseOrphaned:   true,
 }
 
-// waitingForPeople are the stall reasons of a rollout that waits for an approver: it goes on
-// once someone approves or acknowledges, so status -w keeps following it.
-var waitingForPeople = map[string]bool{
-	string(domain.StallAwaitingApproval):        true,
-	string(domain.StallAwaitingAcknowledgement): true,
-}
-
 // judge returns the verdict on ro and, when it is unsuccessful, the error status exits with. The
 // outcome label, set once by the operator, wins over a phase it has not written yet; a Stalled
 // condition counts only for the spec generation it describes, so an approval or acknowledgement
-// the operator has not seen yet does not read as a stall.
+// the operator has not seen yet does not read as a stall, and a rollout that only waits (for an
+// approver, a change window or protected workloads, StallReason.Waits) is still in progress.
 func judge(ro *aicrv1alpha1.RuntimeRollout) (verdict, error) {
 	phase := outcomeOf(ro)
 	switch {
@@ -68,7 +62,7 @@ func judge(ro *aicrv1alpha1.RuntimeRollout) (verdict, error) {
 	}
 	stalled := meta.FindStatusCondition(ro.Status.Conditions, aicrv1alpha1.ConditionStalled)
 	if stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.ObservedGeneration != ro.Generation ||
-		waitingForPeople[stalled.Reason] {
+		domain.StallReason(stalled.Reason).Waits() {
 		return inProgress, nil
 	}
 	return unsuccessful, fmt.Errorf("rollout %s %w: %s%s", ro.Name, ErrRolloutStalled, stalled.Reason,

@@ -36,7 +36,9 @@ type evidenceDoc struct {
 	BundleDigest  ports.Digest             `json:"bundleDigest,omitempty"`
 	Approvals     []ports.EvidenceApproval `json:"approvals"`
 	Releases      []ports.EvidenceRelease  `json:"releases"`
-	ReportDigest  string                   `json:"reportDigest"`
+	// DisruptionOverrides is omitted when empty, so evidence without one keeps its digest.
+	DisruptionOverrides []ports.EvidenceOverride `json:"disruptionOverrides,omitempty"`
+	ReportDigest        string                   `json:"reportDigest"`
 }
 
 // PushEvidence stores ev in <registry>/bundles/cluster, tagged
@@ -58,6 +60,10 @@ func (r *Registry) PushEvidence(ctx context.Context, ev ports.Evidence) (ports.D
 	for i, a := range ev.Approvals {
 		a.ExpiresAt = a.ExpiresAt.UTC()
 		doc.Approvals[i] = a
+	}
+	for _, o := range ev.DisruptionOverrides {
+		o.OverriddenAt = o.OverriddenAt.UTC()
+		doc.DisruptionOverrides = append(doc.DisruptionOverrides, o)
 	}
 	raw, err := json.Marshal(doc)
 	if err != nil {
@@ -108,6 +114,6 @@ func (r *Registry) PullEvidence(ctx context.Context, digest ports.Digest) (ports
 	}
 	return ports.Evidence{
 		PlanDigest: doc.PlanDigest, Rollout: doc.Rollout, BundleDigest: doc.BundleDigest,
-		Approvals: doc.Approvals, Releases: doc.Releases, Report: report,
+		Approvals: doc.Approvals, Releases: doc.Releases, DisruptionOverrides: doc.DisruptionOverrides, Report: report,
 	}, nil
 }

@@ -25,6 +25,8 @@ func evidenceFixture() ports.Evidence {
 			{ID: "gpu-operator", Namespace: "gpu-operator", Revision: "v25.10.1/abc", ChartDigest: ports.Digest("sha256:" + hexDigest([]byte("c1")))},
 			{ID: "gpu-operator-post", Namespace: "gpu-operator", Revision: "1.1.0/def"},
 		},
+		DisruptionOverrides: []ports.EvidenceOverride{{Release: "gpu-operator", OverriddenBy: "alice@example.com",
+			OverriddenAt: time.Date(2026, 11, 29, 13, 0, 0, 0, time.UTC), Reason: "job checkpointed"}},
 		Report: []byte(`{"results":{"summary":{"tests":3,"passed":3,"failed":0}}}`),
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/nvidia/aicr-operator/adapters/workloads"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -88,14 +89,21 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agen
 		})
 }
 
+// provideWorkloads reads protected workloads straight from the API server.
+func provideWorkloads(mgr ctrl.Manager) ports.WorkloadFinder {
+	return workloads.New(mgr.GetAPIReader())
+}
+
 // provideRolloutSetup assembles the rollout and runtime controllers over the domain's ports:
-// the selected engine, the validation Jobs (counted as they finish), the registry (evidence)
-// and the clock. The engine watch starts once Argo CD's Application kind is served (ENG-4).
+// the selected engine, the validation Jobs (counted as they finish), the registry (evidence),
+// the clock and the protected workloads. The engine watch starts once Argo CD's Application
+// kind is served (ENG-4).
+
 func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validation validationJobs, reg *oci.Registry,
-	clk ports.Clock, dc discovery.DiscoveryInterface, liveness *manager.Liveness) rollout.Setup {
+	clk ports.Clock, work ports.WorkloadFinder, dc discovery.DiscoveryInterface, liveness *manager.Liveness) rollout.Setup {
 	return rollout.Setup{
 		Ports: domain.Ports{Engine: engine, Jobs: countJobs(validation, shared.NewMetrics().JobsFinished, shared.JobRunnerValidation),
-			Registry: reg, Clock: clk},
+			Registry: reg, Clock: clk, Workloads: work},
 		Options: shared.Options{
 			OperatorNamespace:   cfg.OperatorNamespace,
 			ValidationEnabled:   cfg.ValidationEnabled,

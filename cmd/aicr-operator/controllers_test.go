@@ -17,7 +17,7 @@ func TestRolloutSetupCarriesTheRolloutTimings(t *testing.T) {
 		StepTimeout: 30 * time.Minute, RolloutWindow: 48 * time.Hour,
 		ComponentStepTimeouts: map[string]time.Duration{"gpu-operator": 2 * time.Hour},
 	}
-	o := provideRolloutSetup(cfg, nil, validationJobs{}, nil, nil, nil, nil).Options
+	o := provideRolloutSetup(cfg, nil, validationJobs{}, nil, nil, nil, nil, nil).Options
 	assert.Equal(t, 30*time.Minute, o.ActionTimeout)
 	assert.Equal(t, 48*time.Hour, o.RolloutWindow)
 	assert.Equal(t, map[string]time.Duration{"gpu-operator": 2 * time.Hour}, o.ComponentTimeouts)

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	_ "time/tzdata" // the change policy's windows name IANA time zones; the image has no zoneinfo
 
 	ctrl "sigs.k8s.io/controller-runtime"
 

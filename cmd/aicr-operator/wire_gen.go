@@ -13,6 +13,10 @@ import (
 	"github.com/nvidia/aicr-operator/app"
 )
 
+import (
+	_ "time/tzdata"
+)
+
 // Injectors from wire.go:
 
 // initialize assembles the operator from its configuration.
@@ -63,7 +67,8 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	setup := provideRolloutSetup(cfg, deploymentEngine, mainValidationJobs, registry, clock, discoveryInterface, liveness)
+	workloadFinder := provideWorkloads(v)
+	setup := provideRolloutSetup(cfg, deploymentEngine, mainValidationJobs, registry, clock, workloadFinder, discoveryInterface, liveness)
 	retentionReconciler, err := provideRetention(cfg, v, liveness)
 	if err != nil {
 		return nil, nil, err

@@ -60,6 +60,40 @@ func approvalBypasses() []bypass {
 			func(f fx) error {
 				return approver().acknowledge(f.approvedRollout(), [2]string{"gpu-operator", groupApprover})
 			}},
+		{"ADM-1 editor of ClusterRuntime overrides a disruptive step", byApproval,
+			"ADM-1: editor-eve may not update runtimerollouts/approve",
+			func(f fx) error { return editor().override(f.approvedRollout(), [2]string{"gpu-operator", editorUser}) }},
+		{"ADM-2 overriddenBy spoofed", byApproval,
+			"ADM-2: a new disruption override must be overriddenBy the requesting user approver-alice",
+			func(f fx) error { return approver().override(f.newRollout(), [2]string{"gpu-operator", groupApprover}) }},
+		{"ADM-2 an old overriddenBy does not carry over to another release", byApproval,
+			"ADM-2: a new disruption override must be overriddenBy the requesting user approver-bob",
+			func(f fx) error {
+				name := f.newRollout()
+				alice := [2]string{"gpu-operator", approverUser}
+				require.NoError(f.t, approver().override(name, alice))
+				return groupMember().override(name, alice, [2]string{"nvidia-dra-driver-gpu", approverUser})
+			}},
+		{"ADM-4 operator ServiceAccount overrides a disruptive step", byApproval,
+			"ADM-4: the operator's identity never writes spec.approval",
+			func(f fx) error {
+				return operatorClient().override(f.newRollout(), [2]string{"gpu-operator", operatorUser})
+			}},
+		{"RO-3 an override is set once: its reason cannot change", byCRD,
+			"disruption overrides are append-only: an override cannot be changed",
+			func(f fx) error {
+				name := f.newRollout()
+				require.NoError(f.t, approver().override(name, [2]string{"gpu-operator", approverUser}))
+				return approver().patch(name, approval(map[string]any{"disruptionOverrides": []any{map[string]any{
+					"release": "gpu-operator", "overriddenBy": approverUser, "overriddenAt": ackedAt, "reason": "changed my mind"}}}))
+			}},
+		{"RO-3 an override is set once: it cannot be removed", byCRD,
+			"disruption overrides are append-only: an override cannot be removed",
+			func(f fx) error {
+				name := f.newRollout()
+				require.NoError(f.t, approver().override(name, [2]string{"gpu-operator", approverUser}))
+				return approver().override(name)
+			}},
 		{"ADM-4 operator ServiceAccount writes an approval", byApproval,
 			"ADM-4: the operator's identity never writes spec.approval",
 			func(f fx) error { return operatorClient().approve(f.newRollout(), operatorUser) }},

@@ -138,6 +138,16 @@ func (c client) acknowledge(name string, acks ...[2]string) error {
 	return c.patch(name, approval(map[string]any{"acknowledgements": list}))
 }
 
+// override replaces the disruption overrides with overrides (release -> overriddenBy), as the
+// plugin appends to the list it read.
+func (c client) override(name string, overrides ...[2]string) error {
+	list := make([]any, len(overrides))
+	for i, o := range overrides {
+		list[i] = map[string]any{"release": o[0], "overriddenBy": o[1], "overriddenAt": ackedAt, "reason": "job checkpointed"}
+	}
+	return c.patch(name, approval(map[string]any{"disruptionOverrides": list}))
+}
+
 // label sets (or with value "" removes) a label on the rollout as c.
 func (c client) label(name, key, value string) error {
 	var v any = value

@@ -52,6 +52,15 @@ func TestLegitimatePaths(t *testing.T) {
 		acks, _, _ := unstructured.NestedSlice(getRollout(t, name).Object, "spec", "approval", "acknowledgements")
 		assert.Len(t, acks, 2)
 	})
+	t.Run("ADM-2 approvers let disruptive steps go as themselves, one release each", func(t *testing.T) {
+		t.Parallel()
+		name := newRollout(t)
+		first := [2]string{"gpu-operator", approverUser}
+		require.NoError(t, approver().override(name, first))
+		require.NoError(t, groupMember().override(name, first, [2]string{"nvidia-dra-driver-gpu", groupApprover}))
+		got, _, _ := unstructured.NestedSlice(getRollout(t, name).Object, "spec", "approval", "disruptionOverrides")
+		assert.Len(t, got, 2)
+	})
 	t.Run("ADM-2 RO-5 the acknowledgement check fits the CEL budget at 256 acknowledgements", func(t *testing.T) {
 		t.Parallel()
 		// Each new acknowledgement is compared with every old one by release and

@@ -27,6 +27,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/runtime"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+	"github.com/nvidia/aicr-operator/adapters/workloads"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/memengine"
@@ -127,7 +128,8 @@ func (h *harness) start() {
 		jobRunner = h.runner
 	}
 	setup := rollout.Setup{
-		Ports:  domain.Ports{Engine: h.engine, Jobs: jobRunner, Registry: h.registry, Clock: h.clock},
+		Ports: domain.Ports{Engine: h.engine, Jobs: jobRunner, Registry: h.registry, Clock: h.clock,
+			Workloads: workloads.New(mgr.GetAPIReader())},
 		Client: c, Assessments: h.assessments, Options: h.opts,
 	}
 	if h.argo != nil {

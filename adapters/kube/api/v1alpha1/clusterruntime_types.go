@@ -81,6 +81,10 @@ type ClusterRuntimeSpec struct {
 	// ApprovalPolicy sets what needs an approver besides the rules every transition follows.
 	// +optional
 	ApprovalPolicy ApprovalPolicy `json:"approvalPolicy,omitempty"`
+	// ChangePolicy decides when a step that may disrupt the accelerated nodes starts: change
+	// windows, freezes and protected workloads.
+	// +optional
+	ChangePolicy ChangePolicy `json:"changePolicy,omitempty"`
 	// Adoption takes over the engine objects of an earlier runtime.
 	// +optional
 	Adoption *Adoption `json:"adoption,omitempty"`

@@ -51,6 +51,7 @@ type RuntimeRollout struct {
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.approval) || !has(oldSelf.approval.approvedBy) || (has(self.approval) && has(self.approval.approvedBy) && self.approval.approvedBy == oldSelf.approval.approvedBy && self.approval.expiresAt == oldSelf.approval.expiresAt && self.approval.reason == oldSelf.approval.reason)",message="an approval is set once: it can be neither cleared, changed nor extended"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.approval) || !has(oldSelf.approval.revokedBy) || (has(self.approval) && has(self.approval.revokedBy) && self.approval.revokedBy == oldSelf.approval.revokedBy && self.approval.revokedAt == oldSelf.approval.revokedAt && self.approval.revokeReason == oldSelf.approval.revokeReason)",message="a revocation is set once: it can be neither cleared nor changed"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.approval) || !has(oldSelf.approval.acknowledgements) || (has(self.approval) && has(self.approval.acknowledgements) && oldSelf.approval.acknowledgements.all(o, self.approval.acknowledgements.exists(n, n.release == o.release)))",message="acknowledgements are append-only: an acknowledgement cannot be removed"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.approval) || !has(oldSelf.approval.disruptionOverrides) || (has(self.approval) && has(self.approval.disruptionOverrides) && oldSelf.approval.disruptionOverrides.all(o, self.approval.disruptionOverrides.exists(n, n.release == o.release)))",message="disruption overrides are append-only: an override cannot be removed"
 // +kubebuilder:validation:XValidation:rule="!has(self.approval) || !has(self.approval.revokedBy) || (has(oldSelf.approval) && has(oldSelf.approval.approvedBy))",message="a revocation needs an existing approval"
 // +kubebuilder:validation:XValidation:rule="!has(self.approval) || !has(self.approval.acknowledgements) || size(self.approval.acknowledgements) == 0 || (has(oldSelf.approval) && has(oldSelf.approval.approvedBy))",message="an acknowledgement needs an existing approval"
 // +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || !has(self.approval) || !has(self.approval.expiresAt) || self.approval.expiresAt <= self.deadline",message="spec.approval.expiresAt must not be after spec.deadline: an approval cannot outlive its rollout",optionalOldSelf=true
@@ -146,6 +147,12 @@ type Step struct {
 	// acknowledges that they are done (RO-9).
 	// +optional
 	AcknowledgeBeforeApply bool `json:"acknowledgeBeforeApply,omitempty"`
+	// Disruption says why the step may disrupt the accelerated nodes, decided from the plan
+	// when the rollout was created; such a step starts only as the runtime's changePolicy
+	// allows, unless an approver overrides it. Empty: the step cannot disrupt them.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Disruption string `json:"disruption,omitempty"`
 }
 
 // Approval is set once by an approver (RO-4, ADM-1..4).
@@ -192,6 +199,40 @@ type Approval struct {
 	// +kubebuilder:validation:MaxItems=256
 	// +kubebuilder:validation:XValidation:rule="self.all(a, self.exists_one(b, b.release == a.release))",message="at most one acknowledgement per release"
 	Acknowledgements []Acknowledgement `json:"acknowledgements,omitempty"`
+	// DisruptionOverrides let disruptive steps go, one per release, outside a change window
+	// or while protected workloads run; each is set once by an approver as themselves.
+	// +optional
+	// +listType=map
+	// +listMapKey=release
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:XValidation:rule="self.all(a, self.exists_one(b, b.release == a.release))",message="at most one disruption override per release"
+	DisruptionOverrides []DisruptionOverride `json:"disruptionOverrides,omitempty"`
+}
+
+// DisruptionOverride records that an approver let a disruptive step go.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="disruption overrides are append-only: an override cannot be changed"
+type DisruptionOverride struct {
+	// Release is the release ID of the step let go, a Helm release name like the steps.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=53
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Release string `json:"release"`
+	// OverriddenBy is the approver's username, as the API server reports it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	OverriddenBy string `json:"overriddenBy"`
+	// OverriddenAt is when the override was given.
+	// +required
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=35
+	OverriddenAt metav1.Time `json:"overriddenAt"`
+	// Reason says why the step may go now, for example "job checkpointed".
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Reason string `json:"reason"`
 }
 
 // Acknowledgement records that an approver did the steps recorded for a release's transition.

@@ -40,6 +40,12 @@ func (r *Reconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRo
 	if cr.Spec.Adoption != nil {
 		env.AdoptionRuntimeUID = cr.Spec.Adoption.RuntimeUID
 	}
+	env.AcceleratedNodes = shared.AcceleratedNodes(cr)
+	policy, err := shared.ChangePolicy(cr.Spec.ChangePolicy)
+	if err != nil {
+		return env, &domain.Stall{Reason: domain.StallChangePolicyInvalid, Message: "the runtime's change policy: " + err.Error()}, nil
+	}
+	env.ChangePolicy = policy
 	if env.RuntimeUID != ro.Spec.RuntimeUID {
 		return env, nil, nil
 	}

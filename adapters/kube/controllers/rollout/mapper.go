@@ -28,7 +28,7 @@ func toDomainSpec(ro *aicrv1alpha1.RuntimeRollout, target, active *domain.Plan) 
 		steps = append(steps, domain.Step{
 			Release: ref, Component: component, Operation: domain.Operation(s.Operation),
 			Assessment: ports.UpgradeVerdict(s.Assessment), ChangesCRDs: s.ChangesCRDs,
-			AcknowledgeBeforeApply: s.AcknowledgeBeforeApply,
+			AcknowledgeBeforeApply: s.AcknowledgeBeforeApply, Disruption: s.Disruption,
 		})
 	}
 	return domain.RolloutSpec{
@@ -75,6 +75,11 @@ func toDomainApproval(a *aicrv1alpha1.Approval) domain.Approval {
 	for _, ack := range a.Acknowledgements {
 		out.Acknowledgements = append(out.Acknowledgements, domain.Acknowledgement{
 			Release: ack.Release, AcknowledgedBy: ack.AcknowledgedBy, AcknowledgedAt: ack.AcknowledgedAt.Time,
+		})
+	}
+	for _, o := range a.DisruptionOverrides {
+		out.Overrides = append(out.Overrides, domain.DisruptionOverride{
+			Release: o.Release, OverriddenBy: o.OverriddenBy, OverriddenAt: o.OverriddenAt.Time, Reason: o.Reason,
 		})
 	}
 	return out

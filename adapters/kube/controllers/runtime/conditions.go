@@ -85,7 +85,8 @@ func desiredStatus(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retry stri
 }
 
 // runtimeStall picks the first stall in order: a failed Resolved (CR-10), the runtime's own
-// stall (ownStall), then the rollout toward the target unless it only waits for a human.
+// stall (ownStall), then the rollout toward the target unless it only waits (for a human, a
+// change window or protected workloads).
 func runtimeStall(cr *aicrv1alpha1.ClusterRuntime, obs *observation, view domain.RolloutView) *domain.Stall {
 	if c := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionResolved); c != nil {
 		if s := domain.StalledFromResolved(domain.Condition{Status: domain.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}); s != nil {
@@ -98,7 +99,7 @@ func runtimeStall(cr *aicrv1alpha1.ClusterRuntime, obs *observation, view domain
 	switch {
 	case obs.target == obs.active || view.Stall == nil:
 		return nil
-	case view.Stall.Reason == domain.StallAwaitingApproval || view.Stall.Reason == domain.StallAwaitingAcknowledgement:
+	case view.Stall.Reason.Waits():
 		return nil
 	}
 	return view.Stall

@@ -191,11 +191,12 @@ func (r *Reconciler) transition(ctx context.Context, cr *aicrv1alpha1.ClusterRun
 		err              error
 	)
 	if obs.target == obs.active {
-		t, err = domain.ReinstallTransition(obs.activePlan, obs.reinstall)
+		t, err = domain.ReinstallTransition(obs.activePlan, obs.reinstall, shared.DisruptionRules(cr))
 	} else {
 		in := domain.TransitionInput{Active: obs.activePlan, Target: obs.targetPlan, Adoptable: adoptable(cr, obs.live),
 			ActiveRenderFlags: obs.activeFlags, TargetRenderFlags: obs.targetFlags,
-			WaiveInitialInstallOverrides: cr.Spec.ApprovalPolicy.InitialInstallOverrides == aicrv1alpha1.OverrideApprovalWaived}
+			WaiveInitialInstallOverrides: cr.Spec.ApprovalPolicy.InitialInstallOverrides == aicrv1alpha1.OverrideApprovalWaived,
+			Disruption:                   shared.DisruptionRules(cr)}
 		if r.assessments != nil && obs.active != "" {
 			if in.Assessments, assessmentDigest, err = r.assessments(ctx, obs.uid, obs.active, obs.target); err != nil {
 				return nil, "", fmt.Errorf("read upgrade-check assessment: %w", err)

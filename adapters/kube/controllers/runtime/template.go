@@ -21,7 +21,7 @@ func newRolloutTemplate(obs *observation, t domain.Transition, inventory, assess
 		steps = append(steps, aicrv1alpha1.Step{
 			Release: s.Release.ID, Operation: aicrv1alpha1.Operation(s.Operation),
 			Assessment: aicrv1alpha1.Assessment(s.Assessment), ChangesCRDs: s.ChangesCRDs,
-			AcknowledgeBeforeApply: s.AcknowledgeBeforeApply,
+			AcknowledgeBeforeApply: s.AcknowledgeBeforeApply, Disruption: s.Disruption,
 		})
 	}
 	return &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
