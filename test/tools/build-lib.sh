@@ -17,11 +17,12 @@ ensure() {
   flock -u "${lock}"
 }
 
-# gobuild WORK OUT PKG [LDFLAGS]: tidies the throwaway module in WORK and builds PKG into OUT.
+# gobuild WORK OUT PKG [LDFLAGS]: tidies the throwaway module in WORK and builds PKG into OUT,
+# without a symbol table or DWARF (-s -w: a shorter link; panics still print their stacks).
 gobuild() {
   local work=$1 out=$2 pkg=$3 ldflags=${4:-}
   (cd "${work}" && GOFLAGS=-mod=mod go mod tidy >/dev/null &&
-    GOFLAGS=-mod=mod go build -trimpath -o "${CACHE}/${out}.tmp" -ldflags "${ldflags}" "${pkg}")
+    GOFLAGS=-mod=mod go build -trimpath -o "${CACHE}/${out}.tmp" -ldflags "-s -w ${ldflags}" "${pkg}")
   mv "${CACHE}/${out}.tmp" "${CACHE}/${out}"
   rm -rf "${work}"
 }

@@ -90,7 +90,7 @@ build_argocd() {
   mkdir -p "${work}/cmd/aicr-e2e"
   write_argocd_main "${work}/cmd/aicr-e2e"
   (cd "${work}" && GOFLAGS=-mod=mod go build -trimpath -o "${CACHE}/argocd.tmp" \
-    -ldflags "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION}" ./cmd/aicr-e2e)
+    -ldflags "-s -w -X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION}" ./cmd/aicr-e2e)
   mv "${CACHE}/argocd.tmp" "${CACHE}/argocd"
   rm -rf "${work}"
 }
@@ -155,9 +155,24 @@ func main() {
 GO
 }
 
+# build_helm builds Helm's command. When the operator's own module requires the same Helm release
+# (its chart and values tests render with Helm's library), the command is built
+# in that module, from a copy of its go.mod and go.sum so the checkout is untouched, with the
+# flags of `go test`: the Helm and Kubernetes packages `make test` compiled are reused, not
+# compiled again. Otherwise in a throwaway module of its own.
 build_helm() {
-  local work
+  local root work linked
+  root=$(cd "$(dirname "$0")/../.." && pwd)
   work=$(mktemp -d)
+  linked=$(cd "${root}" && go list -m -f '{{.Version}}' helm.sh/helm/v4 2>/dev/null || true)
+  if [ "${linked}" = "v${HELM_VERSION}" ]; then
+    cp "${root}/go.mod" "${root}/go.sum" "${work}/"
+    (cd "${root}" && GOFLAGS=-mod=mod go build -modfile "${work}/go.mod" -o "${CACHE}/helm.tmp" \
+      -ldflags "-X helm.sh/helm/v4/internal/version.version=v${HELM_VERSION}" helm.sh/helm/v4/cmd/helm)
+    mv "${CACHE}/helm.tmp" "${CACHE}/helm"
+    rm -rf "${work}"
+    return
+  fi
   printf 'module e2e/helm\n\ngo 1.25\n\nrequire helm.sh/helm/v4 v%s\n' "${HELM_VERSION}" >"${work}/go.mod"
   printf 'package tools\n\nimport _ "helm.sh/helm/v4/cmd/helm"\n' >"${work}/tools.go"
   gobuild "${work}" helm helm.sh/helm/v4/cmd/helm \
