@@ -103,7 +103,7 @@ func RolloutProgressMessage(v RolloutView, targetPlanDigest string) string {
 	switch {
 	case !v.Exists:
 		return NotRolledOutMessage(targetPlanDigest)
-	case v.Stall != nil && (v.Stall.Reason == StallOutsideChangeWindow || v.Stall.Reason == StallProtectedWorkloadsRunning):
+	case v.Stall != nil && v.Stall.Reason.HeldByChangePolicy():
 		return v.Stall.Message
 	case v.Stall != nil && v.Stall.Reason != StallAwaitingApproval:
 		return StalledMessage(v.Name, v.Stall.Message)

@@ -137,8 +137,13 @@ const (
 // approval, an acknowledgement, a change window, protected workloads), not one stuck: the
 // runtime is not Stalled by it, and it goes on by itself once that happens.
 func (r StallReason) Waits() bool {
-	return r == StallAwaitingApproval || r == StallAwaitingAcknowledgement ||
-		r == StallOutsideChangeWindow || r == StallProtectedWorkloadsRunning
+	return r == StallAwaitingApproval || r == StallAwaitingAcknowledgement || r.HeldByChangePolicy()
+}
+
+// HeldByChangePolicy reports whether the reason is a disruptive step held by the runtime's change
+// policy (outside a change window, or while protected workloads run).
+func (r StallReason) HeldByChangePolicy() bool {
+	return r == StallOutsideChangeWindow || r == StallProtectedWorkloadsRunning
 }
 
 // StallReasons returns every defined reason; tests use it to prove coverage.

@@ -404,3 +404,16 @@ func protectTraining(e *domain.Environment) {
 func gpuMissing(r recorders) {
 	r.engine.Status(gomock.Any(), ref("gpu-operator")).Return(ports.ReleaseStatus{}, ports.ErrTargetNotFound)
 }
+
+// Only the change policy's two holds are holds, and each is a wait, not a stall of the runtime.
+func TestHeldByChangePolicy(t *testing.T) {
+	t.Parallel()
+	var held []domain.StallReason
+	for _, r := range domain.StallReasons() {
+		if r.HeldByChangePolicy() {
+			held = append(held, r)
+			assert.True(t, r.Waits(), "%s held by the change policy waits", r)
+		}
+	}
+	assert.ElementsMatch(t, []domain.StallReason{domain.StallOutsideChangeWindow, domain.StallProtectedWorkloadsRunning}, held)
+}

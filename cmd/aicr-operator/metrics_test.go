@@ -169,8 +169,9 @@ func TestRegistryRefreshesAreCounted(t *testing.T) {
 	}
 }
 
-// TestStateCollector reads the runtime's conditions and the open rollouts' deadlines from a
-// cache at scrape time, only once the replica is the leader.
+// TestStateCollector reads the runtime's conditions, the open rollouts' deadlines and the
+// rollouts the change policy holds from a cache at scrape time, only once the replica is the
+// leader.
 func TestStateCollector(t *testing.T) {
 	t.Parallel()
 	scheme := runtime.NewScheme()
@@ -189,10 +190,18 @@ func TestStateCollector(t *testing.T) {
 		ro.Spec.Deadline, ro.Status.Phase = deadline, phase
 		return ro
 	}
+	stalled := func(ro *aicrv1alpha1.RuntimeRollout, reason string) *aicrv1alpha1.RuntimeRollout {
+		ro.Status.Conditions = []metav1.Condition{{Type: "Stalled", Status: metav1.ConditionTrue, Reason: reason}}
+		return ro
+	}
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(cr,
 		rollout("rollout-a", aicrv1alpha1.PhaseAwaitingApproval, ""),
 		rollout("rollout-b", "", ""),
 		rollout("rollout-c", aicrv1alpha1.PhaseSucceeded, "Succeeded"),
+		stalled(rollout("rollout-d", aicrv1alpha1.PhaseProgressing, ""), "ProtectedWorkloadsRunning"),
+		stalled(rollout("rollout-e", aicrv1alpha1.PhaseProgressing, ""), "OutsideChangeWindow"),
+		stalled(rollout("rollout-f", aicrv1alpha1.PhaseProgressing, ""), "ForeignObject"),
+		stalled(rollout("rollout-g", aicrv1alpha1.PhaseFailed, "Failed"), "ProtectedWorkloadsRunning"),
 	).Build()
 
 	const want = `
@@ -200,6 +209,13 @@ func TestStateCollector(t *testing.T) {
 # TYPE aicr_operator_rollout_deadline_timestamp_seconds gauge
 aicr_operator_rollout_deadline_timestamp_seconds{phase="AwaitingApproval",rollout="rollout-a"} 1.9e+09
 aicr_operator_rollout_deadline_timestamp_seconds{phase="Pending",rollout="rollout-b"} 1.9e+09
+aicr_operator_rollout_deadline_timestamp_seconds{phase="Progressing",rollout="rollout-d"} 1.9e+09
+aicr_operator_rollout_deadline_timestamp_seconds{phase="Progressing",rollout="rollout-e"} 1.9e+09
+aicr_operator_rollout_deadline_timestamp_seconds{phase="Progressing",rollout="rollout-f"} 1.9e+09
+# HELP aicr_operator_rollout_held 1 for each rollout without an outcome whose next step the runtime's change policy holds (outside a change window, or while protected workloads run), labelled with its name and the reason.
+# TYPE aicr_operator_rollout_held gauge
+aicr_operator_rollout_held{reason="OutsideChangeWindow",rollout="rollout-e"} 1
+aicr_operator_rollout_held{reason="ProtectedWorkloadsRunning",rollout="rollout-d"} 1
 # HELP aicr_operator_runtime_condition 1 for each condition of the ClusterRuntime, labelled with its type, status and reason.
 # TYPE aicr_operator_runtime_condition gauge
 aicr_operator_runtime_condition{reason="AICRTimeout",status="True",type="Stalled"} 1
@@ -213,7 +229,7 @@ aicr_operator_runtime_condition{reason="RollingOut",status="False",type="Ready"}
 	}{
 		{"nothing before the operator hands it a reader", false, false, ""},
 		{"nothing on a replica that is not the leader", true, false, ""},
-		{"the leader reports the runtime's conditions and the open rollouts' deadlines", true, true, want},
+		{"the leader reports the runtime's conditions, the open rollouts' deadlines and holds", true, true, want},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

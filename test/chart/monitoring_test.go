@@ -292,7 +292,7 @@ func TestAlertedCountersStartAtZero(t *testing.T) {
 
 // TestAlertsUseExportedMetrics parses every alert expression: each metric it selects is one
 // the operator exports (after the rename to aicr_operator_), and every alert has a severity
-// and a summary. The chart ships seven alerts.
+// and a summary. The chart ships eight alerts.
 func TestAlertsUseExportedMetrics(t *testing.T) {
 	t.Parallel()
 	exported := exportedMetrics(t)
@@ -314,7 +314,7 @@ func TestAlertsUseExportedMetrics(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{
 		"AICROperatorAbsent", "AICRRuntimeStalled", "AICRRolloutAwaitingApproval", "AICRRolloutAwaitingApprovalNearDeadline",
-		"AICRRolloutFailed", "AICRRegistryCredentialRefreshFailing", "AICRJobFailing",
+		"AICRRolloutHeld", "AICRRolloutFailed", "AICRRegistryCredentialRefreshFailing", "AICRJobFailing",
 	}, alerts)
 	for title, exprs := range dashboardExprs(t) {
 		for _, e := range exprs {

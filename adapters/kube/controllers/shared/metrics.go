@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -202,11 +204,15 @@ var (
 	rolloutDeadlineDesc = prometheus.NewDesc(MetricPrefix+"rollout_deadline_timestamp_seconds",
 		"Unix time of the deadline of each rollout without an outcome, labelled with its name and phase.",
 		[]string{"rollout", "phase"}, nil)
+	rolloutHeldDesc = prometheus.NewDesc(MetricPrefix+"rollout_held",
+		"1 for each rollout without an outcome whose next step the runtime's change policy holds (outside a change window, "+
+			"or while protected workloads run), labelled with its name and the reason.",
+		[]string{"rollout", "reason"}, nil)
 )
 
 // StateCollector reports, at scrape time, the ClusterRuntime's conditions (as
-// kube-state-metrics reports a Deployment's) and the deadline of every rollout without an
-// outcome, read from the manager's cache. It reports nothing until Observe gives it a reader,
+// kube-state-metrics reports a Deployment's), the deadline of every rollout without an outcome
+// and the rollouts the change policy holds, read from the manager's cache. It reports nothing until Observe gives it a reader,
 // and nothing on a replica that is not the leader, so one series exists per cluster; a failed
 // read leaves its series out of that scrape rather than failing the scrape.
 type StateCollector struct {
@@ -231,6 +237,7 @@ func (s *StateCollector) Observe(reader client.Reader, elected <-chan struct{}) 
 func (s *StateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- runtimeConditionDesc
 	ch <- rolloutDeadlineDesc
+	ch <- rolloutHeldDesc
 }
 
 // Collect implements prometheus.Collector.
@@ -264,6 +271,19 @@ func (s *StateCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 			ch <- prometheus.MustNewConstMetric(rolloutDeadlineDesc, prometheus.GaugeValue,
 				float64(ro.Spec.Deadline.Unix()), ro.Name, rolloutPhase(ro))
+			if reason, held := heldBy(ro); held {
+				ch <- prometheus.MustNewConstMetric(rolloutHeldDesc, prometheus.GaugeValue, 1, ro.Name, reason)
+			}
 		}
 	}
+}
+
+// heldBy returns the reason of the rollout's Stalled condition when it says the change policy
+// holds its next step.
+func heldBy(ro *aicrv1alpha1.RuntimeRollout) (string, bool) {
+	c := meta.FindStatusCondition(ro.Status.Conditions, CondStalled)
+	if c == nil || c.Status != metav1.ConditionTrue || !domain.StallReason(c.Reason).HeldByChangePolicy() {
+		return "", false
+	}
+	return c.Reason, true
 }
