@@ -22,6 +22,12 @@ var (
 	ErrNotAwaitingAcknowledgement = errors.New("is not waiting for an acknowledgement")
 	// ErrAlreadyAcknowledged refuses a second acknowledgement of a release.
 	ErrAlreadyAcknowledged = errors.New("is already acknowledged")
+	// ErrNoStepInFlight refuses an override without --release of a rollout with no step in flight.
+	ErrNoStepInFlight = errors.New("has no step in flight")
+	// ErrNotDisruptive refuses an override of a release that is not a disruptive step of the rollout.
+	ErrNotDisruptive = errors.New("is not a disruptive step of the rollout")
+	// ErrAlreadyOverridden refuses a second override of a release.
+	ErrAlreadyOverridden = errors.New("is already overridden")
 	// ErrRuntimeDeleting refuses a change of a ClusterRuntime that is being deleted.
 	ErrRuntimeDeleting = errors.New("is being deleted")
 	// ErrNothingToRetry refuses a retry when the last rollout did not fail, expire or get revoked.
@@ -36,7 +42,7 @@ var (
 	ErrAlreadySuspended = errors.New("already has its engine suspended")
 	// ErrNotSuspended refuses unsuspend of a runtime whose engine is not suspended.
 	ErrNotSuspended = errors.New("does not have its engine suspended")
-	// ErrReasonRequired refuses approve and revoke without --reason.
+	// ErrReasonRequired refuses approve, revoke and override without --reason.
 	ErrReasonRequired = errors.New("--reason is required")
 	// ErrReasonTooLong refuses a --reason longer than MaxReasonLength.
 	ErrReasonTooLong = errors.New("--reason is longer than 1024 characters")

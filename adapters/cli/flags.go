@@ -24,6 +24,7 @@ type commandFlags struct {
 	// instead of read as "until the deadline".
 	expiresGiven bool
 	reason       string
+	release      string
 	dir          string
 	bundle       string
 	from         string
@@ -44,7 +45,9 @@ func (o *Options) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.flags.expires, "expires", 0,
 		"approve: how long the approval lasts (e.g. 2h); without it, until the rollout's deadline")
 	fs.StringVar(&o.flags.reason, "reason", "",
-		"approve, revoke: why (required, at most 1024 characters)")
+		"approve, revoke, override: why (required, at most 1024 characters)")
+	fs.StringVar(&o.flags.release, "release", "",
+		"override: the release of the disruptive step to let go; without it, the step in flight")
 	fs.StringVar(&o.flags.dir, "dir", DefaultReproduceDir,
 		"reproduce: directory to write recipe.json to")
 	fs.StringVar(&o.flags.bundle, "bundle", "",

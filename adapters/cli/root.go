@@ -11,6 +11,7 @@ var subcommands = append([]func(*Options) *cobra.Command{
 	newApproveCommand,
 	newRevokeCommand,
 	newAcknowledgeCommand,
+	newOverrideCommand,
 	newReproduceCommand,
 	newRetryCommand,
 	newResolveCommand,

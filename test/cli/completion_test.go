@@ -27,7 +27,7 @@ func TestCompletion_RolloutNames(t *testing.T) {
 	second := fixture{ro: newRollout()}.create(t)
 	prefix := "rollout-" + transition + "-"
 
-	for _, cmd := range []string{"describe", "approve", "revoke", "acknowledge"} {
+	for _, cmd := range []string{"describe", "approve", "revoke", "acknowledge", "override"} {
 		t.Run(cmd, func(t *testing.T) {
 			t.Parallel()
 			names, directive := completions(t, run(approverUser, "__complete", cmd, prefix))

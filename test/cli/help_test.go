@@ -9,7 +9,7 @@ import (
 // everyFlag are the flags every command accepts (CLI-1).
 var everyFlag = []string{
 	"--kubeconfig", "--context", "--as", "--as-group", "-n, --namespace", "--expires", "--reason", "--dir",
-	"--bundle", "--from", "-o, --output", "--operator-namespace", "--request-timeout",
+	"--bundle", "--from", "-o, --output", "--operator-namespace", "--request-timeout", "--release",
 }
 
 func TestHelp_ListsEveryCommandAndFlagWithAnExample(t *testing.T) {
@@ -17,7 +17,7 @@ func TestHelp_ListsEveryCommandAndFlagWithAnExample(t *testing.T) {
 	r := runAt(now, 0, "help")
 	requireOK(t, r)
 	for _, cmd := range []string{
-		"describe", "approve", "revoke", "acknowledge", "reproduce", "plan", "version", "completion", "help",
+		"describe", "approve", "revoke", "acknowledge", "override", "reproduce", "plan", "version", "completion", "help",
 	} {
 		assert.Contains(t, r.stdout, "\n  "+cmd+" ", "command %s", cmd)
 	}
@@ -35,6 +35,7 @@ func TestHelp_EveryCommandListsEveryFlagWithAnExample(t *testing.T) {
 		"approve":     `kubectl aicr approve rollout-3f9a1c0d2b7e4a51-1 --expires 2h --reason "Maintenance window"`,
 		"revoke":      `kubectl aicr revoke rollout-3f9a1c0d2b7e4a51-1 --reason "Training job not checkpointed"`,
 		"acknowledge": "kubectl aicr acknowledge rollout-3f9a1c0d2b7e4a51-1",
+		"override":    `kubectl aicr override rollout-3f9a1c0d2b7e4a51-1 --reason "job checkpointed"`,
 		"reproduce":   `kubectl aicr reproduce "sha256:<digest>"`,
 		"plan":        "kubectl aicr plan --bundle ./bundle-helm",
 	}
