@@ -21,7 +21,7 @@ import (
 )
 
 // simulatedBundles are the v1 bundles the simulator plays (test/testdata/aicr, every bundle
-// directory holding a bundle-info.yaml), each as its files.
+// directory holding a bundle-info.yaml), each as the files of the bundle it pushes.
 func simulatedBundles(t *testing.T) map[string]map[string][]byte {
 	t.Helper()
 	root := filepath.Join(jobexec.Root(), "test", "testdata", "aicr")
@@ -34,9 +34,12 @@ func simulatedBundles(t *testing.T) map[string]map[string][]byte {
 		if _, err := os.Stat(filepath.Join(d, "bundle-info.yaml")); err != nil {
 			continue
 		}
-		files, err := jobexec.ReadTree(d)
+		rel, err := filepath.Rel(root, d)
 		require.NoError(t, err)
-		out[d] = files
+		f, err := jobexec.BundleFixture("v1.1.0", rel, nil)
+		require.NoError(t, err)
+		out[d], err = f.BundleFiles()
+		require.NoError(t, err)
 	}
 	require.NotEmpty(t, out, "the simulator plays no v1 bundle")
 	return out

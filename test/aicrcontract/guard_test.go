@@ -15,11 +15,8 @@ import (
 // notYetHeld are the FACTS.md statements the suite has no case for yet, each with why. A
 // statement leaves this list when its TestFact<major>_<minor>_ case lands.
 var notYetHeld = map[string]string{
-	"1.2":  "server-side apply by field manager aicr: the simulator writes the output with a merge patch (writeOutput in play.go), not an apply by field manager aicr, and this suite runs no API server",
-	"1.10": "SSA keeps foreign metadata: the simulator writes with a merge patch as the Pod (writeOutput), not an apply, so it cannot show which fields an apply by aicr leaves; this suite runs no API server",
-	"2.4":  "README versions: the operator reads no README, and the simulator's v1 bundles carry a placeholder README of their own (not AICR's Recipe Version/Bundler Version lines), so no reader or simulator output states them",
-	"2.7":  "OCI tag defaulting: the operator always names the tag",
-	"4.2":  "uid 65532 writability of /app: unknown without the real image; the Job gives AICR an emptyDir instead",
+	"1.2":  "server-side apply by field manager aicr: the simulator applies as aicr (ApplyOutput), but this suite starts no API server to show the managed fields",
+	"1.10": "SSA keeps foreign metadata: needs an API server to show which fields an apply by aicr leaves",
 	"5.4":  "restricted agent: the operator does not run it",
 	"5.7":  "collector failures: needs the real collectors",
 	"7.2":  "skipped checks: the reference holds no skipped entry",

@@ -129,3 +129,37 @@ func TestFact4_1_BundleRenderedUnderTheWorkingDirectory(t *testing.T) {
 	assert.Nil(t, jobexec.PrePush(pod))
 	assert.Equal(t, jobs.WorkDir, pod.InitContainers[0].WorkingDir)
 }
+
+// 4.2: AICR's images run as uid 65532 with /app as their working directory, and whether that
+// user may write /app is unknown. The operator never depends on it: every AICR container it
+// runs, but the root snapshot agent's, is non-root without a uid of its own (the image's user
+// applies); only the bundle writes under its working directory (4.1), and its Pod mounts an
+// emptyDir there, which the simulator, modelling /app as not writable, accepts.
+func TestFact4_2_NoRunDependsOnWritingTheImagesWorkingDirectory(t *testing.T) {
+	t.Parallel()
+	for _, kind := range outputStages {
+		pod := startStage(t, kind).job.Spec.Template.Spec
+		aicr := pod.Containers[0]
+		if kind == ports.JobSnapshot {
+			require.NotNil(t, aicr.SecurityContext.RunAsUser)
+			assert.Zero(t, *aicr.SecurityContext.RunAsUser, "the agent runs as root")
+			continue
+		}
+		assert.True(t, *pod.SecurityContext.RunAsNonRoot, kind)
+		assert.Nil(t, pod.SecurityContext.RunAsUser, "%s: the image's user", kind)
+		assert.Nil(t, aicr.SecurityContext.RunAsUser, "%s: the image's user", kind)
+		assert.Empty(t, aicr.WorkingDir, "%s writes nothing under its working directory", kind)
+	}
+	pod := operatorBundlePod(t)
+	aicr := pod.InitContainers[0]
+	assert.Nil(t, aicr.SecurityContext.RunAsUser, "the bundle runs as the image's user")
+	mounted := false
+	for _, m := range aicr.VolumeMounts {
+		for _, v := range pod.Volumes {
+			mounted = mounted || (m.MountPath == aicr.WorkingDir && m.Name == v.Name && v.EmptyDir != nil && !m.ReadOnly)
+		}
+	}
+	assert.True(t, mounted, "the bundle's working directory %s is a writable emptyDir", aicr.WorkingDir)
+	assert.Nil(t, jobexec.PrePush(pod))
+	assert.NotNil(t, jobexec.PrePush(earlierBundlePod()), "the image's /app is not the bundle's to write")
+}

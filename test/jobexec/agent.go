@@ -84,12 +84,10 @@ func (e *Executor) snapshotRun(ctx context.Context, job *batchv1.Job, version st
 	}
 	if c := pod.Containers[0]; c.SecurityContext == nil || c.SecurityContext.Privileged == nil || !*c.SecurityContext.Privileged {
 		e.violate(fmt.Errorf("job %s: the snapshot agent is not privileged, it cannot read the node's devices", job.Name))
-		return &Result{ExitCode: 8,
-			Log: commandFailed(version, 8, "[INTERNAL] failed to collect GPU measurements: permission denied")}, nil
 	}
 	for _, gap := range AgentShapeGaps(pod) {
-		// AICR v1's collectors log what they cannot read and skip it (docs/design/aicr-cli.md
-		// section 5): the snapshot is still written, with measurements of the wrong host.
+		// AICR v1's collectors log what they cannot read and skip it (Collected): the snapshot
+		// is still written, without those measurements or with the image's OS.
 		e.violate(fmt.Errorf("job %s: the snapshot agent %s", job.Name, gap))
 	}
 	if placed, err := e.schedulable(ctx, pod); err != nil || !placed {

@@ -108,7 +108,8 @@ func Root() string {
 // BundleFixture loads a v1 bundle directory of test/testdata/aicr (relative
 // path, e.g. v1-layout-synthetic-.../bundle-helm) with the synthetic snapshot,
 // the bundle's own recipe.yaml and a passing CTRF report of test/testdata/ctrf.
-// mutate, if not nil, edits the bundle files before they are archived.
+// mutate, if not nil, edits the bundle files before they are archived; the README and the
+// checksums are then written as AICR writes them (StampREADME, checksums).
 func BundleFixture(version, dir string, mutate func(files map[string][]byte)) (Fixture, error) {
 	root := filepath.Join(Root(), "test", "testdata", "aicr", dir)
 	files, err := ReadTree(root)
@@ -118,6 +119,10 @@ func BundleFixture(version, dir string, mutate func(files map[string][]byte)) (F
 	if mutate != nil {
 		mutate(files)
 	}
+	if err = StampREADME(files); err != nil {
+		return Fixture{}, err
+	}
+	files["checksums.txt"] = checksums(files)
 	archive, err := Tar(files)
 	if err != nil {
 		return Fixture{}, err

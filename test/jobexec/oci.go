@@ -35,6 +35,16 @@ func ociOutput(job *batchv1.Job) (string, bool) {
 	return strings.CutPrefix(argValue(AICRArgs(job), "-o"), "oci://")
 }
 
+// OCIReference splits the destination of `-o oci://<dest>` into the repository and the tag
+// AICR v1 pushes to: the tag dest names, else the version of the AICR binary (pkg/cli/bundle.go).
+// A registry port is not a tag.
+func OCIReference(dest, version string) (repository, tag string) {
+	if i := strings.LastIndex(dest, ":"); i > strings.LastIndex(dest, "/") {
+		return dest[:i], dest[i+1:]
+	}
+	return dest, version
+}
+
 // pushBundle plays `aicr bundle -o oci://<repository>:<tag> --image-refs <file> [--plain-http]`
 // (docs/design/aicr-cli.md section 7) for a successful bundle result: the directories AICR v1
 // writes checked first (PrePush), the bundle directory packed as AICR packs it (aicroci),
@@ -56,10 +66,7 @@ func pushBundle(ctx context.Context, job *batchv1.Job, secret *corev1.Secret, de
 	if err != nil {
 		return failure(8, "[INTERNAL] failed to package bundle: "+err.Error()), ""
 	}
-	ref, tag := dest, res.Version // AICR tags with its own version by default
-	if i := strings.LastIndex(dest, ":"); i > strings.LastIndex(dest, "/") {
-		ref, tag = dest[:i], dest[i+1:]
-	}
+	ref, tag := OCIReference(dest, res.Version)
 	args := AICRArgs(job)
 	if !dockerConfigMounted(job) {
 		secret = nil // AICR reads $DOCKER_CONFIG/config.json only
@@ -123,6 +130,11 @@ func statusFailure(status int) (int32, string) {
 		return 2, "INVALID_REQUEST"
 	}
 	return 6, "SERVICE_UNAVAILABLE"
+}
+
+// BundleFiles are the files of the bundle f plays, keyed by slash path.
+func (f Fixture) BundleFiles() (map[string][]byte, error) {
+	return bundleFiles(f.Bundle)
 }
 
 // bundleFiles unpacks a bundle archive into files keyed by slash path.

@@ -74,6 +74,10 @@ func (e *Executor) play(ctx context.Context, job *batchv1.Job) error {
 	}
 	if refused != nil {
 		res = *refused
+	} else if ports.JobKind(job.Labels[jobs.KindLabel]) == ports.JobSnapshot {
+		if res, err = collect(pod.Spec, res); err != nil {
+			return err
+		}
 	} else if refused, err = e.playValidate(ctx, job, pod, in, res); err != nil {
 		return err
 	} else if refused != nil {
@@ -108,7 +112,7 @@ func (e *Executor) run(ctx context.Context, job *batchv1.Job, pod *corev1.Pod, o
 		res, refsFile = publishImageRefs(job, emptyDir, res)
 	}
 	if !toRegistry {
-		if err = e.writeOutput(ctx, job, pod, out, res); err != nil {
+		if res, err = e.writeOutput(ctx, job, pod, out, res); err != nil {
 			return err
 		}
 	}
@@ -200,33 +204,28 @@ func (e *Executor) assertSpec(job *batchv1.Job, objs []client.Object, serviceAcc
 }
 
 // writeOutput writes the result into the output ConfigMap as the Job's Pod does: with AICR's
-// cm:// output (server-side apply) under the Pod's ServiceAccount and pod-name claim.
-func (e *Executor) writeOutput(ctx context.Context, job *batchv1.Job, pod *corev1.Pod, out *corev1.ConfigMap, res Result) error {
-	c, err := e.asPod(pod.Spec.ServiceAccountName, pod.Name, string(pod.UID))
-	if err != nil {
-		return err
-	}
-	patch := client.MergeFrom(out.DeepCopy())
+// cm:// output (ApplyOutput) under the Pod's ServiceAccount and pod-name claim. It returns the
+// result the Pod ends with: AICR's INTERNAL failure when the API server refuses the write.
+func (e *Executor) writeOutput(ctx context.Context, job *batchv1.Job, pod *corev1.Pod, out *corev1.ConfigMap, res Result) (Result, error) {
 	data, err := artifactData(job, res, e.now().Time)
 	if err != nil {
-		return err
+		return res, err
 	}
-	if data != nil {
-		if out.Labels == nil {
-			out.Labels = map[string]string{}
-		}
-		for k, v := range OutputLabels() {
-			out.Labels[k] = v
-		}
+	if data == nil && res.Bundle == nil {
+		return res, nil
 	}
-	out.Data = data
-	if res.Bundle != nil {
-		out.BinaryData = map[string][]byte{jobs.BundleKey: res.Bundle}
+	c, err := e.asPod(pod.Spec.ServiceAccountName, pod.Name, string(pod.UID))
+	if err != nil {
+		return res, err
 	}
-	if err := c.Patch(ctx, out, patch); err != nil {
-		return fmt.Errorf("write output as pod %s: %w", pod.Name, err)
+	refused, err := ApplyOutput(ctx, c, out.Namespace, out.Name, data, res.Bundle)
+	if err != nil {
+		return res, fmt.Errorf("write output as pod %s: %w", pod.Name, err)
 	}
-	return nil
+	if refused != nil {
+		return *refused, nil
+	}
+	return res, nil
 }
 
 // createPod returns the Job's Pod, creating it as the Job controller does (generateName

@@ -4,5 +4,6 @@
 // of a plan's releases (PLAN-3, one key per release ID in a ConfigMap labelled role values
 // and named aicr-values-<16 hex>), the recipe (key recipe.json, role recipe) and AICR's
 // upgrade-check report (key report.json, role assessment). The resolver writes them; the
-// operator and kubectl aicr read them.
+// operator and kubectl aicr read them. It also reads what the resolver needs of AICR's own
+// snapshot and recipe (artifacts.go).
 package configdoc

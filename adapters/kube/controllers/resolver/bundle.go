@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -44,10 +45,7 @@ func (r *Reconciler) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 	if err != nil {
 		return nil, "", resRegistryOutcome("get the bundle push credential", err)
 	}
-	st.Args = append(st.Args, "-o", "oci://"+target.Repository+":"+name, "--image-refs", ports.JobImageRefsPath)
-	if target.PlainHTTP {
-		st.Args = append(st.Args, "--plain-http")
-	}
+	st.Args = append(st.Args, shared.BundlePushArgs(target.Repository, name, target.PlainHTTP)...)
 	st.Credentials = target.DockerConfig
 	files, out := r.runStage(ctx, cr, st)
 	if out != nil {

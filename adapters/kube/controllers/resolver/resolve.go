@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
@@ -57,7 +58,7 @@ func (r *Reconciler) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.Cluster
 	if out != nil {
 		return out
 	}
-	components, stall, err := resRecipeComponents(recipe)
+	components, stall, err := configdoc.RecipeComponents(recipe)
 	if err != nil {
 		return resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
 	}
@@ -98,7 +99,7 @@ func (r *Reconciler) snapshotStage(ctx context.Context, cr *aicrv1alpha1.Cluster
 	if out != nil {
 		return nil, out
 	}
-	facts, stall, err := resSnapshotFacts(snapshot)
+	facts, stall, err := configdoc.SnapshotFacts(snapshot)
 	if err != nil {
 		return nil, resStalled(&domain.Stall{Reason: domain.StallSnapshotIncomplete, Message: err.Error()})
 	}

@@ -39,3 +39,25 @@ func TestBundleArgs_ToggleThroughSet(t *testing.T) {
 	}}}
 	assert.Equal(t, []string{"--set", "nvsentinel:enabled=false", "--set-json", "gpu-operator:gds.enabled=true"}, BundleArgs(cr))
 }
+
+func TestBundleArgs_PlacementFlags(t *testing.T) {
+	t.Parallel()
+	cr := &aicrv1alpha1.ClusterRuntime{Spec: aicrv1alpha1.ClusterRuntimeSpec{
+		Placement: aicrv1alpha1.Placement{
+			System: aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{"pool": "system"}},
+			Accelerated: aicrv1alpha1.NodeGroup{
+				NodeSelector: map[string]aicrv1alpha1.LabelValue{"pool": "gpu", "b": "1"},
+				Tolerations: []aicrv1alpha1.Toleration{
+					{Key: "nvidia.com/gpu", Operator: "Exists", Effect: "NoSchedule"},
+					{Key: "dedicated", Value: "gpu", Effect: "NoExecute"},
+				},
+			},
+		},
+	}}
+	assert.Equal(t, []string{
+		"--system-node-selector", "pool=system",
+		"--accelerated-node-selector", "b=1", "--accelerated-node-selector", "pool=gpu",
+		"--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule",
+		"--accelerated-node-toleration", "dedicated=gpu:NoExecute",
+	}, BundleArgs(cr))
+}

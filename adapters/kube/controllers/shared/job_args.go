@@ -1,9 +1,12 @@
 package shared
 
+import "github.com/nvidia/aicr-operator/ports"
+
 // The arguments of the resolver's AICR Jobs (docs/design/aicr-cli.md sections 5, 6 and 9), kept
 // here so the AICR contract suite (test/aicrcontract) holds the very arguments the resolver
 // passes to what AICR v1 accepts. Every Job writes its artifact to output, a cm:// URI of the
-// Job runner, and logs its failure as one JSON line (--log-json).
+// Job runner, except the bundle Job that pushes to the registry (BundlePushArgs), and logs its
+// failure as one JSON line (--log-json).
 
 // SnapshotArgs are the arguments of the snapshot Job: AICR's snapshot in agent mode, writing
 // the snapshot (YAML, the default format) to output.
@@ -29,4 +32,16 @@ func RecipeArgs(config, snapshot, inherit, output string) []string {
 func UpgradeCheckArgs(from, to, output string) []string {
 	return []string{"--log-json", "upgrade-check", "--from", from, "--to", to,
 		"--deployer", "argocd-helm", "--format", "json", "--fail-on-error=false", "-o", output}
+}
+
+// BundlePushArgs are the output arguments of a bundle Job that pushes to the registry: the
+// repository with an explicit tag (AICR would tag an untagged destination with its own
+// version, so two renders of one AICR release would share a tag), the pushed digest published
+// to --image-refs, and --plain-http for a registry served over HTTP.
+func BundlePushArgs(repository, tag string, plainHTTP bool) []string {
+	args := []string{"-o", "oci://" + repository + ":" + tag, "--image-refs", ports.JobImageRefsPath}
+	if plainHTTP {
+		args = append(args, "--plain-http")
+	}
+	return args
 }

@@ -1,4 +1,4 @@
-package resolver
+package configdoc
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// resArtifact is the header every AICR artifact carries.
-type resArtifact struct {
+// artifactHeader is the header every AICR artifact carries.
+type artifactHeader struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Metadata   struct {
@@ -18,9 +18,9 @@ type resArtifact struct {
 	} `json:"metadata"`
 }
 
-type resSnapshot struct {
-	resArtifact  `json:",inline"`
-	Measurements []struct {
+type snapshotDoc struct {
+	artifactHeader `json:",inline"`
+	Measurements   []struct {
 		Type     string `json:"type"`
 		Subtypes []struct {
 			Subtype string         `json:"subtype"`
@@ -29,21 +29,21 @@ type resSnapshot struct {
 	} `json:"measurements"`
 }
 
-type resRecipe struct {
-	resArtifact   `json:",inline"`
-	ComponentRefs []struct {
+type recipeDoc struct {
+	artifactHeader `json:",inline"`
+	ComponentRefs  []struct {
 		Name string `json:"name"`
 	} `json:"componentRefs"`
 }
 
-// resAccelerators are AICR accelerator names, longest first so gb200 wins over b200.
-var resAccelerators = []string{"rtx-pro-6000", "gb300", "gb200", "vr200", "h200", "h100", "b200", "a100", "l40s", "l40"}
+// accelerators are AICR accelerator names, longest first so gb200 wins over b200.
+var accelerators = []string{"rtx-pro-6000", "gb300", "gb200", "vr200", "h200", "h100", "b200", "a100", "l40s", "l40"}
 
-// resProviders maps a node providerID scheme to the AICR service (AICR v1 detects the service from it).
-var resProviders = map[string]string{"aws://": "eks", "gce://": "gke", "azure://": "aks", "oci://": "oke"}
+// providers maps a node providerID scheme to the AICR service (AICR v1 detects the service from it).
+var providers = map[string]string{"aws://": "eks", "gce://": "gke", "azure://": "aks", "oci://": "oke"}
 
-// resCheckArtifact refuses an artifact that is not an AICR v1 artifact of kind (RES-5).
-func resCheckArtifact(a resArtifact, kind string) *domain.Stall {
+// checkArtifact refuses an artifact that is not an AICR v1 artifact of kind (RES-5).
+func checkArtifact(a artifactHeader, kind string) *domain.Stall {
 	if !strings.HasPrefix(a.APIVersion, "aicr.run/") || (a.Kind != "" && a.Kind != kind) {
 		return &domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: fmt.Sprintf(
 			"%s artifact has apiVersion %q and kind %q, the operator reads aicr.run/* %s", kind, a.APIVersion, a.Kind, kind)}
@@ -51,27 +51,27 @@ func resCheckArtifact(a resArtifact, kind string) *domain.Stall {
 	return domain.CheckAICRArtifact(strings.ToLower(kind), a.Metadata.Version)
 }
 
-// resSnapshotFacts parses an AICR v1 snapshot and returns the criteria it
-// measured: service from the Kubernetes server version suffix or the node
-// provider, accelerator from the GPU product, os from OS.release.ID.
-func resSnapshotFacts(data []byte) (domain.SnapshotFacts, *domain.Stall, error) {
-	var s resSnapshot
+// SnapshotFacts parses an AICR v1 snapshot and returns the criteria it measured: service from
+// the Kubernetes server version suffix or the node provider, accelerator from the GPU product,
+// os from OS.release.ID. A measurement AICR's collectors skipped leaves its criterion out.
+func SnapshotFacts(data []byte) (domain.SnapshotFacts, *domain.Stall, error) {
+	var s snapshotDoc
 	if err := yaml.Unmarshal(data, &s); err != nil {
 		return nil, nil, fmt.Errorf("parse snapshot: %w", err)
 	}
-	if st := resCheckArtifact(s.resArtifact, "Snapshot"); st != nil {
+	if st := checkArtifact(s.artifactHeader, "Snapshot"); st != nil {
 		return nil, st, nil
 	}
 	facts := domain.SnapshotFacts{}
 	for _, m := range s.Measurements {
 		for _, sub := range m.Subtypes {
-			resMeasure(facts, m.Type, sub.Subtype, sub.Data)
+			measure(facts, m.Type, sub.Subtype, sub.Data)
 		}
 	}
 	return facts, nil, nil
 }
 
-func resMeasure(facts domain.SnapshotFacts, typ, subtype string, data map[string]any) {
+func measure(facts domain.SnapshotFacts, typ, subtype string, data map[string]any) {
 	str := func(k string) string { s, _ := data[k].(string); return strings.ToLower(s) }
 	switch typ + "." + subtype {
 	case "K8s.server", "K8s.node":
@@ -82,14 +82,14 @@ func resMeasure(facts domain.SnapshotFacts, typ, subtype string, data map[string
 				}
 			}
 		}
-		for scheme, svc := range resProviders {
+		for scheme, svc := range providers {
 			if strings.HasPrefix(str("providerID"), scheme) {
 				facts["service"] = svc
 			}
 		}
 	case "GPU.hardware", "GPU.smi":
 		for _, k := range []string{"product", "model", "gpu.product"} {
-			if acc := resAccelerator(str(k)); acc != "" {
+			if acc := accelerator(str(k)); acc != "" {
 				facts["accelerator"] = acc
 			}
 		}
@@ -100,8 +100,8 @@ func resMeasure(facts domain.SnapshotFacts, typ, subtype string, data map[string
 	}
 }
 
-func resAccelerator(product string) string {
-	for _, a := range resAccelerators {
+func accelerator(product string) string {
+	for _, a := range accelerators {
 		if strings.Contains(product, a) {
 			return a
 		}
@@ -109,13 +109,13 @@ func resAccelerator(product string) string {
 	return ""
 }
 
-// resRecipeComponents parses an AICR recipe and returns its component names.
-func resRecipeComponents(data []byte) (map[string]bool, *domain.Stall, error) {
-	var r resRecipe
+// RecipeComponents parses an AICR recipe and returns its component names.
+func RecipeComponents(data []byte) (map[string]bool, *domain.Stall, error) {
+	var r recipeDoc
 	if err := yaml.Unmarshal(data, &r); err != nil {
 		return nil, nil, fmt.Errorf("parse recipe: %w", err)
 	}
-	if st := resCheckArtifact(r.resArtifact, "RecipeResult"); st != nil {
+	if st := checkArtifact(r.artifactHeader, "RecipeResult"); st != nil {
 		return nil, st, nil
 	}
 	out := map[string]bool{}

@@ -1,4 +1,4 @@
-package resolver
+package configdoc
 
 import (
 	"testing"
@@ -6,12 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-func TestResSnapshotFacts(t *testing.T) {
+func TestSnapshotFacts(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, snapshot string
@@ -39,7 +37,7 @@ measurements:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			facts, stall, err := resSnapshotFacts([]byte(tc.snapshot))
+			facts, stall, err := SnapshotFacts([]byte(tc.snapshot))
 			require.NoError(t, err)
 			if tc.reason != "" {
 				require.NotNil(t, stall)
@@ -50,26 +48,4 @@ measurements:
 			assert.Equal(t, tc.want, facts)
 		})
 	}
-}
-
-func TestResBundleArgs(t *testing.T) {
-	t.Parallel()
-	cr := &aicrv1alpha1.ClusterRuntime{Spec: aicrv1alpha1.ClusterRuntimeSpec{
-		Placement: aicrv1alpha1.Placement{
-			System: aicrv1alpha1.NodeGroup{NodeSelector: map[string]aicrv1alpha1.LabelValue{"pool": "system"}},
-			Accelerated: aicrv1alpha1.NodeGroup{
-				NodeSelector: map[string]aicrv1alpha1.LabelValue{"pool": "gpu", "b": "1"},
-				Tolerations: []aicrv1alpha1.Toleration{
-					{Key: "nvidia.com/gpu", Operator: "Exists", Effect: "NoSchedule"},
-					{Key: "dedicated", Value: "gpu", Effect: "NoExecute"},
-				},
-			},
-		},
-	}}
-	assert.Equal(t, []string{
-		"--system-node-selector", "pool=system",
-		"--accelerated-node-selector", "b=1", "--accelerated-node-selector", "pool=gpu",
-		"--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule",
-		"--accelerated-node-toleration", "dedicated=gpu:NoExecute",
-	}, shared.BundleArgs(cr))
 }
