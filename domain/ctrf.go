@@ -31,7 +31,7 @@ type ctrfTest struct {
 	Status string `json:"status"`
 }
 
-// judgeValidationReport decides a completed deployment validation run from its CTRF report
+// JudgeValidationReport decides a completed deployment validation run from its CTRF report
 // (RO-10): nil when at least one check passed and none failed or ended otherwise. Skipped and
 // pending checks do not fail a run, as with AICR's --fail-on-error, but they do not pass it
 // either: a report without checks, or whose every check was skipped or pending, is no evidence
@@ -40,7 +40,7 @@ type ctrfTest struct {
 // An empty or unparseable report, or one without results.summary, fails the run as failed
 // checks do. The error is the reason, naming the counts and the first failed checks ("2 of 14
 // checks failed: a, b").
-func judgeValidationReport(raw []byte) error {
+func JudgeValidationReport(raw []byte) error {
 	if len(raw) == 0 {
 		return errors.New("the run wrote no report")
 	}

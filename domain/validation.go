@@ -140,7 +140,7 @@ func (r *Rollout) validated(ctx context.Context, p Ports, env Environment, ref p
 			return Outcome{Status: r.status}, err
 		}
 	}
-	if err = judgeValidationReport(report); err != nil {
+	if err = JudgeValidationReport(report); err != nil {
 		if rerr := p.Jobs.Retain(ctx, ref); rerr != nil {
 			return r.stallOrError("retain validation run", rerr)
 		}

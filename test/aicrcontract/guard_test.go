@@ -15,13 +15,6 @@ import (
 // notYetHeld are the FACTS.md statements the suite has no case for yet, each with why. A
 // statement leaves this list when its TestFact<major>_<minor>_ case lands.
 var notYetHeld = map[string]string{
-	"1.2":  "server-side apply by field manager aicr: the simulator applies as aicr (ApplyOutput), but this suite starts no API server to show the managed fields",
-	"1.10": "SSA keeps foreign metadata: needs an API server to show which fields an apply by aicr leaves",
-	"5.4":  "restricted agent: the operator does not run it",
-	"5.7":  "collector failures: needs the real collectors",
-	"7.2":  "skipped checks: the reference holds no skipped entry",
-	"8.8":  "transition records: the operator reads reports, never records",
-	"10.5": "apply-crds.sh: the reference trees are partial, from mixed commits",
 	"11.3": "agent wait exit codes: the operator runs the agent mode only",
 }
 

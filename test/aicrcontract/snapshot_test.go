@@ -25,11 +25,23 @@ type snapshotDoc struct {
 	} `json:"measurements"`
 }
 
-// referenceSnapshots returns the snapshots in the reference directory: YAML files of kind
-// Snapshot, and the snapshot.yaml of the documented snapshot ConfigMaps.
+// referenceSnapshots returns the snapshots in the reference directory, decoded.
 func referenceSnapshots(t *testing.T) map[string]snapshotDoc {
 	t.Helper()
 	out := map[string]snapshotDoc{}
+	for p, raw := range referenceSnapshotTexts(t) {
+		var doc snapshotDoc
+		require.NoError(t, yaml.Unmarshal([]byte(raw), &doc), p)
+		out[p] = doc
+	}
+	return out
+}
+
+// referenceSnapshotTexts returns the snapshots in the reference directory as AICR wrote them:
+// YAML files of kind Snapshot, and the snapshot.yaml of the documented snapshot ConfigMaps.
+func referenceSnapshotTexts(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
 	for _, p := range referenceFiles(t, ".yaml") {
 		raw, err := os.ReadFile(p)
 		require.NoError(t, err)
@@ -42,7 +54,7 @@ func referenceSnapshots(t *testing.T) map[string]snapshotDoc {
 		}
 		var doc snapshotDoc
 		if yaml.Unmarshal(raw, &doc) == nil && doc.Kind == "Snapshot" {
-			out[p] = doc
+			out[p] = string(raw)
 		}
 	}
 	require.NotEmpty(t, out, "the reference directory holds no snapshot")
