@@ -62,6 +62,7 @@ fmt: $(GOLANGCI_LINT) ## Format Go code (gofmt, goimports, gci).
 	$(GOLANGCI_LINT) fmt
 
 .PHONY: vet
+# `make verify` does not run it: golangci-lint's govet runs the same analyzers (and shadow).
 vet: ## go vet ./... (and in each nested module).
 	go vet ./...
 	$(call IN_NESTED,go vet ./...)
@@ -138,7 +139,7 @@ release-snapshot: $(GORELEASER) ## Build the release offline into dist/: kubectl
 ##@ Verify
 
 .PHONY: verify
-verify: verify-mod verify-gen verify-fmt vet lint ## Everything CI checks besides tests.
+verify: verify-mod verify-gen verify-fmt lint ## Everything CI checks besides tests.
 
 .PHONY: verify-mod
 verify-mod: ## go mod tidy leaves go.mod and go.sum unchanged, here and in each nested module.

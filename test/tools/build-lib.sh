@@ -36,15 +36,55 @@ staging_modules() {
   sed -n 's#^[[:space:]]*k8s.io/\([^ ]*\) => ./staging/.*#\1#p' "${gomod}"
 }
 
+# repo_root prints the checkout's root.
+repo_root() { (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd); }
+
+# repo_requires MODULE VERSION succeeds when the operator's own module requires MODULE at VERSION.
+repo_requires() {
+  [ "$(cd "$(repo_root)" && GOFLAGS=-mod=mod go list -m -f '{{.Version}}' "$1" 2>/dev/null)" = "$2" ]
+}
+
+# repo_build OUT PKG LDFLAGS [EDIT...] builds PKG into OUT in the operator's own module, from a
+# copy of its go.mod and go.sum (the checkout is untouched) changed by each `go mod edit` flag
+# EDIT, with the flags of `go test` (no -trimpath): the packages `make test` compiled at the
+# same versions are reused rather than compiled again.
+repo_build() {
+  local out=$1 pkg=$2 ldflags=$3 root work edit
+  shift 3
+  root=$(repo_root)
+  work=$(mktemp -d)
+  cp "${root}/go.mod" "${root}/go.sum" "${work}/"
+  for edit in "$@"; do go mod edit "${edit}" "${work}/go.mod"; done
+  (cd "${root}" && GOFLAGS=-mod=mod go build -modfile "${work}/go.mod" -o "${CACHE}/${out}.tmp" \
+    -ldflags "-s -w ${ldflags}" "${pkg}")
+  mv "${CACHE}/${out}.tmp" "${CACHE}/${out}"
+  rm -rf "${work}"
+}
+
 # build_k8s CMD builds k8s.io/kubernetes/cmd/CMD at K8S_VERSION, every staging module pinned to
-# the release's v0.x (what the repository's ./staging replaces), stamped with the version.
+# the release's v0.x (what the repository's ./staging replaces), stamped with the version. When
+# the operator's module is on the same Kubernetes libraries, it is built there (repo_build), so
+# the libraries are not compiled twice; should that build fail, in a throwaway module.
 build_k8s() {
-  local cmd=$1 work staging minor
+  local cmd=$1 work staging minor ldflags edits=()
   work=$(mktemp -d)
   staging=$(staging_modules "${work}")
   if [ -z "${staging}" ]; then
     log "no staging modules found in k8s.io/kubernetes v${K8S_VERSION}'s go.mod"
     return 1
+  fi
+  minor="${K8S_VERSION#1.}"
+  minor="${minor%%.*}"
+  ldflags="-X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} \
+-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor}"
+  if repo_requires k8s.io/client-go "v0.${K8S_VERSION#1.}"; then
+    edits=("-require=k8s.io/kubernetes@v${K8S_VERSION}")
+    for m in ${staging}; do edits+=("-replace=k8s.io/${m}=k8s.io/${m}@v0.${K8S_VERSION#1.}"); done
+    if repo_build "${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "${ldflags}" "${edits[@]}"; then
+      rm -rf "${work}"
+      return
+    fi
+    log "${cmd} does not build in the operator's module; building it in a module of its own"
   fi
   {
     printf 'module tools/%s\n\ngo 1.24\n\nrequire k8s.io/kubernetes v%s\n\nreplace (\n' "${cmd}" "${K8S_VERSION}"
@@ -52,9 +92,5 @@ build_k8s() {
     printf ')\n'
   } >"${work}/go.mod"
   printf 'package tools\n\nimport _ "k8s.io/kubernetes/cmd/%s"\n' "${cmd}" >"${work}/tools.go"
-  minor="${K8S_VERSION#1.}"
-  minor="${minor%%.*}"
-  gobuild "${work}" "${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "\
--X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} \
--X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor}"
+  gobuild "${work}" "${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "${ldflags}"
 }

@@ -29,8 +29,14 @@ log() { echo "e2e-bins: $*" >&2; }
 build_controller_manager() { build_k8s kube-controller-manager; }
 build_scheduler() { build_k8s kube-scheduler; }
 
+# build_kwok builds kwok in the operator's own module (repo_build: its Kubernetes libraries are
+# the ones `make test` compiled), or, should that fail, in a throwaway module of its own.
 build_kwok() {
   local work
+  if repo_build kwok sigs.k8s.io/kwok/cmd/kwok "" "-require=sigs.k8s.io/kwok@v${KWOK_VERSION}"; then
+    return
+  fi
+  log "kwok does not build in the operator's module; building it in a module of its own"
   work=$(mktemp -d)
   printf 'module e2e/kwok\n\ngo 1.26\n\nrequire sigs.k8s.io/kwok v%s\n' "${KWOK_VERSION}" >"${work}/go.mod"
   printf 'package tools\n\nimport _ "sigs.k8s.io/kwok/cmd/kwok"\n' >"${work}/tools.go"
@@ -155,24 +161,16 @@ func main() {
 GO
 }
 
-# build_helm builds Helm's command. When the operator's own module requires the same Helm release
-# (its chart and values tests render with Helm's library), the command is built
-# in that module, from a copy of its go.mod and go.sum so the checkout is untouched, with the
-# flags of `go test`: the Helm and Kubernetes packages `make test` compiled are reused, not
-# compiled again. Otherwise in a throwaway module of its own.
+# build_helm builds Helm's command: in the operator's own module when it requires the same Helm
+# release (its chart and values tests render with Helm's library; repo_build), else in a
+# throwaway module of its own.
 build_helm() {
-  local root work linked
-  root=$(cd "$(dirname "$0")/../.." && pwd)
-  work=$(mktemp -d)
-  linked=$(cd "${root}" && go list -m -f '{{.Version}}' helm.sh/helm/v4 2>/dev/null || true)
-  if [ "${linked}" = "v${HELM_VERSION}" ]; then
-    cp "${root}/go.mod" "${root}/go.sum" "${work}/"
-    (cd "${root}" && GOFLAGS=-mod=mod go build -modfile "${work}/go.mod" -o "${CACHE}/helm.tmp" \
-      -ldflags "-X helm.sh/helm/v4/internal/version.version=v${HELM_VERSION}" helm.sh/helm/v4/cmd/helm)
-    mv "${CACHE}/helm.tmp" "${CACHE}/helm"
-    rm -rf "${work}"
+  local work
+  if repo_requires helm.sh/helm/v4 "v${HELM_VERSION}"; then
+    repo_build helm helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=v${HELM_VERSION}"
     return
   fi
+  work=$(mktemp -d)
   printf 'module e2e/helm\n\ngo 1.25\n\nrequire helm.sh/helm/v4 v%s\n' "${HELM_VERSION}" >"${work}/go.mod"
   printf 'package tools\n\nimport _ "helm.sh/helm/v4/cmd/helm"\n' >"${work}/tools.go"
   gobuild "${work}" helm helm.sh/helm/v4/cmd/helm \
