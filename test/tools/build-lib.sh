@@ -48,17 +48,23 @@ repo_requires() {
 # copy of its go.mod and go.sum (the checkout is untouched) changed by each `go mod edit` flag
 # EDIT, with the flags of `go test` (no -trimpath): the packages `make test` compiled at the
 # same versions are reused rather than compiled again.
+# Callers test it in an `if`, where `set -e` does not apply, so every step's failure is returned.
 repo_build() {
-  local out=$1 pkg=$2 ldflags=$3 root work edit
+  local out=$1 pkg=$2 ldflags=$3 root work edit status=0
   shift 3
-  root=$(repo_root)
-  work=$(mktemp -d)
-  cp "${root}/go.mod" "${root}/go.sum" "${work}/"
-  for edit in "$@"; do go mod edit "${edit}" "${work}/go.mod"; done
-  (cd "${root}" && GOFLAGS=-mod=mod go build -modfile "${work}/go.mod" -o "${CACHE}/${out}.tmp" \
-    -ldflags "-s -w ${ldflags}" "${pkg}")
-  mv "${CACHE}/${out}.tmp" "${CACHE}/${out}"
-  rm -rf "${work}"
+  root=$(repo_root) || return
+  work=$(mktemp -d) || return
+  cp "${root}/go.mod" "${root}/go.sum" "${work}/" || status=$?
+  for edit in "$@"; do
+    [ "${status}" -eq 0 ] || break
+    go mod edit "${edit}" "${work}/go.mod" || status=$?
+  done
+  if [ "${status}" -eq 0 ]; then
+    (cd "${root}" && GOFLAGS=-mod=mod go build -modfile "${work}/go.mod" -o "${CACHE}/${out}.tmp" \
+      -ldflags "-s -w ${ldflags}" "${pkg}" && mv "${CACHE}/${out}.tmp" "${CACHE}/${out}") || status=$?
+  fi
+  rm -rf "${work}" "${CACHE}/${out}.tmp"
+  return "${status}"
 }
 
 # build_k8s CMD builds k8s.io/kubernetes/cmd/CMD at K8S_VERSION, every staging module pinned to
