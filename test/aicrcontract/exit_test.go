@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	"github.com/nvidia/aicr-operator/domain"
@@ -76,7 +78,18 @@ func simulatedFailures(t *testing.T) map[string]jobexec.Result {
 	_, refused := jobexec.PublishImageRefs(earlierBundlePod(), t.TempDir(), pushed)
 	out["image refs into /dev"] = *refused
 	out["unknown component"] = bundleRun(t, runtimeWith(override("no-such-component", "a", "1")), fixture(t).Recipe, nil)
+	out["agent Job failed"] = *jobexec.AgentWaitResult(agentJobEnded(batchv1.JobFailed), cliVersion)
+	out["agent wait timed out"] = *jobexec.AgentWaitResult(agentJobEnded(""), cliVersion)
 	return out
+}
+
+// agentJobEnded is validate's snapshot agent Job with condition (none: still running).
+func agentJobEnded(condition batchv1.JobConditionType) *batchv1.Job {
+	job := jobexec.AgentJob(validationNS, runID, pinnedAICR)
+	if condition != "" {
+		job.Status.Conditions = []batchv1.JobCondition{{Type: condition, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"}}
+	}
+	return job
 }
 
 // 11.1: AICR's exit code per error code. The operator's classification gives a root cause
@@ -122,5 +135,32 @@ func TestFact11_2_CommandFailedLine(t *testing.T) {
 		classified := domain.ClassifyAICRExit(1, res.Log)
 		assert.Equal(t, domain.ClassifyAICRExit(int(res.ExitCode), "").Category, classified.Category,
 			"%s: the line, not the exit code, decides", what)
+	}
+}
+
+// 11.3: validate's wait for its snapshot agent Job ends TIMEOUT, exit 5, when the Job has not
+// finished, and INTERNAL, exit 8, when it failed; a completed agent lets the run go on. The
+// operator reads the first as AICR's timeout and the second as its internal error.
+func TestFact11_3_AgentWaitExitCodes(t *testing.T) {
+	t.Parallel()
+	codes := exitCodes(t)
+	assert.Nil(t, jobexec.AgentWaitResult(agentJobEnded(batchv1.JobComplete), cliVersion), "a completed agent")
+	for _, tt := range []struct {
+		condition batchv1.JobConditionType
+		code      string
+		reason    domain.StallReason
+	}{
+		{"", "TIMEOUT", domain.StallAICRTimeout},
+		{batchv1.JobFailed, "INTERNAL", domain.StallAICRInternal},
+	} {
+		res := jobexec.AgentWaitResult(agentJobEnded(tt.condition), cliVersion)
+		require.NotNil(t, res, tt.code)
+		assert.Contains(t, fact(t, "11.3"), tt.code+" ("+strconv.Itoa(codes[tt.code])+")")
+		assert.Equal(t, codes[tt.code], int(res.ExitCode), tt.code)
+		assert.Contains(t, res.Log, `"error":"[`+tt.code+`] `, tt.code)
+		exit := domain.ClassifyAICRExit(int(res.ExitCode), res.Log)
+		require.NotNil(t, exit.Stall, tt.code)
+		assert.Equal(t, tt.reason, exit.Stall.Reason, tt.code)
+		assert.Contains(t, exit.Stall.Message, "snapshot agent Job aicr-validate-"+runID, "the stall names the agent Job")
 	}
 }

@@ -14,9 +14,7 @@ import (
 
 // notYetHeld are the FACTS.md statements the suite has no case for yet, each with why. A
 // statement leaves this list when its TestFact<major>_<minor>_ case lands.
-var notYetHeld = map[string]string{
-	"11.3": "agent wait exit codes: the operator runs the agent mode only",
-}
+var notYetHeld = map[string]string{}
 
 var (
 	factID   = regexp.MustCompile(`(?m)^(\d+)\.(\d+) `)

@@ -74,6 +74,8 @@ type Result struct {
 	// LoseOutput deletes the Job's output ConfigMap, as the garbage collector or an
 	// administrator could, after the Pod wrote it and before the Job succeeds.
 	LoseOutput bool
+	// Agent is how the snapshot agent Job of a validate Job ends ("" = it writes its snapshot).
+	Agent AgentOutcome
 }
 
 // Behavior decides the Result of a Job from the Job and its inputs.

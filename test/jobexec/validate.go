@@ -57,6 +57,10 @@ func (e *Executor) playValidate(ctx context.Context, job *batchv1.Job, pod *core
 	if cleanErr := r.cleanUp(ctx); playErr == nil {
 		playErr = cleanErr
 	}
+	var agentErr *agentError
+	if errors.As(playErr, &agentErr) {
+		return &agentErr.result, nil
+	}
 	if playErr != nil {
 		e.violate(fmt.Errorf("job %s: aicr validate: %w", job.Name, playErr))
 		return &Result{ExitCode: 8, Log: commandFailed(res.Version, 8, "[INTERNAL] validate: "+playErr.Error())}, nil
@@ -73,7 +77,7 @@ func (r *validateRun) play(ctx context.Context, image string, env map[string]str
 	if err := r.create(ctx, AgentRBAC(r.namespace, r.run)...); err != nil {
 		return err
 	}
-	if err := r.runAgent(ctx, image, res.Version); err != nil {
+	if err := r.runAgent(ctx, image, res.Version, res.Agent); err != nil {
 		return err
 	}
 	if err := r.create(ctx, &corev1.ConfigMap{ObjectMeta: runMeta(recipePrefix+r.run, r.namespace, r.run, "validation"),
@@ -102,8 +106,8 @@ func (r *validateRun) play(ctx context.Context, image string, env map[string]str
 }
 
 // runAgent runs the snapshot agent's Job, whose Pod writes the run's snapshot ConfigMap as the
-// agent's own identity.
-func (r *validateRun) runAgent(ctx context.Context, image, version string) error {
+// agent's own identity, or ends as outcome says: then the run ends as AgentWaitResult says.
+func (r *validateRun) runAgent(ctx context.Context, image, version string, outcome AgentOutcome) error {
 	job := AgentJob(r.namespace, r.run, image)
 	if err := r.create(ctx, job); err != nil {
 		return err
@@ -112,6 +116,26 @@ func (r *validateRun) runAgent(ctx context.Context, image, version string) error
 	if err != nil {
 		return err
 	}
+	switch outcome {
+	case AgentFails:
+		err = r.e.finish(ctx, job, pod, "aicr", 1)
+	case AgentHangs:
+		err = r.e.wait(ctx, job, pod, Waiting{Reason: Unschedulable,
+			Message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."})
+	default:
+		return r.agentSnapshot(ctx, job, pod, version)
+	}
+	if err != nil {
+		return err
+	}
+	if res := AgentWaitResult(job, version); res != nil {
+		return &agentError{result: *res}
+	}
+	return nil
+}
+
+// agentSnapshot writes the run's snapshot as the agent Pod's identity and completes its Job.
+func (r *validateRun) agentSnapshot(ctx context.Context, job *batchv1.Job, pod *corev1.Pod, version string) error {
 	agent, err := r.e.asPod(pod.Spec.ServiceAccountName, pod.Name, string(pod.UID))
 	if err != nil {
 		return err

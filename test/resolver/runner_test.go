@@ -215,3 +215,66 @@ func TestRunner_ValidationIdentity(t *testing.T) {
 	_, err = runner.Start(ctx, spec)
 	require.ErrorIs(t, err, jobs.ErrImageNotPinned)
 }
+
+// TestRunner_ValidationAgentFailures: when aicr validate's snapshot agent Job fails, or no node
+// takes its Pod, the validate Job fails as AICR's does (INTERNAL, exit 8; TIMEOUT, exit 5),
+// having cleaned up what its run created, and the operator reads the failure as that AICR error
+// naming the agent Job.
+func TestRunner_ValidationAgentFailures(t *testing.T) {
+	ctx := context.Background()
+	const identity = "aicr-operator-validate"
+	pinned := "registry.example.com/nvidia/aicr@sha256:" + strings.Repeat("e", 64)
+	for _, o := range jobexec.ValidateGrants(jobNS, identity) {
+		require.NoError(t, client.IgnoreAlreadyExists(k8s.Create(ctx, o)))
+	}
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: pinned, ServiceAccount: identity}, k8s, k8s)
+	require.NoError(t, err)
+	f, _ := fixture(t, "1.1.0", v1Synthetic, nil)
+	outcomes := map[string]jobexec.AgentOutcome{"aicr-validate-agent-fails": jobexec.AgentFails, "aicr-validate-agent-hangs": jobexec.AgentHangs}
+	played := f.Behavior()
+	exec, err := jobexec.New(restConfig, scheme, jobNS, pinned, func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
+		res := played(job, in)
+		res.Agent = outcomes[job.Name]
+		return res
+	})
+	require.NoError(t, err)
+	exec.ExpectServiceAccount(identity)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = exec.Run(runCtx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	want := map[jobexec.AgentOutcome]struct {
+		code   int
+		reason domain.StallReason
+	}{jobexec.AgentFails: {8, domain.StallAICRInternal}, jobexec.AgentHangs: {5, domain.StallAICRTimeout}}
+	for name, outcome := range outcomes {
+		spec := ports.JobSpec{
+			Name: name, Kind: ports.JobValidate, Image: pinned,
+			Args: []string{"--log-json", "validate", "-r", ports.JobInputsDir + "/recipe.yaml", "--phase", "deployment",
+				"--namespace", jobNS, "--image", pinned, "--fail-on-error=false", "-o", runner.OutputRef(name)},
+			Inputs: map[string][]byte{"recipe.yaml": f.Recipe},
+			Owner:  ports.ReleaseOwner{RuntimeUID: "uid-1"},
+		}
+		ref, err := runner.Start(ctx, spec)
+		require.NoError(t, err)
+		t.Cleanup(func() { deleteJob(t, runner, ref) })
+		var st ports.JobStatus
+		require.Eventually(t, func() bool {
+			st, err = runner.Status(ctx, ref)
+			return err == nil && st.State == ports.JobFailed
+		}, wait, tick, outcome)
+		assert.Equal(t, want[outcome].code, st.ExitCode, outcome)
+		exit := domain.ClassifyAICRExit(st.ExitCode, st.FailureLog)
+		require.NotNil(t, exit.Stall, outcome)
+		assert.Equal(t, want[outcome].reason, exit.Stall.Reason, outcome)
+		assert.Contains(t, exit.Stall.Message, "snapshot agent Job aicr-validate-", outcome)
+	}
+	assert.Empty(t, exec.Violations(), "an agent that does not complete is AICR's failure, not a refused write")
+	leftovers := &batchv1.JobList{}
+	require.NoError(t, k8s.List(ctx, leftovers, client.InNamespace(jobNS)))
+	for _, j := range leftovers.Items {
+		assert.False(t, strings.HasPrefix(j.Name, "aicr-validate-") && j.Labels["app.kubernetes.io/component"] == "snapshot-agent",
+			"validate deleted its agent Job %s", j.Name)
+	}
+}
