@@ -225,14 +225,20 @@ func (r *Rollout) awaitingApproval(env Environment, now time.Time) Outcome {
 	return out
 }
 
-// awaitingAcknowledgement pauses the manual step before its apply until an approver
-// acknowledges its transition record's precondition and steps (RO-9); it is looked at again
+// awaitingAcknowledgement pauses the step before its apply until an approver acknowledges its
+// transition record's precondition and steps (RO-9), or the DRA kubelet plugin's restart a GPU
+// Operator upgrade before it needs (needsDRARestart); it is looked at again
 // when the approval expires, to end it then.
 func (r *Rollout) awaitingAcknowledgement(now time.Time) Outcome {
 	s := r.spec.Steps[r.status.Step]
 	r.status.Phase = PhaseAwaitingAcknowledgement
-	out := r.stalled(stallf(StallAwaitingAcknowledgement, fmt.Sprintf(
-		"rollout %s awaiting acknowledgement of the steps recorded for %s before its apply", r.spec.Name, s.Release.ID)))
+	msg := fmt.Sprintf("rollout %s awaiting acknowledgement of the steps recorded for %s before its apply",
+		r.spec.Name, s.Release.ID)
+	if needsDRARestart(r.spec.Steps, r.status.Step) {
+		msg = fmt.Sprintf("rollout %s awaiting acknowledgement of %s before the apply of %s",
+			r.spec.Name, draRestartAcknowledgement, s.Release.ID)
+	}
+	out := r.stalled(stallf(StallAwaitingAcknowledgement, msg))
 	if exp := r.spec.Approval.ExpiresAt; !exp.IsZero() {
 		out.RequeueAfter = exp.Sub(now)
 	}

@@ -31,15 +31,21 @@ type ApprovalReason struct {
 //     "safe" verdict does not hide an image repository or privilege an override sets,
 //   - installs a release with overrides that may reach it (ValuesChange), unless the
 //     runtime waives that for its initial install,
-//   - or, on an initial install, is anything other than Install or Verify.
+//   - on an initial install, is anything other than Install or Verify,
+//   - or is a DRA driver step after a GPU Operator upgrade, which waits for an approver's
+//     acknowledgement that the kubelet plugin restarted (needsDRARestart).
 //
 // Install and Verify steps, and Upgrades assessed "safe" whose values change only as
 // AICR renders the new version, roll out unattended.
 func ApprovalReasons(initial bool, steps []Step) []ApprovalReason {
 	var out []ApprovalReason
-	for _, s := range steps {
+	for i, s := range steps {
 		for _, why := range stepApprovalReasons(initial, s) {
 			out = append(out, ApprovalReason{Release: s.Release.ID, Why: why})
+		}
+		if needsDRARestart(steps, i) {
+			out = append(out, ApprovalReason{Release: s.Release.ID, Why: "waits for an acknowledgement: " +
+				draRestartAcknowledgement})
 		}
 	}
 	return out

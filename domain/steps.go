@@ -42,7 +42,8 @@ type Step struct {
 	// ChangesCRDs reports that the step changes CustomResourceDefinitions.
 	ChangesCRDs bool `json:"changesCRDs"`
 	// AcknowledgeBeforeApply reports that the step waits, before its apply, for an approver to
-	// acknowledge the transition record's precondition and steps (RO-9).
+	// acknowledge the transition record's precondition and steps (RO-9), or the DRA kubelet
+	// plugin's restart after a GPU Operator upgrade.
 	AcknowledgeBeforeApply bool `json:"acknowledgeBeforeApply,omitempty"`
 	// Reasons say why an Upgrade is needed.
 	Reasons []string `json:"reasons,omitempty"`
@@ -132,6 +133,7 @@ func PlanTransition(in TransitionInput) (Transition, error) {
 		steps = append(steps, targetStep(in.Target.Releases[i], active, in.Adoptable, verdicts, values))
 	}
 	markDisruptive(steps, in.Target, in.Active, in.Disruption)
+	markDRARestart(steps)
 	t := Transition{Steps: steps}
 	for _, s := range steps {
 		if s.Assessment == ports.VerdictBlocked {

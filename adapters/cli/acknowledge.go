@@ -14,10 +14,12 @@ const acknowledgeExample = `  # Record that the steps recorded for the release t
 func newAcknowledgeCommand(o *Options) *cobra.Command {
 	return newAPICommand(o, apiCommand{
 		use:   "acknowledge ROLLOUT",
-		short: "Acknowledge, as you, the recorded steps of the release a rollout waits on",
+		short: "Acknowledge, as you, what the release a rollout waits on needs done first",
 		long: "For a rollout waiting in AwaitingAcknowledgement: records, as you, that the precondition and steps AICR's\n" +
 			"transition record lists for the release it waits on are done (kubectl aicr describe shows them under\n" +
-			"Recorded steps), and the operator applies the release. Refuses a rollout that is not waiting.\n" +
+			"Recorded steps), or, for the DRA driver after a GPU Operator upgrade, that its kubelet plugin was\n" +
+			"restarted (the rollout's message says which); then the operator applies the release. Refuses a\n" +
+			"rollout that is not waiting.\n" +
 			decidedAgain,
 		example: acknowledgeExample,
 		args:    cobra.ExactArgs(1),

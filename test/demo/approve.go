@@ -73,6 +73,9 @@ func (d *demo) approve(ctx context.Context) error {
 	if err := d.approveRollout(ctx, rollout); err != nil {
 		return err
 	}
+	if err := d.acknowledgeDRARestart(ctx, rollout); err != nil {
+		return err
+	}
 	stage("Roll out the approved transition, then validate it")
 	_, err := waitRuntime(ctx, d.admin, "the approved rollout", func(cr *aicrv1alpha1.ClusterRuntime) bool {
 		return conditionTrue(cr, aicrv1alpha1.ConditionReady) && cr.Status.ActivePlanDigest == cr.Status.TargetPlanDigest &&

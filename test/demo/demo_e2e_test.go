@@ -18,6 +18,8 @@ import (
 func TestDemoWalkthroughRealArgoCD(t *testing.T) {
 	text := walkthrough(t, "real", 15*time.Minute, "--benchmark-app-of-apps")
 	assert.Contains(t, text, "Start Argo CD "+cluster.ArgoCDVersion)
+	assert.Regexp(t, `(?m)^\s+\$ kubectl -n \S+ rollout restart deployment nvidia-dra-driver-gpu\S* \(the DRA kubelet plugin's stand-in\)$`, text,
+		"the DRA driver's workload restarts before the acknowledgement")
 	// Every upstream release of the final plan (the first render's 14 less the removed one)
 	// runs its stand-in Deployment, created by Argo CD and made available on a kwok node.
 	assert.Len(t, regexp.MustCompile(`(?m)^\s+\| \S+\s+\S+\s+1/1$`).FindAllString(text, -1), 11)

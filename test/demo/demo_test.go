@@ -66,6 +66,11 @@ func walkthrough(t *testing.T, argoCD string, timeout time.Duration, args ...str
 		"both rollouts are validated")
 	assert.Regexp(t, `(?m)^\s+rollout-\S+: 127\.0\.0\.1:\d+/aicr/bundles/cluster@sha256:[0-9a-f]{64}$`, text,
 		"the evidence is stored in the runtime registry")
+	assert.Regexp(t, `(?m)^\s+rollout rollout-\S+ AwaitingAcknowledgement: rollout rollout-\S+ awaiting acknowledgement of `+
+		`the DRA driver's kubelet plugin restarted after the upgraded GPU Operator's driver became ready`, text,
+		"the GPU Operator's upgrade pauses the rollout before the DRA driver's step")
+	assert.Regexp(t, `(?m)^\s+\| rollout rollout-\S+: nvidia-dra-driver-gpu acknowledged by approver-alice at `, text,
+		"the approver acknowledges the kubelet plugin's restart")
 	assert.Regexp(t, `(?m)^\s+\| rollout-\S+\s+Succeeded\s+Succeeded\s+true\s.*approver-alice`, text, "the approved rollout succeeded")
 	assert.Regexp(t, `(?m)^\s+\| gpu-operator\.gpu-operator\s+oci://127\.0\.0\.1:\d+/aicr/charts/gpu-operator@sha256:[0-9a-f]{12}…\s+Synced\s+Healthy`, text,
 		"an upstream chart is mirrored into the runtime registry and pinned by digest")

@@ -129,12 +129,13 @@ func (w *world) waitTransition(from, to string) string {
 	return name
 }
 
-// upgrade waits for the transition from -> to, approves its rollout and waits until it
-// succeeded and to is the runtime's active plan.
+// upgrade waits for the transition from -> to, approves its rollout, acknowledges the DRA
+// kubelet plugin's restart and waits until it succeeded and to is the runtime's active plan.
 func (w *world) upgrade(from, to string) {
 	w.t.Helper()
 	name := w.waitTransition(from, to)
 	w.approve(name)
+	w.acknowledgeDRARestart(name)
 	require.Eventually(w.t, func() bool {
 		live := &aicrv1alpha1.RuntimeRollout{}
 		return k8s.Get(context.Background(), client.ObjectKey{Name: name}, live) == nil &&
@@ -146,9 +147,28 @@ func (w *world) upgrade(from, to string) {
 // approve approves the rollout name for an hour of the fake clock.
 func (w *world) approve(name string) {
 	w.t.Helper()
+	w.patchApproval(name, fmt.Sprintf(`{"approvedBy":"alice@example.com","reason":"change window","expiresAt":%q}`,
+		w.clock.Now().Add(time.Hour).Format(time.RFC3339)))
+}
+
+// acknowledgeDRARestart waits for the rollout name to pause before the DRA driver's step, which
+// the GPU Operator's upgrade makes wait for its kubelet plugin's restart, and acknowledges it.
+func (w *world) acknowledgeDRARestart(name string) {
+	w.t.Helper()
+	require.Eventually(w.t, func() bool {
+		live := &aicrv1alpha1.RuntimeRollout{}
+		return k8s.Get(context.Background(), client.ObjectKey{Name: name}, live) == nil &&
+			live.Status.Phase == aicrv1alpha1.PhaseAwaitingAcknowledgement
+	}, waitFor, tick, "the rollout %s pauses before the DRA driver's step", name)
+	w.patchApproval(name, fmt.Sprintf(`{"acknowledgements":[{"release":"nvidia-dra-driver-gpu",`+
+		`"acknowledgedBy":"alice@example.com","acknowledgedAt":%q}]}`, w.clock.Now().Format(time.RFC3339)))
+}
+
+// patchApproval merge-patches the spec.approval of the rollout name with approval.
+func (w *world) patchApproval(name, approval string) {
+	w.t.Helper()
 	ro := &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	patch := fmt.Sprintf(`{"spec":{"approval":{"approvedBy":"alice@example.com","reason":"change window","expiresAt":%q}}}`,
-		w.clock.Now().Add(time.Hour).Format(time.RFC3339))
+	patch := `{"spec":{"approval":` + approval + `}}`
 	require.NoError(w.t, k8s.Patch(context.Background(), ro, client.RawPatch("application/merge-patch+json", []byte(patch))))
 }
 

@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -73,6 +74,34 @@ func (s countingStatus) Apply(ctx context.Context, obj runtime.ApplyConfiguratio
 func (h *harness) approve(name string, expires time.Time) {
 	h.t.Helper()
 	h.patchApproval(name, map[string]any{"approvedBy": approver, "expiresAt": expires.Format(time.RFC3339), "reason": "change window"})
+}
+
+// acknowledge records, as the approver, that what release's step waits for is done, keeping
+// the acknowledgements given before.
+func (h *harness) acknowledge(name, release string) {
+	h.t.Helper()
+	var acks []any
+	if a := h.rollout(name).Spec.Approval; a != nil {
+		for _, ack := range a.Acknowledgements {
+			acks = append(acks, map[string]any{"release": ack.Release, "acknowledgedBy": ack.AcknowledgedBy,
+				"acknowledgedAt": ack.AcknowledgedAt.UTC().Format(time.RFC3339)})
+		}
+	}
+	h.patchApproval(name, map[string]any{"acknowledgements": append(acks, map[string]any{
+		"release": release, "acknowledgedBy": approver, "acknowledgedAt": epoch.Format(time.RFC3339),
+	})})
+}
+
+// acknowledgeDRARestart waits for rollout name to pause before the DRA driver's step, which
+// follows an upgrade of the GPU Operator, and acknowledges the kubelet plugin's restart.
+func (h *harness) acknowledgeDRARestart(name string) {
+	h.t.Helper()
+	require.Eventually(h.t, func() bool {
+		st := h.rollout(name).Status
+		return st.Phase == aicrv1alpha1.PhaseAwaitingAcknowledgement &&
+			strings.Contains(st.Message, "kubelet plugin restarted after the upgraded GPU Operator's driver")
+	}, waitFor, tick, "rollout %s never paused for the DRA kubelet plugin's restart", name)
+	h.acknowledge(name, draDriver)
 }
 
 // patchApproval merge-patches spec.approval as the impersonated approver.

@@ -33,6 +33,10 @@ var (
 	fixtureUpgradeTo   = filepath.Join(fixtures, "upgrade-set-overrides-eks-h100-ubuntu-training-kubeflow", "v1-synthetic", "bundle-helm")
 )
 
+// draDriver is the fixtures' DRA driver release: after the GPU Operator's upgrade its step waits
+// for an acknowledgement of its kubelet plugin's restart.
+const draDriver = "nvidia-dra-driver-gpu"
+
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // fixturePlan builds the plan of a fixture bundle for runtimeUID.

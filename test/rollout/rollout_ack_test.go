@@ -41,7 +41,9 @@ func manualUpgrade(t *testing.T, recordedSteps bool) (*harness, *aicrv1alpha1.Ru
 	h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingApproval)
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
 	for _, s := range ro.Spec.Steps {
-		assert.Equal(t, recordedSteps && s.Release == release.ID, s.AcknowledgeBeforeApply, s.Release)
+		want := recordedSteps && s.Release == release.ID || s.Release == draDriver
+		assert.Equal(t, want, s.AcknowledgeBeforeApply, "%s: the manual release with recorded steps, and the DRA "+
+			"driver after the GPU Operator's upgrade", s.Release)
 	}
 	return h, ro, release
 }
@@ -62,9 +64,8 @@ func TestRolloutAcknowledgementPauseAndResume(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, ro.Spec.ToPlanDigest, st.Owner.PlanDigest, "the paused release is not applied")
 
-	h.patchApproval(ro.Name, map[string]any{"acknowledgements": []any{map[string]any{
-		"release": release.ID, "acknowledgedBy": approver, "acknowledgedAt": epoch.Format(time.RFC3339),
-	}}})
+	h.acknowledge(ro.Name, release.ID)
+	h.acknowledgeDRARestart(ro.Name)
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	assert.Greater(t, h.engine.WriteCount(), writes)
 	st, err = h.engine.Status(context.Background(), release)
@@ -72,10 +73,13 @@ func TestRolloutAcknowledgementPauseAndResume(t *testing.T) {
 	assert.Equal(t, ro.Spec.ToPlanDigest, st.Owner.PlanDigest, "applied once acknowledged")
 }
 
-// A manual transition whose record lists nothing besides the apply does not pause: there is
-// nothing to acknowledge (RO-9).
+// A manual transition whose record lists nothing besides the apply does not pause for it: there
+// is nothing to acknowledge (RO-9); only the DRA driver's restart after the GPU Operator's
+// upgrade is.
 func TestRolloutManualWithoutRecordedStepsDoesNotPause(t *testing.T) {
 	h, ro, _ := manualUpgrade(t, false)
+	h.acknowledgeDRARestart(ro.Name)
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
-	assert.Empty(t, done.Spec.Approval.Acknowledgements)
+	require.Len(t, done.Spec.Approval.Acknowledgements, 1, "only the DRA driver's restart was acknowledged")
+	assert.Equal(t, draDriver, done.Spec.Approval.Acknowledgements[0].Release)
 }

@@ -73,6 +73,7 @@ func TestArgoCDUpgradeWithApproval(t *testing.T) {
 	uid, _ := h.installed(nil)
 	b, ro := h.upgrade(uid)
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
+	h.acknowledgeDRARestart(ro.Name)
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	var apps argov1.ApplicationList
 	require.NoError(t, k8s.List(context.Background(), &apps, client.InNamespace(argocd.DefaultNamespace)))

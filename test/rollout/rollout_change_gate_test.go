@@ -145,6 +145,7 @@ func TestRolloutProtectedWorkloadHoldsADisruptiveUpgradeStep(t *testing.T) {
 		"a held step waits: the runtime is not stalled")
 
 	finishPod(t, train)
+	h.acknowledgeDRARestart(ro.Name)
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 }
 

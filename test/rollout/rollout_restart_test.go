@@ -31,6 +31,8 @@ func TestRolloutKillAndRestart(t *testing.T) {
 	h.engine.Mu.Unlock()
 	before := h.engine.WriteCount()
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
+	// Acknowledged ahead, so every step writes without a pause: the case is about restarts.
+	h.acknowledge(ro.Name, draDriver)
 	approval := h.rollout(ro.Name).Spec.Approval.DeepCopy()
 	restarts := 0
 	for restarts < len(ro.Spec.Steps) {

@@ -38,6 +38,8 @@ func TestRolloutRestoredInProgress(t *testing.T) {
 	h.engine.Mu.Unlock()
 	before := h.engine.WriteCount()
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
+	// Acknowledged ahead, so the steps go on without a pause: the case is about the restore.
+	h.acknowledge(ro.Name, draDriver)
 	select {
 	case <-stopped:
 	case <-time.After(waitFor):

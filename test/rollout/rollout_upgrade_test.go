@@ -67,6 +67,7 @@ func TestRolloutUpgradeWithApproval(t *testing.T) {
 	before := h.engine.WriteCount()
 
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
+	h.acknowledgeDRARestart(ro.Name)
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	assert.Equal(t, approver, done.Spec.Approval.ApprovedBy)
 	assert.Equal(t, len(ro.Spec.Steps), h.engine.WriteCount()-before, "one engine write per step")

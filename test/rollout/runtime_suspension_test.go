@@ -87,6 +87,7 @@ func TestEngineSuspensionSuspendsEveryApplicationCR8(t *testing.T) {
 	ro := h.waitRollout(2)
 	h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingApproval)
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
+	h.acknowledgeDRARestart(ro.Name)
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled, "")
 }

@@ -105,9 +105,12 @@ func TestUpgrade_AICR11To12(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: operatorNS, Name: assessment}, &corev1.ConfigMap{}),
 		"the assessment is recorded")
-	if upgrade.Spec.ApprovalRequired {
-		approve(t, upgrade)
-	}
+	require.True(t, upgrade.Spec.ApprovalRequired, "the GPU Operator's upgrade pauses before the DRA driver's step")
+	approve(t, upgrade)
+	waitRollout(t, func(ro *aicrv1alpha1.RuntimeRollout) bool {
+		return ro.Name == upgrade.Name && ro.Status.Phase == aicrv1alpha1.PhaseAwaitingAcknowledgement
+	})
+	acknowledge(t, upgrade, "nvidia-dra-driver-gpu")
 	waitRollout(t, func(ro *aicrv1alpha1.RuntimeRollout) bool {
 		return ro.Name == upgrade.Name && ro.Labels[aicrv1alpha1.LabelOutcome] == string(aicrv1alpha1.PhaseSucceeded)
 	})
@@ -279,6 +282,14 @@ func approve(t *testing.T, ro *aicrv1alpha1.RuntimeRollout) {
 	t.Helper()
 	expires := ro.Spec.Deadline.UTC().Format(time.RFC3339)
 	patch := `{"spec":{"approval":{"approvedBy":"` + approverUser + `","expiresAt":"` + expires + `","reason":"AICR 1.2"}}}`
+	require.NoError(t, as(approverUser).Patch(context.Background(), ro, client.RawPatch("application/merge-patch+json", []byte(patch))))
+}
+
+// acknowledge acknowledges, as the chart's approver, what release's step of ro waits for.
+func acknowledge(t *testing.T, ro *aicrv1alpha1.RuntimeRollout, release string) {
+	t.Helper()
+	patch := `{"spec":{"approval":{"acknowledgements":[{"release":"` + release + `","acknowledgedBy":"` + approverUser +
+		`","acknowledgedAt":"` + time.Now().UTC().Format(time.RFC3339) + `"}]}}}`
 	require.NoError(t, as(approverUser).Patch(context.Background(), ro, client.RawPatch("application/merge-patch+json", []byte(patch))))
 }
 

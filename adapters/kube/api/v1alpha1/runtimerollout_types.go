@@ -143,8 +143,10 @@ type Step struct {
 	// +optional
 	ChangesCRDs bool `json:"changesCRDs,omitempty"`
 	// AcknowledgeBeforeApply is true when AICR's manual transition record of the release lists
-	// a precondition or steps: the rollout pauses before applying the release until an approver
-	// acknowledges that they are done (RO-9).
+	// a precondition or steps, or when the release is the DRA driver's after an upgrade of the
+	// GPU Operator (its kubelet plugin restarts once the new driver is ready): the rollout
+	// pauses before applying the release until an approver acknowledges that they are done
+	// (RO-9).
 	// +optional
 	AcknowledgeBeforeApply bool `json:"acknowledgeBeforeApply,omitempty"`
 	// Disruption says why the step may disrupt the accelerated nodes, decided from the plan

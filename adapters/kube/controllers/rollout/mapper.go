@@ -14,8 +14,7 @@ import (
 // toDomainSpec maps a RuntimeRollout onto the domain. A step's namespace comes from the plan
 // holding its release: the active plan for a Remove, the target plan otherwise; a release the
 // plan lacks keeps an empty namespace, which the domain reports as StepUnknown. A step pauses
-// for acknowledgement before its apply only when the rollout recorded that its transition
-// record lists a precondition or steps (RO-9).
+// for acknowledgement before its apply only when the rollout recorded that it does (RO-9).
 func toDomainSpec(ro *aicrv1alpha1.RuntimeRollout, target, active *domain.Plan) domain.RolloutSpec {
 	steps := make([]domain.Step, 0, len(ro.Spec.Steps))
 	targetIndex, activeIndex := releaseIndex(target), releaseIndex(active)
