@@ -102,6 +102,14 @@ test: ## Unit tests and envtest suites against the module-built kube-apiserver a
 test-faults: ## The fault-injection suite (lost answers, 5xx, 429, killed operators) against kube-apiserver 1.34.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -count=1 -timeout 20m ./test/faults/
 
+.PHONY: promtool
+promtool: ## Build Prometheus' promtool into the cache (once).
+	@test/tools/promtool-bin.sh >/dev/null
+
+.PHONY: test-alerts
+test-alerts: promtool ## Evaluate the chart's alert rules against recorded series (promtool test rules).
+	$(shell test/tools/promtool-bin.sh) test rules test/alerts/rules_test.yaml
+
 .PHONY: test-race
 test-race: ## The unit packages (no control plane) under the race detector.
 	go test -race -count=1 $(filter-out $(ENVTEST_PKGS),$(ALL_PKGS))

@@ -498,3 +498,48 @@ func TestAlertsHaveRunbooksAndKeepTheCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryAlertHasRuleTests: test/alerts/rules_test.yaml, which `make test-alerts` runs with
+// promtool, has for every alert a case where it fires and one where it stays quiet, and names
+// no alert the rules do not have.
+func TestEveryAlertHasRuleTests(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(chartDir(), "..", "..", "test", "alerts", "rules_test.yaml"))
+	require.NoError(t, err)
+	var cases struct {
+		RuleFiles []string `json:"rule_files"`
+		Tests     []struct {
+			AlertRuleTest []struct {
+				Alertname string           `json:"alertname"`
+				ExpAlerts []map[string]any `json:"exp_alerts"`
+			} `json:"alert_rule_test"`
+		} `json:"tests"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &cases))
+	assert.Equal(t, []string{"../../charts/aicr-operator/monitoring/alerts.yaml"}, cases.RuleFiles)
+	fires, quiet := map[string]bool{}, map[string]bool{}
+	for _, c := range cases.Tests {
+		for _, a := range c.AlertRuleTest {
+			if len(a.ExpAlerts) > 0 {
+				fires[a.Alertname] = true
+			} else {
+				quiet[a.Alertname] = true
+			}
+		}
+	}
+	rules, _ := readAlerts(t)
+	names := map[string]bool{}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			names[r.Alert] = true
+			assert.True(t, fires[r.Alert], "%s has no case where it fires", r.Alert)
+			assert.True(t, quiet[r.Alert], "%s has no case where it stays quiet", r.Alert)
+		}
+	}
+	for name := range fires {
+		assert.True(t, names[name], "a case for an alert the rules do not have: %s", name)
+	}
+	for name := range quiet {
+		assert.True(t, names[name], "a case for an alert the rules do not have: %s", name)
+	}
+}
