@@ -86,7 +86,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		switch {
 		case apierrors.IsConflict(err):
 			fresh, readErr := r.readLive(ctx, req)
-			r.recordLostEvents(fresh, err)
+			r.recordLostEvents(ctx, fresh, err)
 			switch {
 			case readErr != nil || fresh == nil:
 				return ctrl.Result{}, readErr
@@ -97,7 +97,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			ro = fresh
 			continue
 		case err != nil:
-			r.recordLostEvents(nil, err)
+			r.recordLostEvents(ctx, nil, err)
 			return ctrl.Result{}, err
 		case again && pass < maxPasses:
 			continue

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"context"
 	"errors"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -43,7 +44,7 @@ func withOwedEvents(err error, ro *aicrv1alpha1.RuntimeRollout, decisions []app.
 // recordLostEvents records the Events a failed write owed (unrecordedEvents), except those of
 // decisions the rollout read after the failure (fresh; nil: not read) already shows: the write
 // of that status recorded them, so each is recorded once.
-func (r *Reconciler) recordLostEvents(fresh *aicrv1alpha1.RuntimeRollout, err error) {
+func (r *Reconciler) recordLostEvents(ctx context.Context, fresh *aicrv1alpha1.RuntimeRollout, err error) {
 	var lost *unrecordedEvents
 	if !errors.As(err, &lost) {
 		return
@@ -60,7 +61,7 @@ func (r *Reconciler) recordLostEvents(fresh *aicrv1alpha1.RuntimeRollout, err er
 		if fresh != nil && shownIn(live, d.Out.Status) {
 			continue
 		}
-		r.record(ro, []app.Decision{d}, nil)
+		r.record(ctx, ro, []app.Decision{d}, nil)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
@@ -60,7 +61,7 @@ func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollou
 		}
 		r.own.remember(base, ro)
 	}
-	r.record(ro, decisions, prevStall)
+	r.record(ctx, ro, decisions, prevStall)
 	return nil
 }
 
@@ -86,14 +87,17 @@ func withStartsShown(ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision) 
 	return shown
 }
 
-// record emits one Event per decision (OPS-1) and one per new stall, and updates
+// record emits one Event and one log line per decision (OPS-1) and per new stall, and updates
 // the step and stall metrics.
-func (r *Reconciler) record(ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision, prevStall *metav1.Condition) {
+func (r *Reconciler) record(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision,
+	prevStall *metav1.Condition) {
 	now := r.ports.Clock.Now()
+	log := logf.FromContext(ctx)
 	for _, d := range decisions {
 		if d.Out.Event != "" {
 			reason, kind := eventReason(d.From, d.Out.Status)
 			r.recorder.Event(ro, kind, string(reason), shared.Truncate(d.Out.Event))
+			logDecision(log, ro, d, reason)
 			if reason == shared.EventStepSucceeded && !d.From.StepStartedAt.IsZero() && d.From.Step < len(ro.Spec.Steps) {
 				op := string(ro.Spec.Steps[d.From.Step].Operation)
 				r.metrics.StepDuration.WithLabelValues(op).Observe(now.Sub(d.From.StepStartedAt).Seconds())
@@ -104,6 +108,7 @@ func (r *Reconciler) record(ro *aicrv1alpha1.RuntimeRollout, decisions []app.Dec
 			continue
 		}
 		r.recorder.Event(ro, corev1.EventTypeWarning, string(s.Reason), shared.Truncate(s.Message))
+		logStall(log, ro, s)
 		r.metrics.Stalls.WithLabelValues(string(s.Reason)).Inc()
 	}
 }
