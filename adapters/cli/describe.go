@@ -53,7 +53,14 @@ func runDescribe(s *session, args []string) error {
 	if s.o.flags.output != outputText {
 		return writeStructured(s.o.Out, s.o.flags.output, newDescribeDocument(ro, report, changes))
 	}
-	return writeDescribe(s.o.Out, ro, report, changes)
+	events, err := s.recentEvents(ro)
+	if err != nil {
+		return err
+	}
+	if err := writeDescribe(s.o.Out, ro, report, changes); err != nil {
+		return err
+	}
+	return writeEvents(s.o.Out, events)
 }
 
 // assessment returns the upgrade-check report the rollout records, or nil when there is

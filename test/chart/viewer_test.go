@@ -179,3 +179,29 @@ func TestViewerReadsButNeverWritesCH4CLI2CLI6(t *testing.T) {
 		assert.False(t, allowed, "ADM-1: a viewer never holds runtimerollouts/approve")
 	})
 }
+
+// TestRenderRolloutEventsRole: approvers and viewers may list Events in the default namespace,
+// where the API server keeps a RuntimeRollout's, for kubectl aicr describe, and nothing else;
+// without approvers or viewers nobody is bound.
+func TestRenderRolloutEventsRole(t *testing.T) {
+	t.Parallel()
+	objs, err := render(requiredValues())
+	require.NoError(t, err)
+	role := find(objs, "Role", "default", "aicr-operator-rollout-events")
+	require.NotNil(t, role)
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	assert.Equal(t, []any{rbacRule("", "events", []string{"list"})}, rules)
+	assert.Nil(t, find(objs, "RoleBinding", "default", "aicr-operator-rollout-events"), "nobody to bind")
+
+	objs, err = render(withValues(map[string]any{"viewers.users": []any{"vic"}, "approvers.users": []any{"alice", "vic"},
+		"approvers.groups": []any{"approvers"}}))
+	require.NoError(t, err)
+	b := find(objs, "RoleBinding", "default", "aicr-operator-rollout-events")
+	require.NotNil(t, b)
+	subjects, _, _ := unstructured.NestedSlice(b.Object, "subjects")
+	assert.Equal(t, []any{
+		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"},
+		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "vic"},
+		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "approvers"},
+	}, subjects, "each approver and viewer once")
+}
