@@ -50,12 +50,12 @@ func runDescribe(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	if s.o.flags.output != outputText {
-		return writeStructured(s.o.Out, s.o.flags.output, newDescribeDocument(ro, report, changes))
-	}
 	events, err := s.recentEvents(ro)
 	if err != nil {
 		return err
+	}
+	if s.o.flags.output != outputText {
+		return writeStructured(s.o.Out, s.o.flags.output, newDescribeDocument(ro, report, changes, events))
 	}
 	if err := writeDescribe(s.o.Out, ro, report, changes); err != nil {
 		return err

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/domain"
@@ -24,6 +26,16 @@ type describeDocument struct {
 	Steps             []describeStep          `json:"steps"`
 	AssessmentDigest  string                  `json:"assessmentDigest,omitempty"`
 	Assessment        *configdoc.Report       `json:"assessment,omitempty"`
+	Events            []describeEvent         `json:"events"`
+}
+
+// describeEvent is one of the rollout's newest Events.
+type describeEvent struct {
+	Type     string `json:"type"`
+	Reason   string `json:"reason"`
+	LastSeen string `json:"lastSeen"`
+	Count    int32  `json:"count"`
+	Message  string `json:"message"`
 }
 
 // describeInventory is the starting inventory: the digest the spec records and the size the
@@ -47,7 +59,7 @@ type describeStep struct {
 
 // newDescribeDocument builds the structured form of writeDescribe's text.
 func newDescribeDocument(ro *aicrv1alpha1.RuntimeRollout, report *configdoc.Report,
-	changes map[string]string,
+	changes map[string]string, events []corev1.Event,
 ) describeDocument {
 	d := describeDocument{
 		Rollout: ro.Name, RuntimeUID: ro.Spec.RuntimeUID,
@@ -60,7 +72,12 @@ func newDescribeDocument(ro *aicrv1alpha1.RuntimeRollout, report *configdoc.Repo
 			Digest: ro.Spec.StartingInventoryDigest,
 			Size:   ro.Annotations[aicrv1alpha1.AnnotationStartingInventorySize],
 		},
-		Steps: make([]describeStep, 0, len(ro.Spec.Steps)),
+		Steps:  make([]describeStep, 0, len(ro.Spec.Steps)),
+		Events: make([]describeEvent, 0, len(events)),
+	}
+	for _, e := range events {
+		d.Events = append(d.Events, describeEvent{Type: e.Type, Reason: e.Reason, LastSeen: timestamp(lastSeen(e)),
+			Count: max(e.Count, 1), Message: e.Message})
 	}
 	if report != nil {
 		d.AssessmentDigest, d.Assessment = ro.Spec.AssessmentDigest, report

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -48,6 +49,20 @@ func TestDescribe_RecentEvents(t *testing.T) {
 		"the oldest of the newest ten first")
 	assert.Regexp(t, `^Normal\s+StepStarted\s+2026-12-06T03:11:00Z\s+1\s+step 0 started$`, strings.TrimSpace(lines[10]))
 	assert.NotContains(t, events, "another")
+
+	out, errOut, code, _ = fakeRunWith(t, ro, objs, "alice", "describe", ro.Name, "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	var doc struct {
+		Events []struct {
+			Type, Reason, LastSeen, Message string
+			Count                           int
+		} `json:"events"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.Len(t, doc.Events, 10, "-o json carries the same Events")
+	assert.Equal(t, "step 0 started", doc.Events[9].Message)
+	assert.Equal(t, "2026-12-06T03:11:00Z", doc.Events[9].LastSeen)
+	assert.Equal(t, 1, doc.Events[9].Count)
 
 	out, errOut, code, _ = fakeRunWith(t, ro, nil, "alice", "describe", ro.Name)
 	require.Equal(t, 0, code, errOut)
