@@ -54,12 +54,13 @@ func (e *Executor) playValidate(ctx context.Context, job *batchv1.Job, pod *core
 		env[v.Name] = v.Value
 	}
 	playErr := r.play(ctx, argValue(args, "--image"), env, res, inputs.Data[path.Base(argValue(args, "-r"))])
-	if cleanErr := r.cleanUp(ctx); playErr == nil {
-		playErr = cleanErr
-	}
+	cleanErr := r.cleanUp(ctx)
 	var agentErr *agentError
-	if errors.As(playErr, &agentErr) {
+	if errors.As(playErr, &agentErr) && cleanErr == nil {
 		return &agentErr.result, nil
+	}
+	if playErr == nil || agentErr != nil {
+		playErr = cleanErr
 	}
 	if playErr != nil {
 		e.violate(fmt.Errorf("job %s: aicr validate: %w", job.Name, playErr))
