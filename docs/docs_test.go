@@ -330,15 +330,16 @@ var (
 )
 
 // TestInstallEKS_IAMPolicyIsLeastPrivilege: every JSON block of install-eks.md is a valid IAM
-// policy document of Version 2012-10-17 without a wildcard action; the one ECR policy grants
-// exactly what the operator does, GetAuthorizationToken alone on "*" and everything else under
-// the one repository prefix that registry.repository and the creation template use.
+// policy document of Version 2012-10-17 without a wildcard action; the one ECR policy that pushes
+// grants exactly what the operator does, GetAuthorizationToken alone on "*" and everything else
+// under the one repository prefix that registry.repository and the creation template use; the
+// one that does not is the pull role's, which only reads under that prefix (checkPullPolicy).
 func TestInstallEKS_IAMPolicyIsLeastPrivilege(t *testing.T) {
 	t.Parallel()
 	text := read(t, "install-eks.md")
 	blocks := fencedJSON.FindAllStringSubmatch(text, -1)
 	require.NotEmpty(t, blocks)
-	ecrPolicies := 0
+	ecrPolicies, pullPolicies := 0, 0
 	for _, b := range blocks {
 		var p iamPolicy
 		dec := json.NewDecoder(strings.NewReader(b[1]))
@@ -346,7 +347,7 @@ func TestInstallEKS_IAMPolicyIsLeastPrivilege(t *testing.T) {
 		require.NoError(t, dec.Decode(&p), "install-eks.md JSON block:\n%s", b[1])
 		assert.Equal(t, "2012-10-17", p.Version)
 		require.NotEmpty(t, p.Statement)
-		isECR := false
+		isECR, pushes := false, false
 		for _, s := range p.Statement {
 			assert.Equal(t, "Allow", s.Effect)
 			assert.Empty(t, s.NotAction, "NotAction")
@@ -355,14 +356,20 @@ func TestInstallEKS_IAMPolicyIsLeastPrivilege(t *testing.T) {
 			for _, a := range stringsOf(t, s.Action) {
 				assert.NotContains(t, a, "*", "wildcard action %q", a)
 				isECR = isECR || strings.HasPrefix(a, "ecr:")
+				pushes = pushes || a == "ecr:PutImage"
 			}
 		}
-		if isECR {
+		switch {
+		case pushes:
 			ecrPolicies++
 			checkECRPolicy(t, text, p)
+		case isECR:
+			pullPolicies++
+			checkPullPolicy(t, text, p)
 		}
 	}
-	assert.Equal(t, 1, ecrPolicies, "install-eks.md shows exactly one ECR permissions policy")
+	assert.Equal(t, 1, ecrPolicies, "install-eks.md shows exactly one ECR permissions policy of the operator")
+	assert.Equal(t, 1, pullPolicies, "install-eks.md shows exactly one pull-only policy, Argo CD's pull role's")
 }
 
 func checkECRPolicy(t *testing.T, text string, p iamPolicy) {
