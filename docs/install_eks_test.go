@@ -14,7 +14,9 @@ import (
 )
 
 // pullActions are what Argo CD's pull role may do: the token, and read an image under the prefix.
-var pullActions = []string{"ecr:GetAuthorizationToken", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"}
+var pullActions = []string{
+	"ecr:GetAuthorizationToken", "ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer",
+}
 
 // checkPullPolicy holds the pull role's policy to reading: exactly pullActions, the token alone
 // on "*", the rest under the prefix registry.repository uses.
