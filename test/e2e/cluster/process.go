@@ -1,12 +1,14 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -82,12 +84,31 @@ func (p *Process) Exited() error {
 	}
 }
 
-// freePort returns a TCP port free on loopback when asked.
+// handedOut are the ports freePort returned in this process.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// freePort returns a TCP port free on loopback when asked and not returned before in this
+// process: the kernel hands a port just freed out again, and two processes given the same
+// port (Argo CD's Redis and its repo server's metrics) would collide.
 func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for range 64 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		if err := l.Close(); err != nil {
+			return "", err
+		}
+		if !handedOut.ports[port] {
+			handedOut.ports[port] = true
+			return strconv.Itoa(port), nil
+		}
 	}
-	defer func() { _ = l.Close() }()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
+	return "", errors.New("no loopback port that was not handed out before in 64 tries")
 }
