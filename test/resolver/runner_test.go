@@ -168,30 +168,9 @@ func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
 // it (RO-10).
 func TestRunner_ValidationIdentity(t *testing.T) {
 	ctx := context.Background()
-	const identity = "aicr-operator-validate"
-	pinned := "registry.example.com/nvidia/aicr@sha256:" + strings.Repeat("e", 64)
-	for _, o := range jobexec.ValidateGrants(jobNS, identity) {
-		require.NoError(t, client.IgnoreAlreadyExists(k8s.Create(ctx, o)))
-	}
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: pinned, ServiceAccount: identity}, k8s, k8s)
-	require.NoError(t, err)
-	f, _ := fixture(t, "1.1.0", v1Synthetic, nil)
-	exec, err := jobexec.New(restConfig, scheme, jobNS, pinned, f.Behavior())
-	require.NoError(t, err)
-	exec.ExpectServiceAccount(identity)
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { _ = exec.Run(runCtx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-
-	name := "aicr-validate-identity"
-	spec := ports.JobSpec{
-		Name: name, Kind: ports.JobValidate, Image: pinned,
-		Args: []string{"--log-json", "validate", "-r", ports.JobInputsDir + "/recipe.yaml", "--phase", "deployment",
-			"--namespace", jobNS, "--image", pinned, "--fail-on-error=false", "-o", runner.OutputRef(name)},
-		Inputs: map[string][]byte{"recipe.yaml": f.Recipe},
-		Owner:  ports.ReleaseOwner{RuntimeUID: "uid-1"},
-	}
+	v := startValidation(t, nil)
+	runner, exec, f, pinned := v.runner, v.exec, v.fixture, v.pinned
+	spec := v.spec("aicr-validate-identity")
 	ref, err := runner.Start(ctx, spec)
 	require.NoError(t, err)
 	t.Cleanup(func() { deleteJob(t, runner, ref) })
@@ -203,7 +182,7 @@ func TestRunner_ValidationIdentity(t *testing.T) {
 	assert.NotEmpty(t, exec.ValidateRunObjects(), "aicr validate created its run's objects")
 	job := &batchv1.Job{}
 	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: spec.Name}, job))
-	assert.Equal(t, identity, job.Spec.Template.Spec.ServiceAccountName)
+	assert.Equal(t, validateIdentity, job.Spec.Template.Spec.ServiceAccountName)
 	assert.Equal(t, pinned, job.Spec.Template.Spec.Containers[0].Image)
 	out, err := runner.Output(ctx, ref)
 	require.NoError(t, err)
@@ -222,41 +201,19 @@ func TestRunner_ValidationIdentity(t *testing.T) {
 // naming the agent Job.
 func TestRunner_ValidationAgentFailures(t *testing.T) {
 	ctx := context.Background()
-	const identity = "aicr-operator-validate"
-	pinned := "registry.example.com/nvidia/aicr@sha256:" + strings.Repeat("e", 64)
-	for _, o := range jobexec.ValidateGrants(jobNS, identity) {
-		require.NoError(t, client.IgnoreAlreadyExists(k8s.Create(ctx, o)))
-	}
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: pinned, ServiceAccount: identity}, k8s, k8s)
-	require.NoError(t, err)
-	f, _ := fixture(t, "1.1.0", v1Synthetic, nil)
 	outcomes := map[string]jobexec.AgentOutcome{"aicr-validate-agent-fails": jobexec.AgentFails, "aicr-validate-agent-hangs": jobexec.AgentHangs}
-	played := f.Behavior()
-	exec, err := jobexec.New(restConfig, scheme, jobNS, pinned, func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
-		res := played(job, in)
+	v := startValidation(t, func(job *batchv1.Job, res jobexec.Result) jobexec.Result {
 		res.Agent = outcomes[job.Name]
 		return res
 	})
-	require.NoError(t, err)
-	exec.ExpectServiceAccount(identity)
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { _ = exec.Run(runCtx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runner, exec := v.runner, v.exec
 
 	want := map[jobexec.AgentOutcome]struct {
 		code   int
 		reason domain.StallReason
 	}{jobexec.AgentFails: {8, domain.StallAICRInternal}, jobexec.AgentHangs: {5, domain.StallAICRTimeout}}
 	for name, outcome := range outcomes {
-		spec := ports.JobSpec{
-			Name: name, Kind: ports.JobValidate, Image: pinned,
-			Args: []string{"--log-json", "validate", "-r", ports.JobInputsDir + "/recipe.yaml", "--phase", "deployment",
-				"--namespace", jobNS, "--image", pinned, "--fail-on-error=false", "-o", runner.OutputRef(name)},
-			Inputs: map[string][]byte{"recipe.yaml": f.Recipe},
-			Owner:  ports.ReleaseOwner{RuntimeUID: "uid-1"},
-		}
-		ref, err := runner.Start(ctx, spec)
+		ref, err := runner.Start(ctx, v.spec(name))
 		require.NoError(t, err)
 		t.Cleanup(func() { deleteJob(t, runner, ref) })
 		var st ports.JobStatus
@@ -276,5 +233,57 @@ func TestRunner_ValidationAgentFailures(t *testing.T) {
 	for _, j := range leftovers.Items {
 		assert.False(t, strings.HasPrefix(j.Name, "aicr-validate-") && j.Labels["app.kubernetes.io/component"] == "snapshot-agent",
 			"validate deleted its agent Job %s", j.Name)
+	}
+}
+
+// validateIdentity is the ServiceAccount the validation cases run aicr validate as.
+const validateIdentity = "aicr-operator-validate"
+
+// validation is a Job runner of validate Jobs from a pinned AICR image, run as validateIdentity,
+// and the simulated AICR that plays them until the test ends.
+type validation struct {
+	runner  *jobs.Runner
+	exec    *jobexec.Executor
+	fixture jobexec.Fixture
+	pinned  string
+}
+
+// startValidation grants validateIdentity what aicr validate needs and starts the simulated
+// AICR playing the v1 fixture, each Result changed by adjust when it is given.
+func startValidation(t *testing.T, adjust func(*batchv1.Job, jobexec.Result) jobexec.Result) validation {
+	t.Helper()
+	ctx := context.Background()
+	pinned := "registry.example.com/nvidia/aicr@sha256:" + strings.Repeat("e", 64)
+	for _, o := range jobexec.ValidateGrants(jobNS, validateIdentity) {
+		require.NoError(t, client.IgnoreAlreadyExists(k8s.Create(ctx, o)))
+	}
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: pinned,
+		ServiceAccount: validateIdentity}, k8s, k8s)
+	require.NoError(t, err)
+	f, _ := fixture(t, "1.1.0", v1Synthetic, nil)
+	behavior := f.Behavior()
+	if adjust != nil {
+		played := behavior
+		behavior = func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result { return adjust(job, played(job, in)) }
+	}
+	exec, err := jobexec.New(restConfig, scheme, jobNS, pinned, behavior)
+	require.NoError(t, err)
+	exec.ExpectServiceAccount(validateIdentity)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = exec.Run(runCtx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return validation{runner: runner, exec: exec, fixture: f, pinned: pinned}
+}
+
+// spec is the validate Job name as the operator starts it: the deployment phase of the
+// fixture's recipe, never failing on a failed check.
+func (v validation) spec(name string) ports.JobSpec {
+	return ports.JobSpec{
+		Name: name, Kind: ports.JobValidate, Image: v.pinned,
+		Args: []string{"--log-json", "validate", "-r", ports.JobInputsDir + "/recipe.yaml", "--phase", "deployment",
+			"--namespace", jobNS, "--image", v.pinned, "--fail-on-error=false", "-o", v.runner.OutputRef(name)},
+		Inputs: map[string][]byte{"recipe.yaml": v.fixture.Recipe},
+		Owner:  ports.ReleaseOwner{RuntimeUID: "uid-1"},
 	}
 }
