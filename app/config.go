@@ -83,8 +83,11 @@ type Config struct {
 	RetryPeriod              time.Duration
 	MetricsBindAddress       string
 	MetricsSecure            bool
-	HealthProbeBindAddress   string
-	LogLevel                 string
+	// MetricsCertDir holds the metrics endpoint's serving certificate (tls.crt, tls.key), reloaded
+	// when it changes; empty: a self-signed certificate generated at start.
+	MetricsCertDir         string
+	HealthProbeBindAddress string
+	LogLevel               string
 	// StepTimeout bounds one rollout step (--step-timeout).
 	StepTimeout time.Duration
 	// ComponentStepTimeouts bound the steps of the named components instead of StepTimeout
@@ -131,6 +134,9 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Jobs.validate()...)
 	if len(c.ComponentNamespaces) == 0 {
 		add("--component-namespaces must list at least one namespace")
+	}
+	if c.MetricsCertDir != "" && !c.MetricsSecure {
+		add("--metrics-cert-dir needs --metrics-secure: plain HTTP serves no certificate")
 	}
 	if c.ValidationEnabled && c.ValidationServiceAccount == "" {
 		add("--validation-service-account is required when validation is enabled")

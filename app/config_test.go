@@ -78,6 +78,10 @@ func TestConfigValidate(t *testing.T) {
 			wantIs: app.ErrInvalidConfig, wantMsg: `--registry-auth-provider "gcp" must be aws, static or inCluster`},
 		{name: "CH-2 component namespaces are required", extra: []string{"--component-namespaces= , "},
 			wantIs: app.ErrInvalidConfig, wantMsg: "--component-namespaces must list at least one namespace"},
+		{name: "OPS-2 a mounted metrics certificate is served over HTTPS", extra: []string{"--metrics-cert-dir=/var/run/metrics-tls"}},
+		{name: "OPS-2 a metrics certificate needs secure metrics", extra: []string{
+			"--metrics-cert-dir=/var/run/metrics-tls", "--metrics-secure=false"},
+			wantIs: app.ErrInvalidConfig, wantMsg: "--metrics-cert-dir needs --metrics-secure"},
 		{name: "OPS-2 leader election timings must nest", extra: []string{"--leader-election-renew-deadline=20s"},
 			wantIs: app.ErrInvalidConfig, wantMsg: "leader election needs lease duration > renew deadline > retry period > 0"},
 	}

@@ -54,6 +54,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint")
 	fs.BoolVar(&c.MetricsSecure, "metrics-secure", true,
 		"serve metrics over HTTPS to callers the API server authenticates and authorizes for get on /metrics; false serves plain HTTP to anyone")
+	fs.StringVar(&c.MetricsCertDir, "metrics-cert-dir", "",
+		"directory with the metrics endpoint's certificate (tls.crt, tls.key), reloaded when it changes; empty: self-signed")
 	fs.StringVar(&c.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address of the health probes")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info or error")
 	fs.DurationVar(&c.StepTimeout, "step-timeout", domain.DefaultActionTimeout,

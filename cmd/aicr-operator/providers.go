@@ -67,6 +67,7 @@ func provideManagerOptions(cfg app.Config, liveness *manager.Liveness) manager.O
 		RetryPeriod:             cfg.RetryPeriod,
 		MetricsBindAddress:      cfg.MetricsBindAddress,
 		MetricsSecure:           cfg.MetricsSecure,
+		MetricsCertDir:          cfg.MetricsCertDir,
 		HealthProbeBindAddress:  cfg.HealthProbeBindAddress,
 		GracefulShutdownTimeout: gracefulShutdown,
 		AddToScheme:             []func(*runtime.Scheme) error{argocd.AddToScheme},

@@ -328,8 +328,8 @@ func TestAlertsUseExportedMetrics(t *testing.T) {
 
 // TestRenderMonitoring: the metrics Service is always rendered, its port named after the
 // scheme; the ServiceMonitor, PrometheusRule and dashboard ConfigMap only when enabled, the
-// ServiceMonitor sending a bearer token and skipping verification of the self-signed
-// certificate when metrics are secure.
+// ServiceMonitor sending the scraper's bearer token and skipping verification of the
+// self-signed certificate when metrics are secure.
 func TestRenderMonitoring(t *testing.T) {
 	t.Parallel()
 	objs, err := render(requiredValues())
@@ -383,12 +383,16 @@ func TestRenderMonitoring(t *testing.T) {
 			assert.Equal(t, c.port, ep["port"])
 			assert.Equal(t, c.scheme, ep["scheme"])
 			if c.secure {
-				assert.Equal(t, "/var/run/secrets/kubernetes.io/serviceaccount/token", ep["bearerTokenFile"])
-				assert.Equal(t, map[string]any{"insecureSkipVerify": true}, ep["tlsConfig"])
+				assert.Equal(t, map[string]any{"type": "Bearer", "credentials": map[string]any{
+					"name": "aicr-operator-metrics-scraper-token", "key": "token",
+				}}, ep["authorization"], "the chart's scraper token by default")
+				assert.Equal(t, map[string]any{"insecureSkipVerify": true}, ep["tlsConfig"],
+					"a self-signed certificate cannot be verified")
 			} else {
-				assert.NotContains(t, ep, "bearerTokenFile")
+				assert.NotContains(t, ep, "authorization")
 				assert.NotContains(t, ep, "tlsConfig")
 			}
+			assert.NotContains(t, ep, "bearerTokenFile", "deprecated by the Prometheus Operator")
 
 			rule := find(objs, "PrometheusRule", releaseNamespace, "aicr-operator")
 			require.NotNil(t, rule)

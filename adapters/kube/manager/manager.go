@@ -52,6 +52,10 @@ type Options struct {
 	// operator's identity needs create on tokenreviews and subjectaccessreviews (the chart's
 	// rbac-metrics.yaml). False serves plain HTTP to anyone who reaches the port.
 	MetricsSecure bool
+	// MetricsCertDir, with MetricsSecure, holds the serving certificate and key (tls.crt and
+	// tls.key, as a kubernetes.io/tls Secret mounts them), reloaded when they change; empty:
+	// the self-signed certificate.
+	MetricsCertDir string
 	// HealthProbeBindAddress serves /healthz and /readyz ("0" disables).
 	HealthProbeBindAddress string
 	// GracefulShutdownTimeout bounds how long runnables get to stop.
@@ -81,6 +85,9 @@ func metricsOptions(o Options) metricsserver.Options {
 		m.SecureServing = true
 		m.FilterProvider = authorizedByAPIServer
 		m.TLSOpts = []func(*tls.Config){http1Only}
+		if o.MetricsCertDir != "" {
+			m.CertDir, m.CertName, m.KeyName = o.MetricsCertDir, corev1.TLSCertKey, corev1.TLSPrivateKeyKey
+		}
 	}
 	return m
 }
