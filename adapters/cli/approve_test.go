@@ -36,13 +36,28 @@ func fakeRun(t *testing.T, ro *aicrv1alpha1.RuntimeRollout, user string, args ..
 func fakeRunWith(t *testing.T, ro *aicrv1alpha1.RuntimeRollout, objs []runtime.Object, user string,
 	args ...string) (string, string, int, *dynamicfake.FakeDynamicClient) {
 	t.Helper()
+	return fakeRunConfigured(t, []runtime.Object{ro}, objs, user, func(*cli.Options) {}, args...)
+}
+
+// fakeRunConfigured runs kubectl aicr, with the options configure sets, against fake clients
+// holding the operator's objects aicr (rollouts, the ClusterRuntime) and the core objects objs,
+// as user.
+func fakeRunConfigured(t *testing.T, aicr, objs []runtime.Object, user string, configure func(*cli.Options),
+	args ...string) (string, string, int, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	require.NoError(t, aicrv1alpha1.AddToScheme(scheme))
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ro)
-	require.NoError(t, err)
-	u := &unstructured.Unstructured{Object: obj}
-	u.SetGroupVersionKind(aicrv1alpha1.GroupVersion.WithKind("RuntimeRollout"))
-	dyn := dynamicfake.NewSimpleDynamicClient(scheme, u)
+	var dynObjs []runtime.Object
+	for _, o := range aicr {
+		gvks, _, err := scheme.ObjectKinds(o)
+		require.NoError(t, err)
+		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		require.NoError(t, err)
+		u := &unstructured.Unstructured{Object: obj}
+		u.SetGroupVersionKind(gvks[0])
+		dynObjs = append(dynObjs, u)
+	}
+	dyn := dynamicfake.NewSimpleDynamicClient(scheme, dynObjs...)
 	kube := kubefake.NewClientset(objs...)
 	kube.PrependReactor("create", "selfsubjectreviews", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{
@@ -52,6 +67,7 @@ func fakeRunWith(t *testing.T, ro *aicrv1alpha1.RuntimeRollout, objs []runtime.O
 	o := cli.NewOptions(streams)
 	o.Now = func() time.Time { return fakeNow }
 	o.Clients = func() (cli.Clients, error) { return cli.Clients{Dynamic: dyn, Kube: kube, Host: "fake"}, nil }
+	configure(o)
 	code := cli.Run(context.Background(), o, args)
 	return out.String(), errOut.String(), code, dyn
 }

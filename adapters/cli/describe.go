@@ -13,8 +13,8 @@ import (
 const describeExample = `  # What an approver decides on: transition, steps, AICR's assessment, recorded steps
   kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1
 
-  # With the operator installed in another namespace
-  kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1 --operator-namespace aicr-operator
+  # With the operator installed in another namespace, and Argo CD in another than argocd
+  kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1 --operator-namespace aicr-operator --engine-namespace gitops
 
   # The same facts as JSON or YAML
   kubectl aicr describe rollout-3f9a1c0d2b7e4a51-1 -o yaml`
@@ -25,11 +25,14 @@ func newDescribeCommand(o *Options) *cobra.Command {
 		short: "Print what an approver decides on about a rollout",
 		long: "Prints the rollout, its runtime UID and transition; its phase, outcome, deadline, approval, message and\n" +
 			"starting inventory; every step, with, next to AICR's assessment, a values change AICR's verdict does not\n" +
-			"cover (overrides or placement that changed the release's values); why the rollout needs an approver, by\n" +
-			"release and rule; AICR's upgrade-check report from the operator namespace (--operator-namespace), verified\n" +
-			"against the digest the rollout records (else Assessment: none); under Recorded steps each transition\n" +
-			"record's precondition (before:) and steps; and each acknowledgement already given.\n" +
-			"-o json and -o yaml print the same facts as fields.",
+			"cover (overrides or placement that changed the release's values) and, next to the state the operator\n" +
+			"recorded, Argo CD's sync and health of the step's Application in --engine-namespace (\"not found\";\n" +
+			"\"foreign\" when it records another runtime; \"unknown\" when the plan naming the release's namespace is\n" +
+			"not readable), with a sync that runs or failed and Argo CD's message under the steps; why the rollout\n" +
+			"needs an approver, by release and rule; AICR's upgrade-check report from the operator namespace\n" +
+			"(--operator-namespace), verified against the digest the rollout records (else Assessment: none); under\n" +
+			"Recorded steps each transition record's precondition (before:) and steps; each acknowledgement already\n" +
+			"given; and the rollout's newest Events. -o json and -o yaml print the same facts as fields.",
 		example:  describeExample,
 		args:     cobra.ExactArgs(1),
 		validate: validateOutput,
@@ -46,7 +49,12 @@ func runDescribe(s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	changes, err := s.valuesChanges(ro)
+	plans, err := s.plans(ro)
+	if err != nil {
+		return err
+	}
+	changes := s.valuesChanges(ro, plans)
+	engine, err := s.engineViews(ro, plans)
 	if err != nil {
 		return err
 	}
@@ -55,9 +63,9 @@ func runDescribe(s *session, args []string) error {
 		return err
 	}
 	if s.o.flags.output != outputText {
-		return writeStructured(s.o.Out, s.o.flags.output, newDescribeDocument(ro, report, changes, events))
+		return writeStructured(s.o.Out, s.o.flags.output, newDescribeDocument(ro, report, changes, engine, events))
 	}
-	if err := writeDescribe(s.o.Out, ro, report, changes); err != nil {
+	if err := writeDescribe(s.o.Out, ro, report, changes, engine); err != nil {
 		return err
 	}
 	return writeEvents(s.o.Out, events)

@@ -55,11 +55,13 @@ type describeStep struct {
 	// Disruption says why the step may disrupt the accelerated nodes ("" when it cannot).
 	Disruption string `json:"disruption,omitempty"`
 	State      string `json:"state"`
+	// Engine is the deployment engine's view of the release, absent when describe shows none.
+	Engine *describeEngine `json:"engine,omitempty"`
 }
 
 // newDescribeDocument builds the structured form of writeDescribe's text.
 func newDescribeDocument(ro *aicrv1alpha1.RuntimeRollout, report *configdoc.Report,
-	changes map[string]string, events []corev1.Event,
+	changes map[string]string, engine []describeEngine, events []corev1.Event,
 ) describeDocument {
 	d := describeDocument{
 		Rollout: ro.Name, RuntimeUID: ro.Spec.RuntimeUID,
@@ -93,6 +95,9 @@ func newDescribeDocument(ro *aicrv1alpha1.RuntimeRollout, report *configdoc.Repo
 		}
 		if s.Operation == aicrv1alpha1.OperationUpgrade {
 			step.ValuesChange = changes[s.Release]
+		}
+		if engine != nil {
+			step.Engine = &engine[i]
 		}
 		d.Steps = append(d.Steps, step)
 	}

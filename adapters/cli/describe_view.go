@@ -12,8 +12,11 @@ import (
 )
 
 // writeDescribe prints what an approver decides on (CLI-2); changes are the values changes
-// of Upgrade steps AICR's verdict does not cover, by release ID (valuesChanges).
-func writeDescribe(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, report *configdoc.Report, changes map[string]string) error {
+// of Upgrade steps AICR's verdict does not cover, by release ID (valuesChanges), and engine the
+// engine's view of each step's release (engineViews, nil when not shown).
+func writeDescribe(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, report *configdoc.Report, changes map[string]string,
+	engine []describeEngine,
+) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 	p := &printer{w: tw}
 	row := func(k, v string) { p.printf("%s:\t%s\n", k, v) }
@@ -32,7 +35,7 @@ func writeDescribe(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, report *configd
 	if err := errors.Join(p.result("rollout"), tw.Flush()); err != nil {
 		return err
 	}
-	if err := writeSteps(w, ro, changes); err != nil {
+	if err := writeSteps(w, ro, changes, engine); err != nil {
 		return err
 	}
 	if err := writeDisruption(w, ro); err != nil {
@@ -99,7 +102,9 @@ func inventoryText(ro *aicrv1alpha1.RuntimeRollout) string {
 	return fmt.Sprintf("%s releases, %s", size, ro.Spec.StartingInventoryDigest)
 }
 
-func writeSteps(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, changes map[string]string) error {
+// writeSteps prints the steps table; with engine (engineViews) it adds the engine's sync and
+// health next to the state the operator recorded, and the engine's details below the table.
+func writeSteps(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, changes map[string]string, engine []describeEngine) error {
 	p := &printer{w: w}
 	p.printf("\nSteps (%d):\n", len(ro.Spec.Steps))
 	if len(ro.Spec.Steps) == 0 || p.err != nil {
@@ -111,16 +116,27 @@ func writeSteps(w io.Writer, ro *aicrv1alpha1.RuntimeRollout, changes map[string
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	tp := &printer{w: tw}
-	tp.printf("  STEP\tRELEASE\tOPERATION\tASSESSMENT\tCRDS\tSTATE\n")
+	engineHeader := ""
+	if engine != nil {
+		engineHeader = "SYNC\tHEALTH\t"
+	}
+	tp.printf("  STEP\tRELEASE\tOPERATION\tASSESSMENT\tCRDS\t%sSTATE\n", engineHeader)
 	for i, s := range ro.Spec.Steps {
 		crds := "-"
 		if s.ChangesCRDs {
 			crds = "changes CRDs"
 		}
-		tp.printf("  %d/%d\t%s\t%s\t%s\t%s\t%s\n", i+1, len(ro.Spec.Steps), s.Release, s.Operation,
-			assessmentText(s, changes), crds, stepState(ro, i, states))
+		engineCells := ""
+		if engine != nil {
+			engineCells = engineSyncText(engine[i]) + "\t" + orDefault(engine[i].Health, "-") + "\t"
+		}
+		tp.printf("  %d/%d\t%s\t%s\t%s\t%s\t%s%s\n", i+1, len(ro.Spec.Steps), s.Release, s.Operation,
+			assessmentText(s, changes), crds, engineCells, stepState(ro, i, states))
 	}
-	return errors.Join(tp.result("steps"), tw.Flush())
+	if err := errors.Join(tp.result("steps"), tw.Flush()); err != nil {
+		return err
+	}
+	return writeEngineDetails(w, ro, engine)
 }
 
 // assessmentText is AICR's verdict for the step and, for an Upgrade whose values changed in a

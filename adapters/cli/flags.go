@@ -10,6 +10,10 @@ import (
 // runs and keeps plans, recipes and upgrade-check reports.
 const OperatorNamespace = "aicr-system"
 
+// DefaultEngineNamespace is the namespace --engine-namespace defaults to: where Argo CD runs
+// and the operator writes its Applications (the chart's engine.namespace).
+const DefaultEngineNamespace = "argocd"
+
 // DefaultReproduceDir is where reproduce writes recipe.json unless --dir says otherwise.
 const DefaultReproduceDir = "aicr-reproduce"
 
@@ -33,6 +37,8 @@ type commandFlags struct {
 	timeout      time.Duration
 	// operatorNamespace is --operator-namespace; -n/--namespace keeps its kubectl meaning.
 	operatorNamespace string
+	// engineNamespace is --engine-namespace: where describe reads each step's engine object.
+	engineNamespace string
 }
 
 // addFlags registers the kubectl flags and the command flags on fs.
@@ -40,6 +46,8 @@ func (o *Options) addFlags(fs *pflag.FlagSet) {
 	o.ConfigFlags.AddFlags(fs)
 	fs.StringVar(&o.flags.operatorNamespace, "operator-namespace", OperatorNamespace,
 		"the namespace the operator runs in, where plans, recipes and upgrade-check reports live")
+	fs.StringVar(&o.flags.engineNamespace, "engine-namespace", DefaultEngineNamespace,
+		"describe: the namespace of Argo CD, where the operator writes its Applications (the chart's engine.namespace)")
 	fs.DurationVar(&o.Timeout, "request-timeout", o.Timeout,
 		"how long one command may wait for the API server in total (e.g. 10s, 1m); 0 waits forever")
 	fs.DurationVar(&o.flags.expires, "expires", 0,
@@ -69,4 +77,12 @@ func (o *Options) namespace() string {
 		return o.flags.operatorNamespace
 	}
 	return OperatorNamespace
+}
+
+// engineNamespace is the engine namespace: --engine-namespace, else argocd.
+func (o *Options) engineNamespace() string {
+	if o.flags.engineNamespace != "" {
+		return o.flags.engineNamespace
+	}
+	return DefaultEngineNamespace
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -34,6 +35,8 @@ type Clients struct {
 	Kube kubernetes.Interface
 	// Host names the API server in messages.
 	Host string
+	// Config is the REST config the clients were built from, for Options.Engine.
+	Config *rest.Config
 }
 
 // clients builds the clients from the kubectl flags, unless Options.Clients replaces them.
@@ -53,7 +56,7 @@ func (o *Options) clients() (Clients, error) {
 	if err != nil {
 		return Clients{}, fmt.Errorf("build client: %w", err)
 	}
-	return Clients{Dynamic: dyn, Kube: kube, Host: cfg.Host}, nil
+	return Clients{Dynamic: dyn, Kube: kube, Host: cfg.Host, Config: cfg}, nil
 }
 
 // session is one command's connection to the API server: its clients and its deadline.
@@ -66,6 +69,8 @@ type session struct {
 	o      *Options
 	dyn    dynamic.Interface
 	core   kubernetes.Interface
+	// config is the REST config of the clients, for Options.Engine.
+	config *rest.Config
 	// user is who the API server said the caller is, once asked.
 	user string
 }
@@ -81,7 +86,8 @@ func (o *Options) connect(parent context.Context) (*session, context.CancelFunc,
 		parent = context.Background()
 	}
 	ctx, cancel := o.withDeadline(parent)
-	return &session{ctx: ctx, parent: parent, host: c.Host, o: o, dyn: c.Dynamic, core: c.Kube}, cancel, nil
+	return &session{ctx: ctx, parent: parent, host: c.Host, o: o, dyn: c.Dynamic, core: c.Kube, config: c.Config},
+		cancel, nil
 }
 
 // check turns an error of an API call into the error the user sees: a deadline names the

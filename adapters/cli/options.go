@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -30,6 +31,10 @@ type Options struct {
 	// Bundles reads a bundle directory for kubectl aicr plan; cmd/kubectl-aicr passes AICR's
 	// bundle reader.
 	Bundles ports.BundleReader
+	// Engine builds, from the command's REST config and the engine namespace
+	// (--engine-namespace), the deployment engine describe asks for each step's release;
+	// cmd/kubectl-aicr passes Argo CD's. Without it describe shows no engine columns.
+	Engine func(cfg *rest.Config, namespace string) (EngineReader, error)
 	// flags holds the command flags every command accepts.
 	flags commandFlags
 }

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 
 	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/cli"
 )
 
@@ -22,5 +24,12 @@ func main() {
 	o.Now = now
 	o.Version = pluginVersion()
 	o.Bundles = aicr.Reader{}
+	o.Engine = argoCDReader
 	os.Exit(cli.Run(context.Background(), o, os.Args[1:]))
+}
+
+// argoCDReader is the Argo CD engine describe reads each step's Application through, in
+// namespace, as the caller of cfg. Status never writes.
+func argoCDReader(cfg *rest.Config, namespace string) (cli.EngineReader, error) {
+	return argocd.NewStatusReader(cfg, namespace)
 }

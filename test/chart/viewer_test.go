@@ -205,3 +205,30 @@ func TestRenderRolloutEventsRole(t *testing.T) {
 		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "approvers"},
 	}, subjects, "each approver and viewer once")
 }
+
+// TestRenderRolloutApplicationsRole: approvers and viewers may get and list the Argo CD
+// Applications of engine.namespace, whose sync and health kubectl aicr describe shows, and
+// nothing else there; without approvers or viewers nobody is bound.
+func TestRenderRolloutApplicationsRole(t *testing.T) {
+	t.Parallel()
+	objs, err := render(requiredValues())
+	require.NoError(t, err)
+	role := find(objs, "Role", engineNS, "aicr-operator-rollout-applications")
+	require.NotNil(t, role)
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	assert.Equal(t, []any{rbacRule("argoproj.io", "applications", []string{"get", "list"})}, rules)
+	assert.Nil(t, find(objs, "RoleBinding", engineNS, "aicr-operator-rollout-applications"), "nobody to bind")
+
+	objs, err = render(withValues(map[string]any{"engine.namespace": "gitops", "viewers.users": []any{"vic"},
+		"approvers.users": []any{"alice", "vic"}, "approvers.groups": []any{"approvers"}}))
+	require.NoError(t, err)
+	require.NotNil(t, find(objs, "Role", "gitops", "aicr-operator-rollout-applications"), "in engine.namespace")
+	b := find(objs, "RoleBinding", "gitops", "aicr-operator-rollout-applications")
+	require.NotNil(t, b)
+	subjects, _, _ := unstructured.NestedSlice(b.Object, "subjects")
+	assert.Equal(t, []any{
+		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"},
+		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "vic"},
+		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "approvers"},
+	}, subjects, "each approver and viewer once")
+}

@@ -9,7 +9,7 @@ import (
 // everyFlag are the flags every command accepts (CLI-1).
 var everyFlag = []string{
 	"--kubeconfig", "--context", "--as", "--as-group", "-n, --namespace", "--expires", "--reason", "--dir",
-	"--bundle", "--from", "-o, --output", "--operator-namespace", "--request-timeout", "--release",
+	"--bundle", "--from", "-o, --output", "--operator-namespace", "--engine-namespace", "--request-timeout", "--release",
 }
 
 func TestHelp_ListsEveryCommandAndFlagWithAnExample(t *testing.T) {

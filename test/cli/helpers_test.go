@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/cli"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 )
@@ -57,14 +58,22 @@ func runAt(at time.Time, timeout time.Duration, args ...string) result {
 	}, args...)
 }
 
-// runWith runs kubectl aicr in-process with the options configure sets.
+// runWith runs kubectl aicr in-process, wired as cmd/kubectl-aicr wires it, with the options
+// configure sets.
 func runWith(configure func(o *cli.Options), args ...string) result {
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	o := cli.NewOptions(streams)
 	o.Bundles = aicr.Reader{}
+	o.Engine = argoCDReader
 	configure(o)
 	code := cli.Run(context.Background(), o, args)
 	return result{stdout: out.String(), stderr: errOut.String(), code: code}
+}
+
+// argoCDReader is the Argo CD engine describe reads Applications through, as
+// cmd/kubectl-aicr builds it.
+func argoCDReader(cfg *rest.Config, namespace string) (cli.EngineReader, error) {
+	return argocd.NewStatusReader(cfg, namespace)
 }
 
 // run runs kubectl aicr as user with the suite's clock.

@@ -39,6 +39,9 @@ type storedPlan struct {
 	schemaLabel string
 	// schema1 stores the plan as an operator of plan schema 1 did: values inline, no values ConfigMap.
 	schema1 bool
+	// more are the IDs of the releases the plan holds after gpu-operator, each in the namespace
+	// of its name, without values.
+	more []string
 }
 
 // plans numbers the plans the tests store, so each has a digest (and ConfigMap names) of its
@@ -60,8 +63,13 @@ func (sp storedPlan) create(t *testing.T) (digest, name string) {
 		},
 		AICRImage: aicrImage, RenderFlags: sp.renderFlags, BundleRef: bundleRef,
 	}
-	doc.Releases[0].ValuesDigest, err = domain.Digest(doc.Releases[0].Values)
-	require.NoError(t, err)
+	for _, id := range sp.more {
+		doc.Releases = append(doc.Releases, domain.Release{ID: id, Namespace: id, Component: id})
+	}
+	for i := range doc.Releases {
+		doc.Releases[i].ValuesDigest, err = domain.Digest(doc.Releases[i].Values)
+		require.NoError(t, err)
+	}
 	op := clientFor(operatorConfig())
 	ctx := context.Background()
 	immutable := true

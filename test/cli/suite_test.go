@@ -22,6 +22,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/nvidia/aicr-operator/adapters/argocd"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/test/env"
 )
@@ -68,7 +69,7 @@ func needEnv(t *testing.T) {
 
 func startSuite() error {
 	if err := errors.Join(clientgoscheme.AddToScheme(scheme), aicrv1alpha1.AddToScheme(scheme),
-		apiextensionsv1.AddToScheme(scheme)); err != nil {
+		apiextensionsv1.AddToScheme(scheme), argocd.AddToScheme(scheme)); err != nil {
 		return err
 	}
 	objs, err := render(chartValues())
@@ -86,7 +87,9 @@ func startSuite() error {
 		}
 		crds = append(crds, crd)
 	}
-	if testEnv, err = env.Start(env.Options{CRDs: crds}); err != nil {
+	// Argo CD's Application kind, whose objects describe shows next to each step.
+	application := filepath.Join("..", "testdata", "argocd", "crds", "application-crd.yaml")
+	if testEnv, err = env.Start(env.Options{CRDs: crds, CRDDirectoryPaths: []string{application}}); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
