@@ -10,11 +10,16 @@ BIN              := $(CURDIR)/bin
 TOOLS            := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/aicr-operator/tools
 GOLANGCI_VERSION := v2.15.0
 VERSION          ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The release's version without the tag's leading v: the image's and the chart's.
+RELEASE_VERSION   = $(patsubst v%,%,$(VERSION))
 GOLANGCI_LINT    := $(TOOLS)/golangci-lint-$(GOLANGCI_VERSION)
 GORELEASER_VERSION := v2.18.2
 GORELEASER       := $(TOOLS)/goreleaser-$(GORELEASER_VERSION)
 # GoReleaser v2.18 needs Go >= 1.27.1: the go command fetches that toolchain from the module proxy.
 GORELEASER_GO    := go1.27.4
+# The SBOM generator GoReleaser runs on every binary (sboms in .goreleaser.yaml).
+CYCLONEDX_VERSION := v1.10.0
+CYCLONEDX_GOMOD  := $(TOOLS)/cyclonedx-gomod-$(CYCLONEDX_VERSION)
 # The CA certificates copied into the operator image (Debian's ca-certificates); empty: none.
 CA_BUNDLE        ?= /etc/ssl/certs/ca-certificates.crt
 CRD_DIR          := charts/aicr-operator/templates/crds
@@ -134,15 +139,31 @@ build: ## Build the binaries into bin/, the operator's version from git (aicr_op
 demo: envtest ## Run the operator's main job on a local embedded control plane (DEMO_FLAGS: --pause, --keep, --workdir).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go run ./test/demo run $(DEMO_FLAGS)
 
-.PHONY: release-snapshot
-release-snapshot: $(GORELEASER) ## Build the release offline into dist/: kubectl-aicr archives + checksums, the operator image (OCI layout), its digest.
-	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) COMMIT_DATE=$$(git log -1 --format=%cI) VERSION=$(VERSION) \
-		$(GORELEASER) release --snapshot --clean
+.PHONY: release-snapshot release
+release-snapshot: GORELEASER_FLAGS := --snapshot --skip=sign
+release-snapshot: ## Build the release offline into dist/: kubectl-aicr binaries, archives, SBOMs, checksums, the operator image (OCI layout) and its digest.
+release: ## The release of a tag (the release workflow runs it): release-snapshot's files, checksums.txt signed with cosign.
+release-snapshot release: $(GORELEASER) $(CYCLONEDX_GOMOD)
+	@mkdir -p $(TOOLS)/release-path && ln -sf $(CYCLONEDX_GOMOD) $(TOOLS)/release-path/cyclonedx-gomod
+	PATH=$(TOOLS)/release-path:$$PATH SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) COMMIT_DATE=$$(git log -1 --format=%cI) \
+		VERSION=$(VERSION) $(GORELEASER) release --clean $(GORELEASER_FLAGS)
+	@# The bare binaries the install commands download, next to the other files of the release.
+	for bin in dist/kubectl-aicr_*/kubectl-aicr; do \
+		platform=$${bin#dist/kubectl-aicr_}; platform=$${platform%/kubectl-aicr}; \
+		cp $$bin dist/kubectl-aicr-$$(echo $$platform | cut -d_ -f1)-$$(echo $$platform | cut -d_ -f2); \
+	done
+	cd dist && sha256sum --check --ignore-missing --quiet checksums.txt
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) go run ./test/tools/imagebuild \
 		--binary linux/amd64=$$(ls dist/aicr-operator_linux_amd64*/aicr-operator) \
 		--binary linux/arm64=$$(ls dist/aicr-operator_linux_arm64*/aicr-operator) \
 		$(if $(CA_BUNDLE),--ca-bundle $(CA_BUNDLE)) \
-		--version $(VERSION) --revision $$(git rev-parse HEAD) --out dist/image
+		--version $(RELEASE_VERSION) --revision $$(git rev-parse HEAD) --out dist/image --digest-file dist/image.digest
+
+.PHONY: release-chart
+release-chart: ## Package the chart into dist/ with every image pinned: the operator image release-snapshot built (or OPERATOR_DIGEST), AICR_DIGEST and TESTS_DIGEST.
+	go run ./test/tools/chartrelease --version $(RELEASE_VERSION) --out dist \
+		--operator-digest $(or $(OPERATOR_DIGEST),$$(cat dist/image.digest)) \
+		--aicr-digest "$(AICR_DIGEST)" --tests-digest "$(TESTS_DIGEST)"
 
 ##@ Verify
 
@@ -171,6 +192,11 @@ $(GOLANGCI_LINT):
 	@mkdir -p $(TOOLS)/.gobin-lint
 	GOBIN=$(TOOLS)/.gobin-lint GOFLAGS= go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 	mv $(TOOLS)/.gobin-lint/golangci-lint $(GOLANGCI_LINT)
+
+$(CYCLONEDX_GOMOD):
+	@mkdir -p $(TOOLS)/.gobin-cyclonedx
+	GOBIN=$(TOOLS)/.gobin-cyclonedx GOFLAGS= go install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_VERSION)
+	mv $(TOOLS)/.gobin-cyclonedx/cyclonedx-gomod $(CYCLONEDX_GOMOD)
 
 $(GORELEASER):
 	@mkdir -p $(TOOLS)/.gobin-goreleaser

@@ -84,6 +84,11 @@ func Hooks(namespace string, values map[string]any) ([]*unstructured.Unstructure
 	if err != nil {
 		return nil, fmt.Errorf("load chart: %w", err)
 	}
+	return HooksOf(chrt, namespace, values)
+}
+
+// HooksOf is Hooks of a loaded chart, for example a packaged one.
+func HooksOf(chrt *chart.Chart, namespace string, values map[string]any) ([]*unstructured.Unstructured, error) {
 	rel, err := clientOnly(chrt, ReleaseName, namespace, values)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ func fakeSpec() imageSpec {
 			{platform: v1.Platform{OS: "linux", Architecture: "amd64"}, binary: []byte("amd64 binary")},
 			{platform: v1.Platform{OS: "linux", Architecture: "arm64"}, binary: []byte("arm64 binary")},
 		},
-		source:   "https://github.com/nvidia/aicr-operator",
+		source:   "https://github.com/NVIDIA/aicr",
 		version:  "v0.1.0",
 		revision: "0123456789abcdef",
 		created:  time.Unix(1767225600, 0).UTC(),

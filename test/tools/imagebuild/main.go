@@ -1,8 +1,8 @@
 // Command imagebuild builds the aicr-operator image without a Docker daemon: a multi-platform
 // OCI image index on the empty base (scratch: the static Go binary at /aicr-operator, no shell),
 // user 65532:65532, every timestamp fixed to SOURCE_DATE_EPOCH so two builds of one commit give
-// one digest. It writes an OCI image layout and prints the index digest. make release-snapshot
-// runs it on the operator binaries GoReleaser built:
+// one digest. It writes an OCI image layout and prints the index digest (and writes it to
+// --digest-file). make release-snapshot runs it on the operator binaries GoReleaser built:
 //
 //	SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) go run ./test/tools/imagebuild \
 //	  --binary linux/amd64=dist/.../aicr-operator --binary linux/arm64=dist/.../aicr-operator \
@@ -46,10 +46,11 @@ func run(args []string) error {
 	var bins binaryFlags
 	fs.Var(&bins, "binary", "os/arch=path of an operator binary (repeat per platform)")
 	out := fs.String("out", "dist/image", "directory of the OCI image layout (replaced)")
-	source := fs.String("source", "https://github.com/nvidia/aicr-operator", "org.opencontainers.image.source")
+	source := fs.String("source", "https://github.com/NVIDIA/aicr", "org.opencontainers.image.source")
 	version := fs.String("version", "dev", "org.opencontainers.image.version and the layout's ref name")
 	revision := fs.String("revision", "", "org.opencontainers.image.revision (the git commit)")
 	caBundle := fs.String("ca-bundle", "", "PEM file copied to /etc/ssl/certs/ca-certificates.crt (optional)")
+	digestFile := fs.String("digest-file", "", "file the index digest is written to, for the chart's release (optional)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -68,6 +69,11 @@ func run(args []string) error {
 	}
 	fmt.Printf("operator image index %s written to %s (created %s)\n",
 		d.String(), *out, spec.created.Format(time.RFC3339))
+	if *digestFile != "" {
+		if err := os.WriteFile(*digestFile, []byte(d.String()+"\n"), 0o644); err != nil {
+			return fmt.Errorf("write digest: %w", err)
+		}
+	}
 	return nil
 }
 
