@@ -51,6 +51,10 @@ var imageRegistry = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)
 // iamRoleARN matches an IAM role ARN in any partition (aws, aws-cn, aws-us-gov).
 var iamRoleARN = regexp.MustCompile(`^arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
 
+// ecrRepository matches an oci:// repository in Amazon ECR: <account>.dkr.ecr[-fips].<region>.<domain>
+// of any partition.
+var ecrRepository = regexp.MustCompile(`^oci://[0-9]{12}\.dkr\.ecr(-fips)?\.[a-z0-9-]+\.[a-z0-9.-]+(/|$)`)
+
 // Config is the operator's installation configuration, passed by the chart's Deployment as
 // flags (see BindFlags; the chart README lists them). ClusterRuntime holds only runtime intent
 // and policy (PLAT-9).
@@ -95,6 +99,9 @@ type Config struct {
 	ComponentStepTimeouts map[string]time.Duration
 	// RolloutWindow is the time from a rollout's creation to its deadline (--rollout-window).
 	RolloutWindow time.Duration
+	// UpstreamCredentials name the Secrets of private upstream chart sources
+	// (--upstream-credentials); every other upstream is read anonymously.
+	UpstreamCredentials []UpstreamCredential
 }
 
 // Validate reports every configuration problem at once, each wrapped with ErrInvalidConfig
@@ -131,6 +138,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.validateRegistry()...)
 	errs = append(errs, c.validateRollout()...)
+	errs = append(errs, c.validateUpstream()...)
 	errs = append(errs, c.Jobs.validate()...)
 	if len(c.ComponentNamespaces) == 0 {
 		add("--component-namespaces must list at least one namespace")
@@ -156,6 +164,10 @@ func (c Config) validateRegistry() []error {
 	if !strings.HasPrefix(c.RegistryRepository, "oci://") && !strings.HasPrefix(c.RegistryRepository, "http://") {
 		errs = append(errs, fmt.Errorf("%w: --registry-repository %q must start with oci:// (or http:// for an in-cluster registry)",
 			ErrInvalidConfig, c.RegistryRepository))
+	}
+	if c.RegistryAuthProvider != RegistryAuthAWS && ecrRepository.MatchString(c.RegistryRepository) {
+		errs = append(errs, fmt.Errorf("%w: --registry-repository %q is in ECR, whose login tokens expire after 12 hours: "+
+			"only --registry-auth-provider aws refreshes them (registry.auth.provider)", ErrInvalidConfig, c.RegistryRepository))
 	}
 	switch c.RegistryAuthProvider {
 	case RegistryAuthAWS:

@@ -3,6 +3,7 @@ package app_test
 import (
 	"errors"
 	"flag"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,14 +69,39 @@ func TestConfigValidate(t *testing.T) {
 		{name: "REG-1 a pull role in another partition is accepted",
 			extra: []string{"--registry-aws-pull-role-arn=arn:aws-us-gov:iam::123456789012:role/team/aicr-argocd-pull"}},
 		{name: "REG-1 the static provider needs no pull role", extra: []string{
-			"--registry-auth-provider=static", "--registry-static-secret=regcred", "--registry-aws-pull-role-arn="}},
+			"--registry-auth-provider=static", "--registry-static-secret=regcred", "--registry-aws-pull-role-arn=",
+			"--registry-repository=oci://registry.example.com/aicr"}},
 		{name: "REG-1 the inCluster provider reads the push Secret by its default name", extra: []string{
 			"--registry-auth-provider=inCluster", "--registry-repository=oci://registry.aicr-registry:5000/aicr"}},
 		{name: "REG-1 the inCluster provider needs its push Secret", extra: []string{
 			"--registry-auth-provider=inCluster", "--registry-push-secret="},
 			wantIs: app.ErrInvalidConfig, wantMsg: "--registry-push-secret is required with the inCluster provider"},
+		{name: "CH-2 an ECR repository needs the aws provider", extra: []string{
+			"--registry-auth-provider=static", "--registry-static-secret=regcred",
+			"--registry-repository=oci://123456789012.dkr.ecr.us-west-2.amazonaws.com/aicr"},
+			wantIs: app.ErrInvalidConfig, wantMsg: "is in ECR, whose login tokens expire after 12 hours"},
+		{name: "CH-2 an ECR repository in the China partition needs the aws provider", extra: []string{
+			"--registry-auth-provider=inCluster", "--registry-repository=oci://123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn/aicr"},
+			wantIs: app.ErrInvalidConfig, wantMsg: "only --registry-auth-provider aws refreshes them"},
 		{name: "CH-2 an unknown provider is refused", extra: []string{"--registry-auth-provider=gcp"},
 			wantIs: app.ErrInvalidConfig, wantMsg: `--registry-auth-provider "gcp" must be aws, static or inCluster`},
+		{name: "REG-1 upstream credentials for Helm and OCI prefixes are accepted", extra: []string{
+			"--upstream-credentials=https://helm.ngc.nvidia.com/nvidia=ngc-helm", "--upstream-credentials=oci://nvcr.io/nvidia=ngc-oci",
+			"--upstream-credentials=https://helm.ngc.nvidia.com/nvidia/team=ngc-team"}},
+		{name: "REG-1 an upstream credential for plain http is refused", extra: []string{
+			"--upstream-credentials=http://charts.example.com=charts"},
+			wantIs: app.ErrInvalidConfig, wantMsg: `--upstream-credentials "http://charts.example.com": not an https:// or oci:// URL prefix`},
+		{name: "REG-1 an upstream credential with a login in its URL is refused", extra: []string{
+			"--upstream-credentials=https://user:key@charts.example.com=charts"},
+			wantIs: app.ErrInvalidConfig, wantMsg: "not an https:// or oci:// URL prefix"},
+		{name: "REG-1 an upstream prefix given twice is refused", extra: []string{
+			"--upstream-credentials=https://helm.ngc.nvidia.com/nvidia=ngc-helm", "--upstream-credentials=https://HELM.ngc.nvidia.com/nvidia/=other"},
+			wantIs: app.ErrInvalidConfig, wantMsg: "--upstream-credentials repository https://helm.ngc.nvidia.com/nvidia is given twice"},
+		{name: "REG-1 an upstream credential's Secret must be a Secret name", extra: []string{
+			"--upstream-credentials=oci://nvcr.io/nvidia=NGC_Key"},
+			wantIs: app.ErrInvalidConfig, wantMsg: `--upstream-credentials secret "NGC_Key" of oci://nvcr.io/nvidia is not a valid Secret name`},
+		{name: "REG-1 an upstream credential needs its Secret", extra: []string{"--upstream-credentials=oci://nvcr.io/nvidia="},
+			wantIs: app.ErrInvalidConfig, wantMsg: `--upstream-credentials secret "" of oci://nvcr.io/nvidia`},
 		{name: "CH-2 component namespaces are required", extra: []string{"--component-namespaces= , "},
 			wantIs: app.ErrInvalidConfig, wantMsg: "--component-namespaces must list at least one namespace"},
 		{name: "OPS-2 a mounted metrics certificate is served over HTTPS", extra: []string{"--metrics-cert-dir=/var/run/metrics-tls"}},
@@ -129,4 +155,21 @@ func TestComponentNamespacesAreTrimmedAndDeduplicated(t *testing.T) {
 	t.Parallel()
 	c := parse(t, "--component-namespaces=gpu-operator, monitoring,gpu-operator,")
 	assert.Equal(t, []string{"gpu-operator", "monitoring"}, c.ComponentNamespaces)
+}
+
+func TestUpstreamCredentialsAreRepeatableInOrder(t *testing.T) {
+	t.Parallel()
+	c := parse(t, "--upstream-credentials=https://helm.ngc.nvidia.com/nvidia=ngc-helm", "--upstream-credentials= oci://nvcr.io = ngc-oci ")
+	assert.Equal(t, []app.UpstreamCredential{
+		{Repository: "https://helm.ngc.nvidia.com/nvidia", Secret: "ngc-helm"},
+		{Repository: "oci://nvcr.io", Secret: "ngc-oci"},
+	}, c.UpstreamCredentials)
+	assert.Empty(t, parse(t).UpstreamCredentials, "no default: every upstream is anonymous")
+
+	var refused app.Config
+	fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	refused.BindFlags(fs)
+	err := fs.Parse([]string{"--upstream-credentials=https://helm.ngc.nvidia.com/nvidia"})
+	require.ErrorContains(t, err, "must be <repository prefix>=<secret>")
 }

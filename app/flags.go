@@ -65,6 +65,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.Func("component-step-timeout",
 		"step timeout of one component instead of --step-timeout, as <component>=<duration> "+
 			"(repeatable or comma-separated, for example gpu-operator=2h)", c.addComponentStepTimeouts)
+	fs.Func("upstream-credentials",
+		"the kubernetes.io/basic-auth Secret of the operator namespace whose login goes to the upstream chart sources "+
+			"under an https:// or oci:// prefix, as <prefix>=<secret> (repeatable; the longest prefix wins)", c.addUpstreamCredential)
 }
 
 func splitList(s string) []string {

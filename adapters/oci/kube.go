@@ -29,6 +29,32 @@ func (k KubeSecrets) ReadSecret(ctx context.Context, name string) (map[string][]
 	return s.Data, nil
 }
 
+var _ LoginReader = KubeSecrets{}
+
+// ReadLogin returns the username and password of the kubernetes.io/basic-auth Secret name; a
+// Secret of another type, or without a username or password, is refused with
+// ports.ErrCredentialsUnavailable.
+func (k KubeSecrets) ReadLogin(ctx context.Context, name string) (Login, error) {
+	var s corev1.Secret
+	key := k.Namespace + "/" + name
+	if err := k.Reader.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: name}, &s); err != nil {
+		return Login{}, kubeErr("get secret "+key, err)
+	}
+	if s.Type != corev1.SecretTypeBasicAuth {
+		typ := s.Type
+		if typ == "" {
+			typ = corev1.SecretTypeOpaque
+		}
+		return Login{}, fmt.Errorf("secret %s is of type %s: it must be %s (keys username and password): %w",
+			key, typ, corev1.SecretTypeBasicAuth, ports.ErrCredentialsUnavailable)
+	}
+	login := Login{Username: string(s.Data[corev1.BasicAuthUsernameKey]), Password: string(s.Data[corev1.BasicAuthPasswordKey])}
+	if login.Username == "" || login.Password == "" {
+		return Login{}, fmt.Errorf("secret %s has no username or no password: %w", key, ports.ErrCredentialsUnavailable)
+	}
+	return login, nil
+}
+
 func kubeErr(what string, err error) error {
 	switch {
 	case apierrors.IsNotFound(err):

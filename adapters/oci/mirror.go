@@ -36,19 +36,7 @@ const (
 func (r *Registry) MirrorChart(ctx context.Context, chart ports.UpstreamChart) (ports.PinnedChart, error) {
 	src := chart.Chart
 	what := "mirror chart " + src.Name + ":" + src.Version
-	var (
-		archive   []byte
-		announced string
-		err       error
-	)
-	switch {
-	case strings.HasPrefix(src.Repository, "oci://"):
-		archive, announced, err = r.fetchOCIChart(ctx, src)
-	case strings.HasPrefix(src.Repository, "https://"):
-		archive, announced, err = r.fetchHTTPChart(ctx, src)
-	default:
-		return ports.PinnedChart{}, fmt.Errorf("%s: repository %q is neither https:// nor oci://: %w", what, src.Repository, ports.ErrArchiveRejected)
-	}
+	archive, announced, err := r.fetchChart(ctx, src)
 	if err != nil {
 		return ports.PinnedChart{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -82,15 +70,38 @@ func (r *Registry) MirrorChart(ctx context.Context, chart ports.UpstreamChart) (
 	})
 }
 
+// fetchChart fetches the archive of src from its upstream, with the login of the Secret
+// configured for the chart's source URL (the Helm repository, or the OCI repository
+// <parent>/<name>) or anonymously, and returns it with the digest the upstream announces. An
+// upstream's 401 or 403 says which Secret it refused, or that it needs one.
+func (r *Registry) fetchChart(ctx context.Context, src ports.ChartSource) ([]byte, string, error) {
+	var fetch func(context.Context, ports.ChartSource, upstreamLogin) ([]byte, string, error)
+	source := src.Repository
+	switch {
+	case strings.HasPrefix(src.Repository, "oci://"):
+		fetch, source = r.fetchOCIChart, strings.TrimSuffix(src.Repository, "/")+"/"+src.Name
+	case strings.HasPrefix(src.Repository, "https://"):
+		fetch = r.fetchHTTPChart
+	default:
+		return nil, "", fmt.Errorf("repository %q is neither https:// nor oci://: %w", src.Repository, ports.ErrArchiveRejected)
+	}
+	login, err := r.upstreamLoginFor(ctx, source)
+	if err != nil {
+		return nil, "", err
+	}
+	archive, announced, err := fetch(ctx, src, login)
+	return archive, announced, login.explain(err)
+}
+
 func hexSHA256(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
 
-// fetchOCIChart fetches the chart layer of <repository>/<name>:<version>; the
-// layer descriptor's digest is the announced digest.
-func (r *Registry) fetchOCIChart(ctx context.Context, src ports.ChartSource) ([]byte, string, error) {
-	repo, err := r.repository(strings.TrimSuffix(src.Repository, "/")+"/"+src.Name, false)
+// fetchOCIChart fetches the chart layer of <repository>/<name>:<version> with
+// login; the layer descriptor's digest is the announced digest.
+func (r *Registry) fetchOCIChart(ctx context.Context, src ports.ChartSource, login upstreamLogin) ([]byte, string, error) {
+	repo, err := r.upstreamRepository(strings.TrimSuffix(src.Repository, "/")+"/"+src.Name, login)
 	if err != nil {
 		return nil, "", err
 	}
@@ -124,12 +135,14 @@ func (r *Registry) fetchOCIChart(ctx context.Context, src ports.ChartSource) ([]
 // fetchHTTPChart reads the repository index, finds the version and downloads
 // its archive; the index digest is the announced digest. The archive URL
 // (relative ones resolve against the index URL) must be https on the
-// repository's host, so an index never steers a request elsewhere.
-func (r *Registry) fetchHTTPChart(ctx context.Context, src ports.ChartSource) ([]byte, string, error) {
+// repository's host, so an index never steers a request elsewhere. Both
+// requests carry login, as basic auth to the repository's host only.
+func (r *Registry) fetchHTTPChart(ctx context.Context, src ports.ChartSource, login upstreamLogin) ([]byte, string, error) {
 	base, err := url.Parse(strings.TrimSuffix(src.Repository, "/") + "/")
 	if err != nil || base.Scheme != "https" || base.Host == "" {
 		return nil, "", fmt.Errorf("parse repository %q: %w", src.Repository, ports.ErrArchiveRejected)
 	}
+	ctx = withHelmLogin(ctx, base, login)
 	index := base.JoinPath("index.yaml")
 	body, err := r.open(ctx, index.String())
 	if err != nil {

@@ -21,18 +21,28 @@ const (
 	tlsVersion = "v25.10.1"
 )
 
-// helmServer is a Helm repository under /nvidia that counts its requests:
-// the index lists the archive at indexURL ("" : relative chart.tgz); routes
-// override any path.
+// helmServer is a Helm repository under /nvidia that counts its requests and
+// those carrying an Authorization header: the index lists the archive at
+// indexURL ("" : relative chart.tgz); routes override any path; with a user,
+// every request needs that user's password as basic auth.
 type helmServer struct {
-	archive  []byte
-	indexURL string
-	routes   map[string]http.HandlerFunc
-	hits     atomic.Int64
+	archive    []byte
+	indexURL   string
+	routes     map[string]http.HandlerFunc
+	user, pass string
+	hits       atomic.Int64
+	authed     atomic.Int64
 }
 
 func (h *helmServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.hits.Add(1)
+	if r.Header.Get("Authorization") != "" {
+		h.authed.Add(1)
+	}
+	if user, pass, _ := r.BasicAuth(); h.user != "" && (user != h.user || pass != h.pass) {
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
 	if route, ok := h.routes[r.URL.Path]; ok {
 		route(w, r)
 		return
@@ -71,6 +81,13 @@ type tlsEnv struct {
 
 func newTLSEnv(t testing.TB) *tlsEnv {
 	t.Helper()
+	return newTLSEnvWith(t, func(*tlsEnv, *oci.Options) {})
+}
+
+// newTLSEnvWith is newTLSEnv with the adapter's options changed by configure, which sees the
+// servers' URLs in e.
+func newTLSEnvWith(t testing.TB, configure func(e *tlsEnv, opts *oci.Options)) *tlsEnv {
+	t.Helper()
 	archive := chartArchive(t, tlsChart, tlsVersion, "tls")
 	e := &tlsEnv{
 		repo: &helmServer{archive: archive}, other: &helmServer{archive: archive}, plain: &helmServer{archive: archive},
@@ -89,8 +106,10 @@ func newTLSEnv(t testing.TB) *tlsEnv {
 		}
 		return tlsTransport.RoundTrip(req)
 	})}
+	opts := oci.Options{Registry: "oci://" + e.runtimeHost + "/aicr", PlainHTTP: true, HTTPClient: client, Retry: fastRetry}
+	configure(e, &opts)
 	var err error
-	e.reg, err = oci.New(oci.Options{Registry: "oci://" + e.runtimeHost + "/aicr", PlainHTTP: true, HTTPClient: client, Retry: fastRetry})
+	e.reg, err = oci.New(opts)
 	require.NoError(t, err)
 	return e
 }

@@ -43,8 +43,12 @@ type Options struct {
 	// Retry bounds the backoff of transient failures (nil: oras-go's default
 	// policy, 5 retries between 200 ms and 3 s, cancelled with the context).
 	Retry retry.Policy
-	// UpstreamCredentials provides credentials for upstream oci:// sources (nil: anonymous).
-	UpstreamCredentials CredentialProvider
+	// UpstreamCredentials name the Secrets of private upstream chart sources (none: every
+	// upstream request is anonymous); UpstreamLogins reads them by name.
+	UpstreamCredentials []UpstreamCredential
+	// UpstreamLogins reads the Secrets of UpstreamCredentials at every mirror, so a rotated
+	// Secret is used on the next one. Required with UpstreamCredentials.
+	UpstreamLogins LoginReader
 }
 
 // Registry is the ports.Registry over an OCI registry. It is safe for concurrent use.
@@ -55,6 +59,8 @@ type Registry struct {
 	// to Helm repositories (see transport.go for their policies).
 	http, upstream, helm *http.Client
 	cache                auth.Cache
+	// upstreamPrefixes are the parsed prefixes of opts.UpstreamCredentials, in their order.
+	upstreamPrefixes []ports.SourcePrefix
 }
 
 var _ ports.Registry = (*Registry)(nil)
@@ -74,14 +80,34 @@ func New(opts Options) (*Registry, error) {
 	if policy == nil {
 		policy = retry.DefaultPolicy
 	}
+	prefixes, err := upstreamPrefixes(opts)
+	if err != nil {
+		return nil, err
+	}
 	tr := &retry.Transport{Base: base.Transport, Policy: func() retry.Policy { return policy }}
 	return &Registry{
-		host: host, prefix: prefix, opts: opts,
+		host: host, prefix: prefix, opts: opts, upstreamPrefixes: prefixes,
 		http:     newClient(base, tr, noDowngrade),
 		upstream: newClient(base, httpsOnly{tr}, upstreamRedirect),
-		helm:     newClient(base, httpsOnly{tr}, sameHostRedirect),
+		helm:     newClient(base, httpsOnly{helmBasicAuth{tr}}, sameHostRedirect),
 		cache:    auth.NewCache(),
 	}, nil
+}
+
+// upstreamPrefixes parses the prefixes of opts.UpstreamCredentials, which need opts.UpstreamLogins.
+func upstreamPrefixes(opts Options) ([]ports.SourcePrefix, error) {
+	if len(opts.UpstreamCredentials) > 0 && opts.UpstreamLogins == nil {
+		return nil, errors.New("upstream credentials need a reader of their Secrets")
+	}
+	prefixes := make([]ports.SourcePrefix, 0, len(opts.UpstreamCredentials))
+	for _, c := range opts.UpstreamCredentials {
+		p, err := ports.ParseSourcePrefix(c.Repository)
+		if err != nil {
+			return nil, fmt.Errorf("upstream credentials of Secret %s: %w", c.Secret, err)
+		}
+		prefixes = append(prefixes, p)
+	}
+	return prefixes, nil
 }
 
 var errInvalidReference = errors.New("invalid reference")
@@ -97,20 +123,19 @@ func (r *Registry) Base() string {
 // repoRef returns <registry>/<path>.
 func (r *Registry) repoRef(path string) string { return r.Base() + "/" + path }
 
-// repository opens a repository of the runtime registry (own true) or of an
-// upstream oci:// source (https only).
+// repository opens a repository of the runtime registry (own true) with its
+// credentials, or of an upstream oci:// source (https only) anonymously.
 func (r *Registry) repository(ref string, own bool) (*remote.Repository, error) {
 	repo, err := remote.NewRepository(strings.TrimPrefix(ref, "oci://"))
 	if err != nil {
 		return nil, fmt.Errorf("parse reference %q: %w", ref, errors.Join(errInvalidReference, err))
 	}
-	client := &auth.Client{Client: r.http, Cache: r.cache}
-	creds := r.opts.Credentials
-	if !own {
-		client.Client, creds = r.upstream, r.opts.UpstreamCredentials
-	}
-	if creds != nil {
-		client.Credential = creds.Credential
+	client := &auth.Client{Client: r.upstream, Cache: r.cache}
+	if own {
+		client.Client = r.http
+		if r.opts.Credentials != nil {
+			client.Credential = r.opts.Credentials.Credential
+		}
 	}
 	repo.Client, repo.PlainHTTP = client, own && r.opts.PlainHTTP
 	return repo, nil
@@ -130,14 +155,18 @@ func (r *Registry) Resolve(ctx context.Context, ref string) (ports.Digest, error
 }
 
 // mapErr wraps err for what with the ports sentinel it stands for: 401 and
-// 403 are ErrUnauthorized, 404 and unknown names are ErrArtifactNotFound;
-// credential provider errors already wrap their sentinel. Anything else is
-// transient and wrapped unchanged.
+// 403 are ErrUnauthorized, and so is a basic auth challenge the client has no
+// login for; 404 and unknown names are ErrArtifactNotFound; credential
+// provider errors already wrap their sentinel. Anything else is transient and
+// wrapped unchanged.
 func mapErr(what string, err error) error {
 	for _, s := range []error{ports.ErrCredentialsUnavailable, ports.ErrCredentialsStale, ports.ErrUnauthorized, ports.ErrArchiveRejected} {
 		if errors.Is(err, s) {
 			return fmt.Errorf("%s: %w", what, err)
 		}
+	}
+	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
+		return fmt.Errorf("%s: %w: %w", what, ports.ErrUnauthorized, err)
 	}
 	var resp *errcode.ErrorResponse
 	if errors.As(err, &resp) {

@@ -32,11 +32,16 @@ func provideRegistry(cfg app.Config, mgr ctrl.Manager, clk ports.Clock) (*oci.Re
 	return oci.New(opts)
 }
 
-// registryOptions selects the operator's own credential provider; apiReader reads Secrets of
-// the operator namespace by name, newECR builds the aws provider.
+// registryOptions selects the operator's own credential provider and the Secrets of private
+// upstream chart sources; apiReader reads Secrets of the operator namespace by name, newECR
+// builds the aws provider.
 func registryOptions(cfg app.Config, apiReader client.Reader, newECR func() (*oci.ECR, error)) (oci.Options, error) {
 	opts := oci.Options{Registry: cfg.RegistryRepository}
 	operatorSecrets := oci.KubeSecrets{Reader: apiReader, Namespace: cfg.OperatorNamespace}
+	for _, c := range cfg.UpstreamCredentials {
+		opts.UpstreamCredentials = append(opts.UpstreamCredentials, oci.UpstreamCredential{Repository: c.Repository, Secret: c.Secret})
+	}
+	opts.UpstreamLogins = operatorSecrets
 	switch cfg.RegistryAuthProvider {
 	case app.RegistryAuthStatic:
 		opts.Credentials = oci.Static{Secrets: operatorSecrets, SecretName: cfg.RegistryStaticSecret}

@@ -177,3 +177,26 @@ func TestRegistryOptions_OperatorReadsItsOwnSecretByName(t *testing.T) {
 		})
 	}
 }
+
+// TestRegistryOptions_UpstreamLoginsAreReadFromTheOperatorNamespace: the prefixes of
+// --upstream-credentials reach the adapter, whose Secrets are read by name in the operator
+// namespace only.
+func TestRegistryOptions_UpstreamLoginsAreReadFromTheOperatorNamespace(t *testing.T) {
+	t.Parallel()
+	login := func(ns, pass string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ngc-helm"}, Type: corev1.SecretTypeBasicAuth,
+			Data: oci.Login{Username: "$oauthtoken", Password: pass}.SecretData()}
+	}
+	reader := fake.NewClientBuilder().WithObjects(login("aicr-system", "ngc-api-key"), login("argocd", "argo-key")).Build()
+	cfg := app.Config{
+		OperatorNamespace: "aicr-system", RegistryRepository: "oci://registry.example.com/aicr",
+		RegistryAuthProvider: app.RegistryAuthStatic, RegistryStaticSecret: "aicr-registry-auth",
+		UpstreamCredentials: []app.UpstreamCredential{{Repository: "https://helm.ngc.nvidia.com/nvidia", Secret: "ngc-helm"}},
+	}
+	opts, err := registryOptions(cfg, reader, func() (*oci.ECR, error) { return nil, errors.New("not aws") })
+	require.NoError(t, err)
+	assert.Equal(t, []oci.UpstreamCredential{{Repository: "https://helm.ngc.nvidia.com/nvidia", Secret: "ngc-helm"}}, opts.UpstreamCredentials)
+	got, err := opts.UpstreamLogins.ReadLogin(context.Background(), "ngc-helm")
+	require.NoError(t, err)
+	assert.Equal(t, "ngc-api-key", got.Password)
+}

@@ -2,6 +2,7 @@ package chart_test
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nvidia/aicr-operator/app"
 )
 
 // TestReadmeDocumentsEveryValue guards the chart README's values table: every value
@@ -40,4 +43,21 @@ func TestReadmeDocumentsEveryValue(t *testing.T) {
 		}
 	}
 	walk("", schema)
+}
+
+// TestReadmeDocumentsEveryOperatorFlag guards the chart README's operator flag table: every flag
+// the operator defines (app.Config.BindFlags) has a row there.
+func TestReadmeDocumentsEveryOperatorFlag(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join(chartDir(), "README.md"))
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(readme), "\n## Operator flags\n")
+	require.True(t, ok, "README has an Operator flags section")
+	table, _, _ = strings.Cut(table, "\n## ")
+	var c app.Config
+	fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
+	c.BindFlags(fs)
+	fs.VisitAll(func(f *flag.Flag) {
+		assert.True(t, strings.Contains(table, "`--"+f.Name+"`"), "the operator flag table lists --%s", f.Name)
+	})
 }

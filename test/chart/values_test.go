@@ -317,7 +317,7 @@ func TestRenderUpdateStrategy(t *testing.T) {
 func TestRenderAppProject(t *testing.T) {
 	t.Parallel()
 	objs, err := render(withValues(map[string]any{
-		"registry.repository": "oci://123456789012.dkr.ecr.us-west-2.amazonaws.com/aicr/",
+		"registry.repository": "oci://registry.example.com/aicr/",
 		"namespaces.components": []any{
 			map[string]any{"name": "gpu-operator", "podSecurity": "privileged"},
 			map[string]any{"name": "kai-scheduler", "podSecurity": "baseline"},
@@ -330,8 +330,8 @@ func TestRenderAppProject(t *testing.T) {
 	assert.Equal(t, "argoproj.io/v1alpha1", p.GetAPIVersion())
 	repos, _, _ := unstructured.NestedStringSlice(p.Object, "spec", "sourceRepos")
 	assert.Equal(t, []string{
-		"oci://123456789012.dkr.ecr.us-west-2.amazonaws.com/aicr/charts/*",
-		"oci://123456789012.dkr.ecr.us-west-2.amazonaws.com/aicr/wrappers/*",
+		"oci://registry.example.com/aicr/charts/*",
+		"oci://registry.example.com/aicr/wrappers/*",
 	}, repos)
 	dest, _, _ := unstructured.NestedSlice(p.Object, "spec", "destinations")
 	assert.Equal(t, []any{

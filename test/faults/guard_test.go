@@ -32,12 +32,14 @@ func TestEveryGrantedWriteHasACase(t *testing.T) {
 	}
 	for _, provider := range []string{"static", "inCluster", "aws"} {
 		auth := map[string]any{"provider": provider}
+		repository := "oci://registry.example.com/aicr"
 		if provider == "aws" {
 			auth["awsPullRoleArn"] = "arn:aws:iam::123456789012:role/aicr-pull"
+			repository = "oci://123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr"
 		}
 		objs, err := chartrender.Render(operatorNS, map[string]any{
 			"operator":   map[string]any{"awsPodIdentity": provider == "aws"},
-			"registry":   map[string]any{"repository": "oci://123456789012.dkr.ecr.us-east-1.amazonaws.com/aicr", "auth": auth},
+			"registry":   map[string]any{"repository": repository, "auth": auth},
 			"namespaces": map[string]any{"components": []any{map[string]any{"name": "gpu-operator", "podSecurity": "privileged"}}},
 		})
 		require.NoError(t, err, provider)

@@ -144,6 +144,9 @@ Checks the schema cannot express. Each failure names the value to fix.
 {{- if and (eq .Values.registry.auth.provider "aws") (not .Values.registry.auth.awsPullRoleArn) -}}
 {{- fail "registry.auth.provider aws needs registry.auth.awsPullRoleArn, the pull-only role whose ECR token Argo CD gets" -}}
 {{- end -}}
+{{- if and (ne .Values.registry.auth.provider "aws") (regexMatch `^oci://[0-9]{12}\.dkr\.ecr(-fips)?\.[a-z0-9-]+\.[a-z0-9.-]+(/|$)` (.Values.registry.repository | default "")) -}}
+{{- fail (printf "registry.repository %s is in ECR, whose login tokens expire after 12 hours: set registry.auth.provider: aws (the operator refreshes them) with registry.auth.awsPullRoleArn, the pull-only role whose ECR token Argo CD gets" .Values.registry.repository) -}}
+{{- end -}}
 {{- if and (eq .Values.registry.auth.provider "static") (not .Values.registry.auth.staticSecret) -}}
 {{- fail "registry.auth.provider static needs registry.auth.staticSecret, the Secret the operator reads" -}}
 {{- end -}}
@@ -161,6 +164,14 @@ Checks the schema cannot express. Each failure names the value to fix.
 {{- fail (printf "namespaces.components lists %s twice" .name) -}}
 {{- end -}}
 {{- $names = append $names .name -}}
+{{- end -}}
+{{- $prefixes := list -}}
+{{- range .Values.upstream.credentials -}}
+{{- $prefix := trimSuffix "/" .repository -}}
+{{- if has $prefix $prefixes -}}
+{{- fail (printf "upstream.credentials lists repository %s twice: give each prefix one Secret" $prefix) -}}
+{{- end -}}
+{{- $prefixes = append $prefixes $prefix -}}
 {{- end -}}
 {{- end }}
 
@@ -193,6 +204,15 @@ The Secrets every AICR Job's image is pulled with (jobs.imagePullSecrets), comma
 {{- $names := list -}}
 {{- range .Values.jobs.imagePullSecrets }}{{ $names = append $names .name }}{{ end -}}
 {{- join "," $names -}}
+{{- end }}
+
+{{/*
+The Secrets of upstream.credentials, each once, as a JSON list: the operator's get grant by name.
+*/}}
+{{- define "aicr-operator.upstreamSecrets" -}}
+{{- $names := list -}}
+{{- range .Values.upstream.credentials }}{{ $names = append $names .secret }}{{ end -}}
+{{- $names | uniq | toJson -}}
 {{- end }}
 
 {{/*
