@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -24,13 +25,15 @@ import (
 
 // argoWorld is Argo CD for a test: its CRDs (installed by TestMain), the engine namespace and
 // AppProject, and the status simulator in its own manager, which outlives operator restarts.
-// It counts the operator's Application writes.
+// It counts the operator's Application writes and, once timeline is set, records when each was
+// written and reported healthy.
 type argoWorld struct {
-	dc     discovery.DiscoveryInterface
-	sim    *argocdsim.Sim
-	writes atomic.Int64
-	mu     sync.Mutex
-	hook   func()
+	dc       discovery.DiscoveryInterface
+	sim      *argocdsim.Sim
+	writes   atomic.Int64
+	mu       sync.Mutex
+	hook     func()
+	timeline *appTimeline
 }
 
 // withArgo switches the harness to the Argo CD engine and starts the simulator.
@@ -53,7 +56,8 @@ func (h *harness) withArgo() {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	require.NoError(h.t, err)
-	h.argo = &argoWorld{dc: dc, sim: argocdsim.New(mgr.GetClient(), argocd.DefaultNamespace, h.clock)}
+	h.argo = &argoWorld{dc: dc}
+	h.argo.sim = argocdsim.New(simReporting{Client: mgr.GetClient(), w: h.argo}, argocd.DefaultNamespace, h.clock)
 	require.NoError(h.t, h.argo.sim.SetupWithManager(mgr))
 	simCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -73,13 +77,38 @@ func (w *argoWorld) engine(mgr ctrl.Manager) ports.DeploymentEngine {
 	return argocd.NewEngine(appCounting{Client: mgr.GetClient(), w: w}, w.dc, argocd.Config{Registry: "registry.example.com/aicr"})
 }
 
-func (w *argoWorld) wrote() {
+// recordTimeline starts recording when each Application is written and reported healthy.
+func (w *argoWorld) recordTimeline() *appTimeline {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.timeline = newAppTimeline()
+	return w.timeline
+}
+
+// wrote counts the operator's write of the Application name, records it on the timeline and
+// runs the hook.
+func (w *argoWorld) wrote(name string) {
+	at := time.Now()
 	w.writes.Add(1)
 	w.mu.Lock()
-	hook := w.hook
+	hook, timeline := w.hook, w.timeline
 	w.mu.Unlock()
+	if timeline != nil {
+		timeline.wrote(name, at)
+	}
 	if hook != nil {
 		hook()
+	}
+}
+
+// reportedHealthy records on the timeline that the simulator reported app synced and healthy.
+func (w *argoWorld) reportedHealthy(app *argov1.Application) {
+	at := time.Now()
+	w.mu.Lock()
+	timeline := w.timeline
+	w.mu.Unlock()
+	if timeline != nil && app.Status.Sync.Status == argov1.SyncStatusCodeSynced && app.Status.Health.Status == "Healthy" {
+		timeline.reportedHealthy(app.Name, at)
 	}
 }
 
@@ -92,7 +121,7 @@ type appCounting struct {
 func (c appCounting) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
 	err := c.Client.Create(ctx, obj, opts...)
 	if _, ok := obj.(*argov1.Application); ok && err == nil {
-		c.w.wrote()
+		c.w.wrote(obj.GetName())
 	}
 	return err
 }
@@ -100,7 +129,7 @@ func (c appCounting) Create(ctx context.Context, obj client.Object, opts ...clie
 func (c appCounting) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	err := c.Client.Patch(ctx, obj, patch, opts...)
 	if _, ok := obj.(*argov1.Application); ok && err == nil {
-		c.w.wrote()
+		c.w.wrote(obj.GetName())
 	}
 	return err
 }
@@ -109,6 +138,21 @@ func (c appCounting) Delete(ctx context.Context, obj client.Object, opts ...clie
 	err := c.Client.Delete(ctx, obj, opts...)
 	if _, ok := obj.(*argov1.Application); ok && err == nil {
 		c.w.writes.Add(1)
+	}
+	return err
+}
+
+// simReporting is the simulator's client: it tells the world each Application status the
+// simulator wrote.
+type simReporting struct {
+	client.Client
+	w *argoWorld
+}
+
+func (c simReporting) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	err := c.Client.Patch(ctx, obj, patch, opts...)
+	if app, ok := obj.(*argov1.Application); ok && err == nil {
+		c.w.reportedHealthy(app)
 	}
 	return err
 }
