@@ -23,7 +23,7 @@ import (
 )
 
 // pages are the hand-written pages; api-reference.md is generated (make api-docs).
-var pages = []string{"operations.md", "troubleshooting.md", "install-eks.md", "quickstart.md"}
+var pages = []string{"operations.md", "troubleshooting.md", "install-eks.md", "install-gke.md", "quickstart.md", "upgrading.md"}
 
 const apiReference = "api-reference.md"
 
