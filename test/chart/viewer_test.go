@@ -180,55 +180,44 @@ func TestViewerReadsButNeverWritesCH4CLI2CLI6(t *testing.T) {
 	})
 }
 
-// TestRenderRolloutEventsRole: approvers and viewers may list Events in the default namespace,
-// where the API server keeps a RuntimeRollout's, for kubectl aicr describe, and nothing else;
-// without approvers or viewers nobody is bound.
-func TestRenderRolloutEventsRole(t *testing.T) {
+// TestRenderDescribeReadRoles: approvers and viewers may read what kubectl aicr describe shows
+// and nothing else there: the Events of the default namespace, where the API server keeps a
+// RuntimeRollout's, and the Argo CD Applications of engine.namespace; each approver and viewer
+// is bound once, and without any nobody is bound.
+func TestRenderDescribeReadRoles(t *testing.T) {
 	t.Parallel()
-	objs, err := render(requiredValues())
-	require.NoError(t, err)
-	role := find(objs, "Role", "default", "aicr-operator-rollout-events")
-	require.NotNil(t, role)
-	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
-	assert.Equal(t, []any{rbacRule("", "events", []string{"list"})}, rules)
-	assert.Nil(t, find(objs, "RoleBinding", "default", "aicr-operator-rollout-events"), "nobody to bind")
+	cases := []struct {
+		name      string
+		namespace func(engineNamespace string) string
+		rule      map[string]any
+	}{
+		{"aicr-operator-rollout-events", func(string) string { return "default" }, rbacRule("", "events", []string{"list"})},
+		{"aicr-operator-rollout-applications", func(ns string) string { return ns },
+			rbacRule("argoproj.io", "applications", []string{"get", "list"})},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			objs, err := render(requiredValues())
+			require.NoError(t, err)
+			role := find(objs, "Role", c.namespace(engineNS), c.name)
+			require.NotNil(t, role)
+			rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+			assert.Equal(t, []any{c.rule}, rules)
+			assert.Nil(t, find(objs, "RoleBinding", c.namespace(engineNS), c.name), "nobody to bind")
 
-	objs, err = render(withValues(map[string]any{"viewers.users": []any{"vic"}, "approvers.users": []any{"alice", "vic"},
-		"approvers.groups": []any{"approvers"}}))
-	require.NoError(t, err)
-	b := find(objs, "RoleBinding", "default", "aicr-operator-rollout-events")
-	require.NotNil(t, b)
-	subjects, _, _ := unstructured.NestedSlice(b.Object, "subjects")
-	assert.Equal(t, []any{
-		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"},
-		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "vic"},
-		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "approvers"},
-	}, subjects, "each approver and viewer once")
-}
-
-// TestRenderRolloutApplicationsRole: approvers and viewers may get and list the Argo CD
-// Applications of engine.namespace, whose sync and health kubectl aicr describe shows, and
-// nothing else there; without approvers or viewers nobody is bound.
-func TestRenderRolloutApplicationsRole(t *testing.T) {
-	t.Parallel()
-	objs, err := render(requiredValues())
-	require.NoError(t, err)
-	role := find(objs, "Role", engineNS, "aicr-operator-rollout-applications")
-	require.NotNil(t, role)
-	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
-	assert.Equal(t, []any{rbacRule("argoproj.io", "applications", []string{"get", "list"})}, rules)
-	assert.Nil(t, find(objs, "RoleBinding", engineNS, "aicr-operator-rollout-applications"), "nobody to bind")
-
-	objs, err = render(withValues(map[string]any{"engine.namespace": "gitops", "viewers.users": []any{"vic"},
-		"approvers.users": []any{"alice", "vic"}, "approvers.groups": []any{"approvers"}}))
-	require.NoError(t, err)
-	require.NotNil(t, find(objs, "Role", "gitops", "aicr-operator-rollout-applications"), "in engine.namespace")
-	b := find(objs, "RoleBinding", "gitops", "aicr-operator-rollout-applications")
-	require.NotNil(t, b)
-	subjects, _, _ := unstructured.NestedSlice(b.Object, "subjects")
-	assert.Equal(t, []any{
-		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"},
-		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "vic"},
-		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "approvers"},
-	}, subjects, "each approver and viewer once")
+			objs, err = render(withValues(map[string]any{"engine.namespace": "gitops", "viewers.users": []any{"vic"},
+				"approvers.users": []any{"alice", "vic"}, "approvers.groups": []any{"approvers"}}))
+			require.NoError(t, err)
+			require.NotNil(t, find(objs, "Role", c.namespace("gitops"), c.name))
+			b := find(objs, "RoleBinding", c.namespace("gitops"), c.name)
+			require.NotNil(t, b)
+			subjects, _, _ := unstructured.NestedSlice(b.Object, "subjects")
+			assert.Equal(t, []any{
+				map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"},
+				map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "vic"},
+				map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "approvers"},
+			}, subjects, "each approver and viewer once")
+		})
+	}
 }

@@ -295,3 +295,13 @@ list (shared.ChartAdmissionPolicies in the operator; a chart test keeps the thre
 {{- define "aicr-operator.admissionPolicies" -}}
 {{- toJson (list "aicr-operator-approval" "aicr-operator-plans" "aicr-operator-clusterruntime" "aicr-operator-status" "aicr-operator-job-configmaps" "aicr-operator-job-workloads" "aicr-operator-validation-run" "aicr-operator-engine-guard") -}}
 {{- end }}
+
+{{/*
+The RBAC subjects of every approver and viewer, each once, as JSON: users, then groups.
+*/}}
+{{- define "aicr-operator.readerSubjects" -}}
+{{- $subjects := list -}}
+{{- range concat .Values.approvers.users .Values.viewers.users }}{{ $subjects = append $subjects (dict "apiGroup" "rbac.authorization.k8s.io" "kind" "User" "name" .) }}{{ end -}}
+{{- range concat .Values.approvers.groups .Values.viewers.groups }}{{ $subjects = append $subjects (dict "apiGroup" "rbac.authorization.k8s.io" "kind" "Group" "name" .) }}{{ end -}}
+{{- toJson (uniq $subjects) -}}
+{{- end }}
