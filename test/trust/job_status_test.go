@@ -55,3 +55,16 @@ func TestAttack_StatusWriterBindsAJobPod(t *testing.T) {
 	refused(t, as(jobStatusUser).SubResource("binding").Create(context.Background(), pod, binding),
 		"RES-8: a Pod in the AICR Job namespaces is bound to a node only by the scheduler")
 }
+
+// TestSchedulerReportsAnUnschedulableJobPod: the status policy keeps the control plane's own
+// writes: the scheduler records why an AICR Job's Pod cannot be placed (its PodScheduled
+// condition), which the operator's JobPodNotRunning stall shows.
+func TestSchedulerReportsAnUnschedulableJobPod(t *testing.T) {
+	w := baseline(t)
+	w.noEngineWrite(t)
+	w.heldJobOutput(t, "unschedulable")
+	pod := w.jobPod(t, "unschedulable")
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+		Reason: corev1.PodReasonUnschedulable, Message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}}
+	require.NoError(t, as("system:kube-scheduler", "system:authenticated").Status().Update(context.Background(), pod))
+}
