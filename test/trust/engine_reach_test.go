@@ -97,7 +97,8 @@ func TestAttack_ReleaseGrantsClusterAdmin(t *testing.T) {
 }
 
 // TestAttack_ReleaseRemovesTheGuards: Argo CD prunes RBAC the chart installed to guard the
-// operator, the approver role and the operator's own binding.
+// operator, the approver role, the operator's own binding and the snapshot agent's, whose
+// name does not start with aicr-operator.
 func TestAttack_ReleaseRemovesTheGuards(t *testing.T) {
 	baseline(t).noEngineWrite(t)
 	ctx := context.Background()
@@ -106,4 +107,6 @@ func TestAttack_ReleaseRemovesTheGuards(t *testing.T) {
 	refused(t, argoCD().Delete(ctx, binding, client.DryRunAll), "Argo CD never deletes the aicr-operator chart RBAC aicr-operator")
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "aicr-operator-approver"}}
 	refused(t, argoCD().Delete(ctx, role), "Argo CD never deletes the aicr-operator chart RBAC aicr-operator-approver")
+	agent := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "aicr-snapshot-agent"}}
+	refused(t, argoCD().Delete(ctx, agent, client.DryRunAll), "Argo CD never deletes the aicr-operator chart RBAC aicr-snapshot-agent")
 }
