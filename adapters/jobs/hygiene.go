@@ -29,11 +29,16 @@ func (r *Runner) Delete(ctx context.Context, ref ports.JobRef) error {
 }
 
 // Retain raises ttlSecondsAfterFinished of a stalled stage's failed Job to
-// seven days, so it stays for inspection (RES-7). A missing Job is not an error.
+// seven days, so it stays for inspection (RES-7), and deletes its registry
+// credential Secret: the push credential lives only as long as the run that
+// needs it, not the week the Job is kept. A missing Job is not an error.
 func (r *Runner) Retain(ctx context.Context, ref ports.JobRef) error {
 	job, err := r.getJob(ctx, ref)
 	if err != nil {
 		return ignoreJobNotFound(err)
+	}
+	if err = r.revokeCredentials(ctx, job); err != nil {
+		return err
 	}
 	if job.Spec.TTLSecondsAfterFinished != nil && *job.Spec.TTLSecondsAfterFinished == TTLStalled {
 		return nil
@@ -42,6 +47,24 @@ func (r *Runner) Retain(ctx context.Context, ref ports.JobRef) error {
 	job.Spec.TTLSecondsAfterFinished = ptr.To(TTLStalled)
 	if err = r.client.Patch(ctx, job, patch); err != nil {
 		return fmt.Errorf("retain job %s: %w", ref.Name, err)
+	}
+	return nil
+}
+
+// revokeCredentials deletes the registry credential Secret of job, when it has one it owns
+// (precondition: that Secret's UID, so a Secret created since is never deleted unread).
+func (r *Runner) revokeCredentials(ctx context.Context, job *batchv1.Job) error {
+	secret := &corev1.Secret{}
+	err := r.reader.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: RegistryName(job.Name)}, secret)
+	if apierrors.IsNotFound(err) || (err == nil && !metav1.IsControlledBy(secret, job)) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read the registry credential of job %s: %w", job.Name, err)
+	}
+	err = r.client.Delete(ctx, secret, client.Preconditions{UID: &secret.UID})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("revoke the registry credential of job %s: %w", job.Name, err)
 	}
 	return nil
 }

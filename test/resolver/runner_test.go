@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
@@ -286,4 +287,44 @@ func (v validation) spec(name string) ports.JobSpec {
 		Inputs: map[string][]byte{"recipe.yaml": v.fixture.Recipe},
 		Owner:  ports.ReleaseOwner{RuntimeUID: "uid-1"},
 	}
+}
+
+// TestRunner_RetainRevokesTheCredential: a failed Job kept seven days for inspection (RES-7)
+// keeps no registry credential: Retain deletes the run's Secret, so the push credential lives
+// no longer than the run that needed it.
+func TestRunner_RetainRevokesTheCredential(t *testing.T) {
+	ctx := context.Background()
+	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
+	require.NoError(t, err)
+	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
+		return jobexec.Result{ExitCode: 2, Log: `{"msg":"command failed","error":"[INVALID_REQUEST] no"}`}
+	})
+	require.NoError(t, err)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = exec.Run(runCtx); close(done) }()
+	spec := ports.JobSpec{
+		Name: "aicr-recipe-retained", Kind: ports.JobRecipe, Image: image,
+		Args:        []string{"--log-json", "recipe", "-o", runner.OutputRef("aicr-recipe-retained")},
+		Credentials: []byte(`{"auths":{"registry.example.com":{"auth":"dTpw"}}}`),
+		Owner:       ports.ReleaseOwner{RuntimeUID: "uid-1"},
+	}
+	t.Cleanup(func() { cancel(); <-done })
+	ref, err := runner.Start(ctx, spec)
+	require.NoError(t, err)
+	t.Cleanup(func() { deleteJob(t, runner, ref) })
+	require.Eventually(t, func() bool {
+		st, err := runner.Status(ctx, ref)
+		return err == nil && st.State == ports.JobFailed
+	}, wait, tick, "violations: %v", exec.Violations())
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: jobNS, Name: jobs.RegistryName(spec.Name)}}
+	require.NoError(t, k8s.Get(ctx, client.ObjectKeyFromObject(secret), secret), "the run had its credential")
+
+	require.NoError(t, runner.Retain(ctx, ref))
+	assert.True(t, secretGone(ctx, secret), "the credential is revoked once the Job is kept")
+	job := &batchv1.Job{}
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: spec.Name}, job))
+	require.NotNil(t, job.Spec.TTLSecondsAfterFinished)
+	assert.Equal(t, jobs.TTLStalled, *job.Spec.TTLSecondsAfterFinished, "the Job itself stays for inspection")
+	require.NoError(t, runner.Retain(ctx, ref), "idempotent")
 }
