@@ -11,6 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -146,7 +147,7 @@ func (st stepTime) done() time.Time {
 func stepTimes(apps []unstructured.Unstructured) ([]stepTime, error) {
 	steps := make([]stepTime, 0, len(apps))
 	for _, app := range apps {
-		position, err := planPosition(app)
+		position, err := planPosition(&app)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +164,7 @@ func stepTimes(apps []unstructured.Unstructured) ([]stepTime, error) {
 }
 
 // planPosition is the position of an operator's Application in its plan.
-func planPosition(app unstructured.Unstructured) (int, error) {
+func planPosition(app metav1.Object) (int, error) {
 	var spec struct {
 		Position int `json:"position"`
 	}

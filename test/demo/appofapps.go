@@ -40,10 +40,14 @@ const (
 )
 
 // installTimes is the initial install the operator made: its Applications as written (for the
-// benchmark to install the same plan again) and its steps' times.
+// benchmark to install the same plan again), its steps' times and, with the benchmark, what
+// the watch measured, the operator's memory after it, and both installs' wall times.
 type installTimes struct {
-	apps  []unstructured.Unstructured
-	steps []stepTime
+	apps                []unstructured.Unstructured
+	steps               []stepTime
+	usage               installUsage
+	memory              map[string]int64
+	operator, appOfApps time.Duration
 }
 
 // span is the time from the first step's write to the last step synced and healthy.
@@ -110,9 +114,9 @@ func (d *demo) benchmarkAppOfApps(ctx context.Context) error {
 			last = st.done()
 		}
 	}
-	aoa, operator := last.Sub(parent.GetCreationTimestamp().Time), span(d.initial.steps)
+	d.initial.appOfApps, d.initial.operator = last.Sub(parent.GetCreationTimestamp().Time), span(d.initial.steps)
 	console.printf("    initial install of %d releases: the operator %s, the app-of-apps with sync waves %s, ratio operator/app-of-apps %.2f\n",
-		len(steps), operator, aoa, operator.Seconds()/aoa.Seconds())
+		len(steps), d.initial.operator, d.initial.appOfApps, d.initial.operator.Seconds()/d.initial.appOfApps.Seconds())
 	return nil
 }
 
@@ -161,7 +165,7 @@ func (d *demo) pushAppOfApps(ctx context.Context) (string, string, error) {
 		return "", "", err
 	}
 	for _, app := range d.initial.apps {
-		position, err := planPosition(app)
+		position, err := planPosition(&app)
 		if err != nil {
 			return "", "", err
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,8 +44,12 @@ type demo struct {
 	real bool
 	// appOfApps benchmarks the initial install against an app-of-apps at the end (real Argo CD).
 	appOfApps bool
+	// releases grows the recorded render to that many releases (0: as recorded).
+	releases int
 	// initial is the initial install the operator made with the real Argo CD.
 	initial installTimes
+	// installWatch measures the initial install for the benchmark.
+	installWatch *installWatch
 	// argo is the real Argo CD with the Kubernetes controllers and kwok, when it runs.
 	argo *cluster.Cluster
 	// stopFollowing ends the rollout watch before the control plane stops.
@@ -55,6 +60,12 @@ type demo struct {
 }
 
 func runDemo(args []string) error {
+	_, err := walkDemo(args)
+	return err
+}
+
+// walkDemo runs the walkthrough args select and returns its initial install's figures.
+func walkDemo(args []string) (installTimes, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	workdir := fs.String("workdir", filepath.Join(os.TempDir(), "aicr-demo"), "directory for kubeconfigs, binaries and logs")
 	pause := fs.Duration("pause", 2*time.Second, "pause between stages, for a reader to follow (0 in CI)")
@@ -62,10 +73,12 @@ func runDemo(args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up when the whole walkthrough takes longer")
 	appOfApps := fs.Bool("benchmark-app-of-apps", false, "with the real Argo CD, end by installing the initial plan again "+
 		"as an app-of-apps with sync waves, without the operator, and compare the wall times (replaces the operator's install)")
+	releases := fs.Int("releases", 0, "grow the recorded AICR render to this many releases (16-128) with synthetic ones, "+
+		"each a stand-in chart, and walk only the initial install (and the benchmark): the later stages need the recorded render")
 	argoCD := fs.String("argocd", "auto", "Argo CD to run: real (its own controllers, `make e2e-tools` builds them), "+
 		"stand-in (test/argocdsim), or auto (real when its binaries are cached)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return installTimes{}, err
 	}
 	// The walkthrough prints what it does itself: the API server's warnings to its own
 	// requests (Argo CD's finalizer name) are not logged.
@@ -73,31 +86,36 @@ func runDemo(args []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	if !slices.Contains([]string{"auto", "real", "stand-in"}, *argoCD) {
-		return fail("--argocd must be real, stand-in or auto, not %q", *argoCD)
+		return installTimes{}, fail("--argocd must be real, stand-in or auto, not %q", *argoCD)
+	}
+	if *releases != 0 && (*releases < 16 || *releases > 128) {
+		return installTimes{}, fail("--releases must be 0 (the recorded render) or 16 to 128, not %d", *releases)
 	}
 	d := &demo{workdir: *workdir, pause: *pause, binaries: filepath.Join(*workdir, "bin"), keep: *keep, argoCD: *argoCD,
-		appOfApps: *appOfApps}
+		appOfApps: *appOfApps, releases: *releases}
 	if *appOfApps && (*keep || *argoCD == "stand-in") {
-		return fail("--benchmark-app-of-apps needs the real Argo CD and --keep=false: it replaces the operator's install")
+		return installTimes{}, fail("--benchmark-app-of-apps needs the real Argo CD and --keep=false: it replaces the operator's install")
 	}
 	defer d.stop()
 	var err error
 	if d.real, err = d.realArgoCD(); err != nil {
-		return fail("%v", err)
+		return installTimes{}, fail("%v", err)
 	}
 	if err = d.walk(ctx); err != nil {
-		return fail("%v (logs in %s)", err, d.workdir)
+		return installTimes{}, fail("%v (logs in %s)", err, d.workdir)
 	}
 	if d.keep {
 		<-signalContext().Done()
 	}
-	return nil
+	return d.initial, nil
 }
 
 func (d *demo) walk(ctx context.Context) error {
-	for _, s := range []func(context.Context) error{
-		d.startControlPlane, d.install, d.startProcesses, d.applyRuntime, d.initialInstall, d.editApplication, d.changeOverride, d.approve, d.selfHeal, d.summary, d.benchmarkAppOfApps, d.explore,
-	} {
+	stages := []func(context.Context) error{d.startControlPlane, d.install, d.startProcesses, d.applyRuntime, d.initialInstall}
+	if d.releases == 0 {
+		stages = append(stages, d.editApplication, d.changeOverride, d.approve, d.selfHeal, d.summary)
+	}
+	for _, s := range append(stages, d.benchmarkAppOfApps, d.explore) {
 		if err := s(ctx); err != nil {
 			return err
 		}
@@ -129,6 +147,12 @@ func (d *demo) startControlPlane(context.Context) error {
 		return err
 	}
 	progress("registry https://%s: the runtime registry (/v2/) and the upstream Helm repositories the renders name (/upstream/), as this machine has no internet", d.reg.Host())
+	if d.releases > 0 {
+		if err = d.reg.AddSyntheticCharts(aicrVersion, initialBundle, d.releases, syntheticNamespace); err != nil {
+			return err
+		}
+		progress("the render grown to %d releases: each added one a stand-in chart of its own in namespace %s", d.releases, syntheticNamespace)
+	}
 	if d.cp, err = env.Start(env.Options{}); err != nil {
 		return err
 	}
@@ -189,7 +213,7 @@ func (d *demo) startProcesses(ctx context.Context) error {
 			"--aicr-version", aicrVersion, "--upstream-server", d.reg.URL(),
 			"--validation-namespace", chartrender.FlagValue(op, "--validation-namespace"),
 			"--validation-service-account", chartrender.FlagValue(op, "--validation-service-account"),
-			"--discovery-namespace", chartrender.FlagValue(op, "--discovery-namespace")},
+			"--discovery-namespace", chartrender.FlagValue(op, "--discovery-namespace"), "--releases", strconv.Itoa(d.releases)},
 	}
 	if d.real {
 		stage("Start Argo CD %s's own application controller and repo server (built from its release's source) with Helm %s, "+
@@ -264,6 +288,12 @@ func (d *demo) applyRuntime(ctx context.Context) error {
 			Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationRequired},
 		},
 	}
+	if d.appOfApps {
+		var err error
+		if d.installWatch, err = d.watchInstall(ctx); err != nil {
+			return err
+		}
+	}
 	if err := d.admin.Create(ctx, cr); err != nil {
 		return err
 	}
@@ -294,8 +324,13 @@ func (d *demo) initialInstall(ctx context.Context) error {
 	if d.initial.steps, err = printStepTimes(ctx, d.admin, namespace, "the initial install's steps"); err != nil {
 		return err
 	}
-	d.initial.apps, err = d.applications(ctx)
-	return err
+	if d.initial.apps, err = d.applications(ctx); err != nil {
+		return err
+	}
+	if d.installWatch == nil {
+		return nil
+	}
+	return d.measureInstall(ctx)
 }
 
 func repoRoot() string { return jobexec.Root() }

@@ -51,6 +51,10 @@ func TestDemoWalkthroughRealArgoCD(t *testing.T) {
 	assert.Regexp(t, `(?m)^\s+runtime Stalled=True RolloutFailed: rollout rollout-\S+ failed: step 9/15 gpu-operator`, text)
 	assert.Regexp(t, `(?m)^\s+rollout rollout-\S+: 7 ready, 1 removed, failed: gpu-operator, not started: 6$`, text)
 	assert.Regexp(t, `(?m)^\s+retry: rollout rollout-\S+-2 awaits approval$`, text)
+	// What a watch of the Applications measured of the operator's install, and its memory after.
+	assert.Regexp(t, `(?m)^\s+the install as a watch of the Applications in this process saw it: 15 steps in \S+, the operator's CPU time \S+ \(\d+\.\d%\); `+
+		`from a step ready \(synced, Healthy\) to the next step's Application created: median -?\S+, p95 -?\S+$`, text)
+	assert.Regexp(t, `(?m)^\s+the operator process's memory after the install: RSS \d+\.\d MiB, peak \d+\.\d MiB \(anonymous \d+\.\d, file-mapped \d+\.\d\)$`, text)
 	// The benchmark against the app-of-apps, on the same cluster.
 	assert.Regexp(t, `(?m)^\s+initial install of 15 releases: the operator \d+s, the app-of-apps with sync waves \d+s, `+
 		`ratio operator/app-of-apps \d+\.\d\d$`, text)

@@ -81,7 +81,7 @@ func walkthrough(t *testing.T, argoCD string, timeout time.Duration, args ...str
 }
 
 // testLog mirrors the walkthrough into the test log, line by line.
-type testLog struct{ t *testing.T }
+type testLog struct{ t testing.TB }
 
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimRight(string(p), "\n"))
@@ -89,7 +89,7 @@ func (l testLog) Write(p []byte) (int, error) {
 }
 
 // logTails logs the end of every process log of a failed walkthrough.
-func logTails(t *testing.T, workdir string) {
+func logTails(t testing.TB, workdir string) {
 	logs, _ := filepath.Glob(filepath.Join(workdir, "*.log"))
 	for _, l := range logs {
 		raw, err := os.ReadFile(l)

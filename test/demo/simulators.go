@@ -34,6 +34,9 @@ var (
 	overrideBundle = filepath.Join("upgrade-set-overrides-eks-h100-ubuntu-training-kubeflow", "v1-synthetic", "bundle-helm")
 )
 
+// syntheticNamespace is where the releases --releases adds to the recorded render install.
+const syntheticNamespace = "gpu-operator"
+
 // installStandInCRDs installs the custom kinds the fixture bundles' local manifests use, which
 // the real upstream charts would define and their stand-ins do not.
 func installStandInCRDs(ctx context.Context, c client.Client) error {
@@ -64,10 +67,17 @@ func runKubeletSimulator(args []string) error {
 	validationNamespace := fs.String("validation-namespace", "aicr-validation", "namespace of the deployment validation Jobs")
 	validatorIdentity := fs.String("validation-service-account", "aicr-operator-validate", "identity aicr validate runs as")
 	discoveryNamespace := fs.String("discovery-namespace", "aicr-discovery", "namespace of the snapshot agent's Jobs")
+	releases := fs.Int("releases", 0, "grow the initial render to this many releases (0: as recorded)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	initial, err := jobexec.BundleFixture(*version, initialBundle, network.PointUpstreamAt(*server))
+	var initial jobexec.Fixture
+	var err error
+	if *releases > 0 {
+		initial, err = network.SyntheticFixture(*version, initialBundle, *releases, syntheticNamespace, *server)
+	} else {
+		initial, err = jobexec.BundleFixture(*version, initialBundle, network.PointUpstreamAt(*server))
+	}
 	if err != nil {
 		return fmt.Errorf("load the initial fixture: %w", err)
 	}

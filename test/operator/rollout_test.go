@@ -2,7 +2,6 @@ package operator_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -18,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
@@ -40,29 +38,12 @@ const (
 )
 
 // syntheticFixture is the recorded render grown to releases releases, whose upstream charts
-// come from net, which serves a stand-in archive of each: the charts are read from the grown
-// render as the operator reads a bundle Job's archive (jobs.Untar, aicr.ReadBundle), then the
-// render the simulated AICR plays names net's copies of their repositories.
+// come from net, which serves a stand-in archive of each (network.AddSyntheticCharts).
 func syntheticFixture(b *testing.B, net *network.Server) jobexec.Fixture {
-	var grown error
-	grow := func(files map[string][]byte) {
-		grown = errors.Join(grown, jobexec.AddSyntheticReleases(files, releases, syntheticNamespace))
-	}
-	upstream, err := jobexec.BundleFixture("1.1.0", fixtureDir, grow)
-	require.NoError(b, errors.Join(err, grown))
-	fsys, err := jobs.Untar(upstream.Bundle, jobs.MaxBundleBytes)
+	require.NoError(b, net.AddSyntheticCharts("1.1.0", fixtureDir, releases, syntheticNamespace))
+	fixture, err := network.SyntheticFixture("1.1.0", fixtureDir, releases, syntheticNamespace, net.URL())
 	require.NoError(b, err)
-	read, err := aicr.ReadBundle(fsys)
-	require.NoError(b, err)
-	require.Len(b, read.Releases, releases)
-	require.NoError(b, net.AddBundleCharts(read))
-
-	served, err := jobexec.BundleFixture("1.1.0", fixtureDir, func(files map[string][]byte) {
-		grow(files)
-		network.PointUpstreamAt(net.URL())(files)
-	})
-	require.NoError(b, errors.Join(err, grown))
-	return served
+	return fixture
 }
 
 // installChart applies what the chart renders (minus the Deployment) with the registry of

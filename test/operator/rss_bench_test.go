@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +27,7 @@ import (
 	"github.com/nvidia/aicr-operator/test/env"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 	"github.com/nvidia/aicr-operator/test/network"
+	"github.com/nvidia/aicr-operator/test/procstat"
 )
 
 // BenchmarkOperatorRSS starts the operator binary as its ServiceAccount in a cluster holding
@@ -151,31 +150,9 @@ func (op *operatorProcess) lastLines() string {
 
 // status reads the operator's memory figures from /proc.
 func (op *operatorProcess) status(b *testing.B) map[string]int64 {
-	return procStatus(b, op.cmd.Process.Pid, "VmRSS:", "VmHWM:", "RssAnon:", "RssFile:")
-}
-
-// procStatus reads kB fields of /proc/<pid>/status, in bytes.
-func procStatus(b *testing.B, pid int, fields ...string) map[string]int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	status, err := procstat.Status(op.cmd.Process.Pid, "VmRSS:", "VmHWM:", "RssAnon:", "RssFile:")
 	require.NoError(b, err)
-	defer func() { _ = f.Close() }()
-	out := map[string]int64{}
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		field, v, _ := strings.Cut(s.Text(), "\t")
-		if !slices.Contains(fields, field) {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-		require.NoError(b, err)
-		out[field] = kb << 10
-	}
-	for _, field := range fields {
-		if _, ok := out[field]; !ok {
-			b.Fatalf("no %s in /proc status", field)
-		}
-	}
-	return out
+	return status
 }
 
 // fill creates configMaps unrelated ConfigMaps and secrets Secrets in namespace.
