@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -51,9 +52,16 @@ func (r *Runner) Retain(ctx context.Context, ref ports.JobRef) error {
 	return nil
 }
 
-// revokeCredentials deletes the registry credential Secret of job, when it has one it owns
-// (precondition: that Secret's UID, so a Secret created since is never deleted unread).
+// revokeCredentials deletes the registry credential Secret of job, when its Pod mounts one
+// and the Secret is the Job's own (precondition: that Secret's UID, so a Secret created since
+// is never deleted unread). A Job without credentials reads no Secret: the namespaces of such
+// Jobs grant the operator none.
 func (r *Runner) revokeCredentials(ctx context.Context, job *batchv1.Job) error {
+	if !slices.ContainsFunc(job.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool {
+		return v.Secret != nil && v.Secret.SecretName == RegistryName(job.Name)
+	}) {
+		return nil
+	}
 	secret := &corev1.Secret{}
 	err := r.reader.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: RegistryName(job.Name)}, secret)
 	if apierrors.IsNotFound(err) || (err == nil && !metav1.IsControlledBy(secret, job)) {
