@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,7 +47,7 @@ type installTimes struct {
 	apps                []unstructured.Unstructured
 	steps               []stepTime
 	usage               installUsage
-	memory              map[string]int64
+	memory              procfs.ProcStatus
 	operator, appOfApps time.Duration
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nvidia/aicr-operator/test/procstat"
 )
 
 // BenchmarkInstall128RealArgoCD measures the operator on the real Argo CD at the most releases
@@ -57,9 +59,5 @@ func BenchmarkInstall128RealArgoCD(b *testing.B) {
 	b.ReportMetric(100*got.usage.cpu.Seconds()/got.usage.wall.Seconds(), "%/operator-cpu-share")
 	b.ReportMetric(float64(percentile(got.usage.overhead, 50))/float64(time.Millisecond), "ms/ready-to-write-median")
 	b.ReportMetric(float64(percentile(got.usage.overhead, 95))/float64(time.Millisecond), "ms/ready-to-write-p95")
-	for _, m := range []struct{ field, unit string }{
-		{"VmRSS:", "RSS-MiB"}, {"VmHWM:", "peak-RSS-MiB"}, {"RssAnon:", "anon-RSS-MiB"}, {"RssFile:", "file-RSS-MiB"},
-	} {
-		b.ReportMetric(float64(got.memory[m.field])/(1<<20), m.unit)
-	}
+	procstat.ReportMemory(b, "", got.memory)
 }

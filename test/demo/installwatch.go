@@ -218,10 +218,6 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 	return sorted[min(len(sorted)-1, max(0, (len(sorted)*p+99)/100-1))]
 }
 
-// memoryFields are the figures of /proc/<pid>/status the benchmark reports: the resident set,
-// its peak, and its anonymous (heap, stacks) and file-mapped (the binary's pages) parts.
-var memoryFields = []string{"VmRSS:", "VmHWM:", "RssAnon:", "RssFile:"}
-
 // measureInstall stops the install's watch and prints what it measured, and the operator
 // process's memory now that its cache holds Argo CD's status of every Application.
 func (d *demo) measureInstall(ctx context.Context) error {
@@ -229,7 +225,7 @@ func (d *demo) measureInstall(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	memory, err := procstat.Status(d.procs[0].Pid(), memoryFields...)
+	memory, err := procstat.Memory(d.procs[0].Pid())
 	if err != nil {
 		return err
 	}
@@ -238,8 +234,7 @@ func (d *demo) measureInstall(ctx context.Context) error {
 		"from a step ready (synced, Healthy) to the next step's Application created: median %s, p95 %s\n",
 		usage.steps, usage.wall.Round(time.Millisecond), usage.cpu, 100*usage.cpu.Seconds()/usage.wall.Seconds(),
 		percentile(usage.overhead, 50).Round(time.Millisecond), percentile(usage.overhead, 95).Round(time.Millisecond))
-	mib := func(field string) float64 { return float64(memory[field]) / (1 << 20) }
 	console.printf("    the operator process's memory after the install: RSS %.1f MiB, peak %.1f MiB (anonymous %.1f, file-mapped %.1f)\n",
-		mib("VmRSS:"), mib("VmHWM:"), mib("RssAnon:"), mib("RssFile:"))
+		procstat.MiB(memory.VmRSS), procstat.MiB(memory.VmHWM), procstat.MiB(memory.RssAnon), procstat.MiB(memory.RssFile))
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -83,21 +84,11 @@ func BenchmarkOperatorRSS(b *testing.B) {
 		iterations++
 		require.Equal(b, 1, iterations, "the rollout needs a fresh cluster: run the benchmark with -benchtime 1x")
 		op := startOperator(b, bin, kubeconfig, args)
-		reportRSS(b, "", op.status(b))
+		procstat.ReportMemory(b, "", op.memory(b))
 		simulate(ctx, b, cp.Config, scheme, args, fixture)
 		steps := rollOut(ctx, b, admin, op)
-		reportRSS(b, "rollout-", op.status(b))
+		procstat.ReportMemory(b, "rollout-", op.memory(b))
 		b.ReportMetric(float64(steps), "rollout-steps")
-	}
-}
-
-// reportRSS reports the resident set size, its peak and their anonymous and file-backed parts,
-// in MiB, under metric names with prefix.
-func reportRSS(b *testing.B, prefix string, status map[string]int64) {
-	for _, m := range []struct{ field, unit string }{
-		{"VmRSS:", "RSS-MiB"}, {"VmHWM:", "peak-RSS-MiB"}, {"RssAnon:", "anon-RSS-MiB"}, {"RssFile:", "file-RSS-MiB"},
-	} {
-		b.ReportMetric(float64(status[m.field])/(1<<20), prefix+m.unit)
 	}
 }
 
@@ -148,11 +139,11 @@ func (op *operatorProcess) lastLines() string {
 	return strings.Join(op.tail, "\n")
 }
 
-// status reads the operator's memory figures from /proc.
-func (op *operatorProcess) status(b *testing.B) map[string]int64 {
-	status, err := procstat.Status(op.cmd.Process.Pid, "VmRSS:", "VmHWM:", "RssAnon:", "RssFile:")
+// memory reads the operator's memory figures from /proc.
+func (op *operatorProcess) memory(b *testing.B) procfs.ProcStatus {
+	m, err := procstat.Memory(op.cmd.Process.Pid)
 	require.NoError(b, err)
-	return status
+	return m
 }
 
 // fill creates configMaps unrelated ConfigMaps and secrets Secrets in namespace.

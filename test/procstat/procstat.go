@@ -1,84 +1,54 @@
-// Package procstat reads what Linux's /proc tells about a running process from outside it: its
-// memory (/proc/<pid>/status) and the CPU time all its threads used (/proc/<pid>/stat), for
-// benchmarks that measure the operator binary in its own process.
+// Package procstat measures the operator binary in its own process for benchmarks, reading
+// Linux's /proc through prometheus/procfs: the CPU time all its threads used and its memory.
 package procstat
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"slices"
-	"strconv"
-	"strings"
+	"testing"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
-// userHZ is the unit of the CPU times in /proc/<pid>/stat (USER_HZ): 100 ticks a second on
-// every architecture Linux runs Go on.
-const userHZ = 100
-
-// Status reads the kB fields of /proc/<pid>/status named by fields (with their colon, e.g.
-// "VmRSS:"), in bytes. It fails when one of them is missing.
-func Status(pid int, fields ...string) (map[string]int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	out := map[string]int64{}
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		field, v, _ := strings.Cut(s.Text(), "\t")
-		if !slices.Contains(fields, field) {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("/proc/%d/status %s: %w", pid, field, err)
-		}
-		out[field] = kb << 10
-	}
-	if err := s.Err(); err != nil {
-		return nil, err
-	}
-	for _, field := range fields {
-		if _, ok := out[field]; !ok {
-			return nil, fmt.Errorf("no %s in /proc/%d/status", field, pid)
-		}
-	}
-	return out, nil
-}
-
-// CPUTime is the CPU time every thread of process pid used so far, in user and kernel mode
-// (utime and stime of /proc/<pid>/stat), to the 10 ms of a tick.
+// CPUTime is the CPU time every thread of process pid used so far, in user and kernel mode, to
+// the 10 ms of a tick.
 func CPUTime(pid int) (time.Duration, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return 0, err
 	}
-	return cpuTime(string(raw))
+	st, err := p.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return time.Duration(st.CPUTime() * float64(time.Second)), nil
 }
 
-// cpuTime parses utime and stime out of a /proc/<pid>/stat line. The command name (the second
-// field, in parentheses) may hold spaces and parentheses: the fields after it are counted from
-// its last closing parenthesis.
-func cpuTime(stat string) (time.Duration, error) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("no command name in /proc stat line %q", stat)
+// Memory reads the memory figures of process pid from /proc/<pid>/status, in bytes.
+func Memory(pid int) (procfs.ProcStatus, error) {
+	p, err := procfs.NewProc(pid)
+	if err != nil {
+		return procfs.ProcStatus{}, err
 	}
-	// After the name: state (field 3) ... utime (field 14), stime (field 15).
-	fields := strings.Fields(stat[i+1:])
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc stat line has %d fields after the command name, want at least 13", len(fields))
+	st, err := p.NewStatus()
+	if err != nil {
+		return procfs.ProcStatus{}, fmt.Errorf("/proc/%d/status: %w", pid, err)
 	}
-	var ticks int64
-	for _, f := range fields[11:13] {
-		n, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc stat CPU time %q: %w", f, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / userHZ, nil
+	return st, nil
 }
+
+// ReportMemory reports the resident set size, its peak and their anonymous and file-mapped
+// parts, in MiB, as benchmark metrics whose names start with prefix.
+func ReportMemory(b *testing.B, prefix string, s procfs.ProcStatus) {
+	for _, m := range []struct {
+		bytes uint64
+		unit  string
+	}{
+		{s.VmRSS, "RSS-MiB"}, {s.VmHWM, "peak-RSS-MiB"}, {s.RssAnon, "anon-RSS-MiB"}, {s.RssFile, "file-RSS-MiB"},
+	} {
+		b.ReportMetric(MiB(m.bytes), prefix+m.unit)
+	}
+}
+
+// MiB is bytes in MiB.
+func MiB(bytes uint64) float64 { return float64(bytes) / (1 << 20) }

@@ -1,42 +1,41 @@
-package procstat
+package procstat_test
 
 import (
 	"os"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nvidia/aicr-operator/test/procstat"
 )
 
-// TestCPUTimeAddsUserAndKernelTicks: utime and stime (fields 14 and 15) are added and turned
-// from ticks into time; a command name with spaces and parentheses does not shift the fields.
-func TestCPUTimeAddsUserAndKernelTicks(t *testing.T) {
+// TestMemoryOfThisProcess: the figures of a running process are read, consistent with each
+// other (the peak at least the resident set, its parts within it).
+func TestMemoryOfThisProcess(t *testing.T) {
 	t.Parallel()
-	stat := "4242 (aicr (op) x) S 1 4242 1 0 -1 4194304 99 0 0 0 123 45 0 0 20 0 12 0 1654344 3133440 414\n"
-	got, err := cpuTime(stat)
+	m, err := procstat.Memory(os.Getpid())
 	require.NoError(t, err)
-	assert.Equal(t, 1680*time.Millisecond, got)
+	assert.Positive(t, m.VmRSS)
+	assert.GreaterOrEqual(t, m.VmHWM, m.VmRSS)
+	assert.LessOrEqual(t, m.RssAnon+m.RssFile, m.VmRSS)
+	assert.InDelta(t, 1.5, procstat.MiB(3<<19), 1e-9)
 }
 
-// TestCPUTimeRefusesATruncatedLine: a line without the CPU times is an error, not zero.
-func TestCPUTimeRefusesATruncatedLine(t *testing.T) {
-	t.Parallel()
-	for _, stat := range []string{"4242 (aicr) S 1 4242 1 0 -1 4194304 99 0 0 0 123", "4242 aicr S", "4242 (aicr) S 1 4242 1 0 -1 4194304 99 0 0 0 x 45"} {
-		_, err := cpuTime(stat)
-		assert.Error(t, err, stat)
+// TestCPUTimeGrowsWithWork: the CPU time of this process grows while it works, and a process
+// that does not exist is an error, not zero.
+func TestCPUTimeGrowsWithWork(t *testing.T) {
+	before, err := procstat.CPUTime(os.Getpid())
+	require.NoError(t, err)
+	after := before
+	for sum := 0; after == before; sum++ {
+		for i := range 1 << 20 {
+			sum += i
+		}
+		after, err = procstat.CPUTime(os.Getpid())
+		require.NoError(t, err)
 	}
-}
-
-// TestReadsThisProcess: the readers parse what this machine's /proc gives for this process.
-func TestReadsThisProcess(t *testing.T) {
-	t.Parallel()
-	status, err := Status(os.Getpid(), "VmRSS:", "RssAnon:")
-	require.NoError(t, err)
-	assert.Greater(t, status["VmRSS:"], int64(1<<20), "in bytes: a Go test binary holds more than 1 MiB")
-	assert.GreaterOrEqual(t, status["VmRSS:"], status["RssAnon:"])
-	_, err = Status(os.Getpid(), "NoSuchField:")
-	require.ErrorContains(t, err, "no NoSuchField:")
-	_, err = CPUTime(os.Getpid())
-	require.NoError(t, err)
+	assert.Greater(t, after, before)
+	_, err = procstat.CPUTime(1 << 30)
+	assert.Error(t, err)
 }
