@@ -14,8 +14,8 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// resImageRefs is what AICR writes to --image-refs: the pushed manifest digest and a newline.
-var resImageRefs = regexp.MustCompile(`^(sha256:[a-f0-9]{64})\n?$`)
+// imageRefsReport is what AICR writes to --image-refs: the pushed manifest digest and a newline.
+var imageRefsReport = regexp.MustCompile(`^(sha256:[a-f0-9]{64})\n?$`)
 
 // bundleStage runs the bundle Job (docs/design/aicr-cli.md section 7) and returns the rendered bundle and
 // its reference for the plan. With a registry the Job pushes the bundle itself with AICR's
@@ -28,31 +28,31 @@ var resImageRefs = regexp.MustCompile(`^(sha256:[a-f0-9]{64})\n?$`)
 // the bundle to its output ConfigMap and the plan has no bundle reference. A bundle AICR
 // rejects for an override component the recipe does not list stalls with OverridePathUnknown.
 func (r *Reconciler) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string, recipe []byte,
-	args, unlisted []string) (fs.FS, string, *resOutcome) {
+	args, unlisted []string) (fs.FS, string, *outcome) {
 	st := app.Stage{
-		Kind: ports.JobBundle, Name: name, Inputs: map[string][]byte{resInputRecipe: recipe},
-		Args: append([]string{"--log-json", "bundle", "--deployer", "helm", "-r", resInputsDir + resInputRecipe}, args...),
+		Kind: ports.JobBundle, Name: name, Inputs: map[string][]byte{inputRecipe: recipe},
+		Args: append([]string{"--log-json", "bundle", "--deployer", "helm", "-r", inputsDir + inputRecipe}, args...),
 	}
 	if r.Registry == nil {
 		st.Args = append(st.Args, "-o", r.Jobs.OutputRef(name))
 		files, out := r.runStage(ctx, cr, st)
 		if out != nil {
-			return nil, "", resRejectedOverride(out, unlisted)
+			return nil, "", rejectedOverride(out, unlisted)
 		}
 		return files, "", nil
 	}
 	target, err := r.Registry.BundleTarget(ctx)
 	if err != nil {
-		return nil, "", resRegistryOutcome("get the bundle push credential", err)
+		return nil, "", registryOutcome("get the bundle push credential", err)
 	}
 	st.Args = append(st.Args, shared.BundlePushArgs(target.Repository, name, target.PlainHTTP)...)
 	st.Credentials = target.DockerConfig
 	files, out := r.runStage(ctx, cr, st)
 	if out != nil {
-		return nil, "", resRejectedOverride(out, unlisted)
+		return nil, "", rejectedOverride(out, unlisted)
 	}
 	refs, _ := fs.ReadFile(files, ports.JobImageRefsFile)
-	m := resImageRefs.FindSubmatch(refs)
+	m := imageRefsReport.FindSubmatch(refs)
 	if m == nil {
 		return nil, "", r.refuseBundle(ctx, name, fmt.Sprintf("aicr bundle job %s reported %q as the digest it pushed (--image-refs %s), not sha256:<64 hex>",
 			name, refs, ports.JobImageRefsPath))
@@ -63,7 +63,7 @@ func (r *Reconciler) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 		return nil, "", r.refuseBundle(ctx, name, fmt.Sprintf("aicr bundle job %s reported %s: %v", name, digest, err))
 	}
 	if err != nil {
-		return nil, "", resRegistryOutcome("pull the rendered bundle", err)
+		return nil, "", registryOutcome("pull the rendered bundle", err)
 	}
 	if out := r.checkBundleTag(ctx, target.Repository, name, digest); out != nil {
 		return nil, "", out
@@ -75,7 +75,7 @@ func (r *Reconciler) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 // Job pushes to <repository>:<its name>, a tag of its run alone, so the tag must name that
 // digest. An earlier bundle's digest replayed into this Job's report, or a tag that is gone or
 // moved, is refused as a digest that is not this run's.
-func (r *Reconciler) checkBundleTag(ctx context.Context, repository, name string, reported ports.Digest) *resOutcome {
+func (r *Reconciler) checkBundleTag(ctx context.Context, repository, name string, reported ports.Digest) *outcome {
 	tag := repository + ":" + name
 	tagged, err := r.Registry.Resolve(ctx, tag)
 	switch {
@@ -83,7 +83,7 @@ func (r *Reconciler) checkBundleTag(ctx context.Context, repository, name string
 		return r.refuseBundle(ctx, name, fmt.Sprintf("aicr bundle job %s reported %s, but the tag it pushes, %s, is not in the registry",
 			name, reported, tag))
 	case err != nil:
-		return resRegistryOutcome("resolve the bundle job's tag", err)
+		return registryOutcome("resolve the bundle job's tag", err)
 	case tagged != reported:
 		return r.refuseBundle(ctx, name, fmt.Sprintf("aicr bundle job %s reported %s, but the tag it pushed, %s, names %s",
 			name, reported, tag, tagged))
@@ -93,19 +93,19 @@ func (r *Reconciler) checkBundleTag(ctx context.Context, repository, name string
 
 // refuseBundle keeps the bundle Job for inspection (RES-7) and stalls AICRArtifactUnsupported:
 // what the Job reported is not a bundle the operator reads.
-func (r *Reconciler) refuseBundle(ctx context.Context, job, msg string) *resOutcome {
+func (r *Reconciler) refuseBundle(ctx context.Context, job, msg string) *outcome {
 	if err := r.Jobs.Retain(ctx, ports.JobRef{Name: job}); err != nil {
-		return resTransient(err)
+		return transient(err)
 	}
-	return resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: msg +
+	return stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: msg +
 		"; the Job is kept for inspection: check what else pushes to the bundle repository, then request a new resolution " +
 		"(annotate the ClusterRuntime with " + aicrv1alpha1.AnnotationResolveRequestedAt + "=<now>)"})
 }
 
-// resRegistryOutcome stalls on a credential problem (RES-6) and retries anything else.
-func resRegistryOutcome(what string, err error) *resOutcome {
+// registryOutcome stalls on a credential problem (RES-6) and retries anything else.
+func registryOutcome(what string, err error) *outcome {
 	if s := domain.RegistryStall(what, err); s != nil {
-		return resStalled(s)
+		return stalled(s)
 	}
-	return resTransient(fmt.Errorf("%s: %w", what, err))
+	return transient(fmt.Errorf("%s: %w", what, err))
 }

@@ -131,13 +131,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // guardedResolve resolves the runtime, or, while an admission policy the resolver relies on is
 // not in force, reports the AdmissionPolicyMissing stall without reading anything back.
-func (r *Reconciler) guardedResolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (*resOutcome, error) {
+func (r *Reconciler) guardedResolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (*outcome, error) {
 	stall, err := r.admission.Check(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if stall != nil {
-		return resStalled(stall), nil
+		return stalled(stall), nil
 	}
 	return r.resolve(ctx, cr), nil
 }

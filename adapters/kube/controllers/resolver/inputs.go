@@ -13,15 +13,15 @@ import (
 
 // Input file names inside the inputs ConfigMap of a Job (read under ports.JobInputsDir).
 const (
-	resInputConfig   = "config.yaml"
-	resInputSnapshot = "snapshot.yaml"
-	resInputRecipe   = "recipe.yaml"
-	resInputFrom     = "from.yaml"
-	resInputInherit  = "inherit.yaml"
-	resInputsDir     = ports.JobInputsDir + "/"
+	inputConfig   = "config.yaml"
+	inputSnapshot = "snapshot.yaml"
+	inputRecipe   = "recipe.yaml"
+	inputFrom     = "from.yaml"
+	inputInherit  = "inherit.yaml"
+	inputsDir     = ports.JobInputsDir + "/"
 )
 
-func resPlacement(pl aicrv1alpha1.Placement) domain.Placement {
+func nodePlacement(pl aicrv1alpha1.Placement) domain.Placement {
 	conv := func(m map[string]aicrv1alpha1.LabelValue) domain.NodeSelector {
 		out := domain.NodeSelector{}
 		for k, v := range m {
@@ -32,7 +32,7 @@ func resPlacement(pl aicrv1alpha1.Placement) domain.Placement {
 	return domain.Placement{System: conv(pl.System.NodeSelector), Accelerated: conv(pl.Accelerated.NodeSelector)}
 }
 
-func resTolerations(pl aicrv1alpha1.Placement) map[string][]domain.Toleration {
+func placementTolerations(pl aicrv1alpha1.Placement) map[string][]domain.Toleration {
 	conv := func(ts []aicrv1alpha1.Toleration) []domain.Toleration {
 		out := make([]domain.Toleration, 0, len(ts))
 		for _, t := range ts {
@@ -44,7 +44,7 @@ func resTolerations(pl aicrv1alpha1.Placement) map[string][]domain.Toleration {
 	return map[string][]domain.Toleration{"system": conv(pl.System.Tolerations), "accelerated": conv(pl.Accelerated.Tolerations)}
 }
 
-func resOverrides(os []aicrv1alpha1.Override) ([]domain.Override, error) {
+func specOverrides(os []aicrv1alpha1.Override) ([]domain.Override, error) {
 	out := make([]domain.Override, 0, len(os))
 	for _, o := range os {
 		var v any
@@ -56,7 +56,7 @@ func resOverrides(os []aicrv1alpha1.Override) ([]domain.Override, error) {
 	return out, nil
 }
 
-func resCriteria(cr *aicrv1alpha1.ClusterRuntime) map[string]string {
+func specCriteria(cr *aicrv1alpha1.ClusterRuntime) map[string]string {
 	out := map[string]string{}
 	for k, v := range cr.Spec.Criteria {
 		out[k] = string(v)
@@ -64,7 +64,7 @@ func resCriteria(cr *aicrv1alpha1.ClusterRuntime) map[string]string {
 	return out
 }
 
-func resTruncate(s string, n int) string {
+func truncate(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s

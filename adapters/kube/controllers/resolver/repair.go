@@ -31,14 +31,14 @@ const (
 // plan's bundle pulled again from the runtime registry by the digest the plan records, each
 // checked against the digest the plan records. The outcome is nil when the plan must be
 // resolved again (a part cannot be proven): the render then runs its Jobs as for a new plan.
-func (r *Reconciler) repairRecorded(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string, recipe []byte) *resOutcome {
+func (r *Reconciler) repairRecorded(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string, recipe []byte) *outcome {
 	plans := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace)
 	doc, parts, stall, err := plans.Parts(ctx, digest, string(cr.UID))
 	switch {
 	case err != nil:
-		return resTransient(err)
+		return transient(err)
 	case stall != nil: // the plan ConfigMap itself: judged where it is read
-		return resSuccess(digest)
+		return resolvedTo(digest)
 	}
 	w, out := r.rebuildParts(ctx, doc, parts, recipe)
 	if out != nil {
@@ -47,7 +47,7 @@ func (r *Reconciler) repairRecorded(ctx context.Context, cr *aicrv1alpha1.Cluste
 	d := domain.DecidePlanParts(digest, parts)
 	switch d.Action {
 	case domain.PartsRefused:
-		return resStalled(d.Stall)
+		return stalled(d.Stall)
 	case domain.PartsResolveAgain:
 		r.event(cr, corev1.EventTypeWarning, EventPlanResolvedAgain, "%s", d.Message)
 		return nil
@@ -55,29 +55,29 @@ func (r *Reconciler) repairRecorded(ctx context.Context, cr *aicrv1alpha1.Cluste
 		writer := &shared.PlanWriter{Client: r.Client, Reader: r.Reader, Recorder: r.Recorder, Namespace: r.Config.OperatorNamespace}
 		if stall, err := writer.WriteParts(ctx, cr, w); stall != nil || err != nil {
 			if err != nil {
-				return resTransient(err)
+				return transient(err)
 			}
-			return resStalled(stall)
+			return stalled(stall)
 		}
 		r.event(cr, corev1.EventTypeNormal, EventPlanPartsRebuilt, "%s", d.Message)
 	case domain.PartsIntact:
 	}
-	return resSuccess(digest)
+	return resolvedTo(digest)
 }
 
 // stillLost stalls a plan that was resolved again to digest when a part of it is still lost
 // (domain.StillLost), so the resolver does not resolve it again and again.
-func (r *Reconciler) stillLost(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string) *resOutcome {
+func (r *Reconciler) stillLost(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string) *outcome {
 	_, parts, stall, err := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace).Parts(ctx, digest, string(cr.UID))
 	switch {
 	case err != nil:
-		return resTransient(err)
+		return transient(err)
 	case stall != nil:
 		return nil
 	}
 	name, _ := configdoc.PlanConfigMapName(digest)
 	if s := domain.StillLost(digest, name, parts); s != nil {
-		return resStalled(s)
+		return stalled(s)
 	}
 	return nil
 }
@@ -86,7 +86,7 @@ func (r *Reconciler) stillLost(ctx context.Context, cr *aicrv1alpha1.ClusterRunt
 // records in the part the digest of what it rebuilt and from where (or why nothing), for
 // domain.DecidePlanParts; it returns what to write when every part is proven. The bundle is
 // pulled only when a lost part needs it.
-func (r *Reconciler) rebuildParts(ctx context.Context, doc *configdoc.Plan, parts []domain.PlanPart, recipe []byte) (shared.PartsWrite, *resOutcome) {
+func (r *Reconciler) rebuildParts(ctx context.Context, doc *configdoc.Plan, parts []domain.PlanPart, recipe []byte) (shared.PartsWrite, *outcome) {
 	w := shared.PartsWrite{Doc: doc, Recipes: map[string][]byte{}}
 	src := &bundleSource{r: r, doc: doc}
 	for i := range parts {
@@ -151,7 +151,7 @@ func (b *bundleSource) ref() string { return "bundle " + b.doc.BundleRef }
 
 // parts returns the bundle's parts, nil with why set when there is none to rebuild from, or
 // the outcome of a registry stall or transient error.
-func (b *bundleSource) parts(ctx context.Context) (*app.BundleParts, *resOutcome) {
+func (b *bundleSource) parts(ctx context.Context) (*app.BundleParts, *outcome) {
 	if b.pulled {
 		return b.bundle, nil
 	}
@@ -170,9 +170,9 @@ func (b *bundleSource) parts(ctx context.Context) (*app.BundleParts, *resOutcome
 	bundle, why, stall, err := app.PullBundleParts(ctx, b.r.Registry, b.r.Bundles, ports.Digest(digest))
 	switch {
 	case err != nil:
-		return nil, resTransient(err)
+		return nil, transient(err)
 	case stall != nil:
-		return nil, resStalled(stall)
+		return nil, stalled(stall)
 	}
 	b.pulled, b.bundle, b.why = true, bundle, why
 	return bundle, nil

@@ -19,7 +19,7 @@ import (
 // resolve runs the resolution pipeline as far as it can get in one reconcile:
 // discovery and placement checks, snapshot (criteria check), recipe (override
 // checks), upgrade-check against the active plan, bundle, plan.
-func (r *Reconciler) resolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) *resOutcome {
+func (r *Reconciler) resolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) *outcome {
 	if out := r.discover(ctx, cr); out != nil {
 		return out
 	}
@@ -34,25 +34,25 @@ func (r *Reconciler) resolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	return out
 }
 
-func (r *Reconciler) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, snapName string, snapshot []byte) *resOutcome {
+func (r *Reconciler) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, snapName string, snapshot []byte) *outcome {
 	config, err := shared.AICRConfig(cr)
 	if err != nil {
-		return resStalled(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: err.Error()})
+		return stalled(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: err.Error()})
 	}
 	inherit, out := r.inheritance(ctx, cr)
 	if out != nil {
 		return out
 	}
 	recipeName := shared.RecipeJob(cr, r.release(), snapName, config, inherit.digest)
-	inputs := map[string][]byte{resInputConfig: config, resInputSnapshot: snapshot}
+	inputs := map[string][]byte{inputConfig: config, inputSnapshot: snapshot}
 	var inheritFrom string
 	if inherit.recipe != nil {
-		inheritFrom = resInputsDir + resInputInherit
-		inputs[resInputInherit] = inherit.recipe
+		inheritFrom = inputsDir + inputInherit
+		inputs[inputInherit] = inherit.recipe
 	}
 	recipe, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobRecipe, Name: recipeName, KeepRole: aicrv1alpha1.RoleRecipe,
-		Args:   shared.RecipeArgs(resInputsDir+resInputConfig, resInputsDir+resInputSnapshot, inheritFrom, r.Jobs.OutputRef(recipeName)),
+		Args:   shared.RecipeArgs(inputsDir+inputConfig, inputsDir+inputSnapshot, inheritFrom, r.Jobs.OutputRef(recipeName)),
 		Inputs: inputs,
 	})
 	if out != nil {
@@ -60,38 +60,38 @@ func (r *Reconciler) afterSnapshot(ctx context.Context, cr *aicrv1alpha1.Cluster
 	}
 	components, stall, err := configdoc.RecipeComponents(recipe)
 	if err != nil {
-		return resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+		return stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
 	}
 	if stall != nil {
-		return resStalled(stall)
+		return stalled(stall)
 	}
-	overrides, err := resOverrides(cr.Spec.Overrides)
+	overrides, err := specOverrides(cr.Spec.Overrides)
 	if err != nil {
-		return resStalled(&domain.Stall{Reason: domain.StallInvalidOverride, Message: err.Error()})
+		return stalled(&domain.Stall{Reason: domain.StallInvalidOverride, Message: err.Error()})
 	}
 	if s := domain.CheckOverrides(overrides); s != nil {
-		return resStalled(s)
+		return stalled(s)
 	}
 	return r.render(ctx, cr, recipeName, recipe, domain.UnlistedComponents(overrides, components))
 }
 
 // discover checks placement and node groups (RES-2, RES-3).
-func (r *Reconciler) discover(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) *resOutcome {
-	if s := domain.CheckTolerations(resTolerations(cr.Spec.Placement)); s != nil {
-		return resStalled(s)
+func (r *Reconciler) discover(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) *outcome {
+	if s := domain.CheckTolerations(placementTolerations(cr.Spec.Placement)); s != nil {
+		return stalled(s)
 	}
-	stall, err := r.nodes.check(ctx, r.Reader, resPlacement(cr.Spec.Placement))
+	stall, err := r.nodes.check(ctx, r.Reader, nodePlacement(cr.Spec.Placement))
 	if err != nil {
-		return resTransient(err)
+		return transient(err)
 	}
 	if stall != nil {
-		return resStalled(stall)
+		return stalled(stall)
 	}
 	return nil
 }
 
 // snapshotStage takes (or reuses) the snapshot and checks the declared criteria against it.
-func (r *Reconciler) snapshotStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string) ([]byte, *resOutcome) {
+func (r *Reconciler) snapshotStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string) ([]byte, *outcome) {
 	snapshot, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobSnapshot, Name: name, KeepRole: aicrv1alpha1.RoleSnapshot,
 		Args: shared.SnapshotArgs(r.Snapshots.OutputRef(name)), Placement: shared.JobPlacement(cr.Spec.Placement.Accelerated),
@@ -101,26 +101,26 @@ func (r *Reconciler) snapshotStage(ctx context.Context, cr *aicrv1alpha1.Cluster
 	}
 	facts, stall, err := configdoc.SnapshotFacts(snapshot)
 	if err != nil {
-		return nil, resStalled(&domain.Stall{Reason: domain.StallSnapshotIncomplete, Message: err.Error()})
+		return nil, stalled(&domain.Stall{Reason: domain.StallSnapshotIncomplete, Message: err.Error()})
 	}
 	if stall != nil {
-		return nil, resStalled(stall)
+		return nil, stalled(stall)
 	}
-	if s := domain.CheckSnapshot(resCriteria(cr), facts); s != nil {
-		return nil, resStalled(s)
+	if s := domain.CheckSnapshot(specCriteria(cr), facts); s != nil {
+		return nil, stalled(s)
 	}
 	return snapshot, nil
 }
 
 // fileStage runs a stage whose output is one artifact file (ports.JobArtifactFile).
-func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) ([]byte, *resOutcome) {
+func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) ([]byte, *outcome) {
 	files, out := r.runStage(ctx, cr, st)
 	if out != nil {
 		return nil, out
 	}
 	data, err := fs.ReadFile(files, ports.JobArtifactFile)
 	if err != nil {
-		return nil, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported,
+		return nil, stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported,
 			Message: fmt.Sprintf("aicr %s job %s wrote no %s", st.Kind, st.Name, ports.JobArtifactFile)})
 	}
 	return data, nil
@@ -133,12 +133,12 @@ func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunt
 // upgrade-check (when there is an active plan) and bundle Jobs run
 // (bundleStage), the plan is built and written with the bundle's reference,
 // and both Jobs are deleted once it is recorded.
-func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte, unlisted []string) *resOutcome {
+func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipeName string, recipe []byte, unlisted []string) *outcome {
 	args := shared.BundleArgs(cr)
 	name := shared.BundleJob(string(cr.UID), recipeName, args)
 	recorded, err := r.recordedPlan(ctx, cr, name)
 	if err != nil {
-		return resTransient(err)
+		return transient(err)
 	}
 	if recorded != "" {
 		if out := r.repairRecorded(ctx, cr, recorded, recipe); out != nil {
@@ -167,9 +167,9 @@ func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 		Namespace: r.Config.OperatorNamespace, Image: r.Config.Image}
 	if stall, err := writer.Write(ctx, cr, w); stall != nil || err != nil {
 		if err != nil {
-			return resTransient(err)
+			return transient(err)
 		}
-		return resStalled(stall)
+		return stalled(stall)
 	}
 	if plan.Digest == recorded {
 		if out := r.stillLost(ctx, cr, recorded); out != nil {
@@ -181,10 +181,10 @@ func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 			continue
 		}
 		if err := app.DeleteStageJobs(ctx, r.Jobs, job); err != nil {
-			return resTransient(err)
+			return transient(err)
 		}
 	}
-	return resSuccess(plan.Digest)
+	return resolvedTo(plan.Digest)
 }
 
 // publish serves every chart of the plan from the runtime registry, pinned
@@ -195,7 +195,7 @@ func (r *Reconciler) render(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 // ChartSourceUnsupported; any other registry error retries with backoff
 // (RES-6). Without a registry the plan stays unpinned (its digest is the
 // offline one).
-func (r *Reconciler) publish(ctx context.Context, plan *domain.Plan, files fs.FS, chartDirs map[string]string) *resOutcome {
+func (r *Reconciler) publish(ctx context.Context, plan *domain.Plan, files fs.FS, chartDirs map[string]string) *outcome {
 	if r.Registry == nil {
 		return nil
 	}
@@ -203,10 +203,10 @@ func (r *Reconciler) publish(ctx context.Context, plan *domain.Plan, files fs.FS
 		return fs.Sub(files, chartDirs[id])
 	})
 	if err != nil {
-		return resTransient(err)
+		return transient(err)
 	}
 	if stall != nil {
-		return resStalled(stall)
+		return stalled(stall)
 	}
 	return nil
 }
@@ -216,12 +216,12 @@ func (r *Reconciler) release() shared.Release {
 	return shared.Release{Version: r.Config.AICRVersion, Image: r.Config.Image}
 }
 
-func resSuccess(digest string) *resOutcome {
-	return &resOutcome{status: metav1.ConditionTrue, reason: ReasonResolved, message: "candidate plan " + digest, candidate: digest}
+func resolvedTo(digest string) *outcome {
+	return &outcome{status: metav1.ConditionTrue, reason: ReasonResolved, message: "candidate plan " + digest, candidate: digest}
 }
 
-// resBuilt is a plan built from a rendered bundle.
-type resBuilt struct {
+// builtPlan is a plan built from a rendered bundle.
+type builtPlan struct {
 	plan *domain.Plan
 	// validationRecipe is the recipe as the bundle records it.
 	validationRecipe []byte
@@ -231,26 +231,26 @@ type resBuilt struct {
 
 // buildPlan reads the bundle (RES-5: its AICR version must be the pinned
 // one) and builds the plan, checking release namespaces (RES-3).
-func (r *Reconciler) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (resBuilt, *resOutcome) {
+func (r *Reconciler) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (builtPlan, *outcome) {
 	bundle, err := r.Bundles.ReadBundle(files)
 	if err != nil {
-		return resBuilt{}, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+		return builtPlan{}, stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
 	}
 	if s := domain.CheckAICRVersion(r.Config.AICRVersion, bundle.AICRVersion); s != nil && bundle.Layout == ports.LayoutV1 {
-		return resBuilt{}, resStalled(s)
+		return builtPlan{}, stalled(s)
 	}
 	plan, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: string(cr.UID), Source: domain.SourceResolved, Bundle: bundle})
 	var se *domain.StallError
 	if errors.As(err, &se) {
-		return resBuilt{}, resStalled(&se.Stall)
+		return builtPlan{}, stalled(&se.Stall)
 	}
 	if err != nil {
-		return resBuilt{}, resStalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+		return builtPlan{}, stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
 	}
 	if s := domain.CheckNamespaces(plan, r.Config.AllowedNamespaces); s != nil {
-		return resBuilt{}, resStalled(s)
+		return builtPlan{}, stalled(s)
 	}
-	built := resBuilt{plan: plan, chartDirs: map[string]string{}}
+	built := builtPlan{plan: plan, chartDirs: map[string]string{}}
 	for _, br := range bundle.Releases {
 		built.chartDirs[br.Name] = br.Path
 	}

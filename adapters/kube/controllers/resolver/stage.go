@@ -14,9 +14,9 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// resOutcome is what one resolver reconcile found: the Resolved condition to
+// outcome is what one resolver reconcile found: the Resolved condition to
 // apply, the status fields the resolver owns, and how to return.
-type resOutcome struct {
+type outcome struct {
 	status    metav1.ConditionStatus
 	reason    string
 	message   string
@@ -27,27 +27,27 @@ type resOutcome struct {
 	transient error
 }
 
-func resWaiting(msg string) *resOutcome {
-	return &resOutcome{status: metav1.ConditionFalse, reason: ReasonResolving, message: msg}
+func waiting(msg string) *outcome {
+	return &outcome{status: metav1.ConditionFalse, reason: ReasonResolving, message: msg}
 }
 
-func resStalled(s *domain.Stall) *resOutcome {
-	return &resOutcome{status: metav1.ConditionFalse, reason: string(s.Reason), message: s.Message}
+func stalled(s *domain.Stall) *outcome {
+	return &outcome{status: metav1.ConditionFalse, reason: string(s.Reason), message: s.Message}
 }
 
-// resRejectedOverride reports a stalled bundle Job AICR rejected for an
+// rejectedOverride reports a stalled bundle Job AICR rejected for an
 // override component the recipe does not list as OverridePathUnknown (RES-3);
 // any other outcome is returned as it is.
-func resRejectedOverride(out *resOutcome, unlisted []string) *resOutcome {
+func rejectedOverride(out *outcome, unlisted []string) *outcome {
 	if out.reason != string(domain.StallAICRInvalidRequest) {
 		return out
 	}
-	return resStalled(domain.RejectedOverride(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: out.message}, unlisted))
+	return stalled(domain.RejectedOverride(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: out.message}, unlisted))
 }
 
-// resTransient reports a failure worth retrying with backoff (RES-6).
-func resTransient(err error) *resOutcome {
-	return &resOutcome{
+// transient reports a failure worth retrying with backoff (RES-6).
+func transient(err error) *outcome {
+	return &outcome{
 		status: metav1.ConditionFalse, reason: ReasonResolving,
 		message: "retrying after a transient failure: " + err.Error(), transient: err,
 	}
@@ -56,7 +56,7 @@ func resTransient(err error) *resOutcome {
 // runStage runs the stage through the app's StageRunner, on the system node group unless the
 // stage names its own, records what it did as Events and returns the stage's result files, or
 // the outcome to report while the Job runs or after it failed.
-func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) (fs.FS, *resOutcome) {
+func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) (fs.FS, *outcome) {
 	jobs := r.Jobs
 	if st.Kind == ports.JobSnapshot {
 		jobs = r.Snapshots
@@ -74,11 +74,11 @@ func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 	}
 	switch {
 	case run.Transient != nil:
-		return nil, resTransient(run.Transient)
+		return nil, transient(run.Transient)
 	case run.Stall != nil:
-		return nil, resStalled(run.Stall)
+		return nil, stalled(run.Stall)
 	case run.Waiting != "":
-		return nil, resWaiting(run.Waiting)
+		return nil, waiting(run.Waiting)
 	}
 	return run.Files, nil
 }

@@ -14,8 +14,8 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 )
 
-// resMaxMessage is the CRD bound of a condition message (CR-4).
-const resMaxMessage = 1024
+// maxConditionMessage is the CRD bound of a condition message (CR-4).
+const maxConditionMessage = 1024
 
 // applyResolved applies, with the resolver's field manager, exactly the
 // Resolved condition plus status.candidatePlanDigest and
@@ -24,7 +24,7 @@ const resMaxMessage = 1024
 // previous values of the owned fields are re-applied when unchanged, because
 // an apply that omits a field it owns removes it. Nothing is sent when
 // nothing changed; a stall records an Event once, when it first appears.
-func (r *Reconciler) applyResolved(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, out *resOutcome) error {
+func (r *Reconciler) applyResolved(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, out *outcome) error {
 	candidate := cr.Status.CandidatePlanDigest
 	if out.candidate != "" {
 		candidate = out.candidate
@@ -33,7 +33,7 @@ func (r *Reconciler) applyResolved(ctx context.Context, cr *aicrv1alpha1.Cluster
 	if out.handled != "" {
 		handled = out.handled
 	}
-	msg := resTruncate(out.message, resMaxMessage)
+	msg := truncate(out.message, maxConditionMessage)
 	same, prev := sameResolved(cr, out, msg)
 	if same && candidate == cr.Status.CandidatePlanDigest && handled == cr.Status.HandledRequests.ResolveRequestedAt {
 		return nil
@@ -75,7 +75,7 @@ func (r *Reconciler) applyResolved(ctx context.Context, cr *aicrv1alpha1.Cluster
 	return nil
 }
 
-func (r *Reconciler) recordTransition(cr *aicrv1alpha1.ClusterRuntime, out *resOutcome, msg string) {
+func (r *Reconciler) recordTransition(cr *aicrv1alpha1.ClusterRuntime, out *outcome, msg string) {
 	switch {
 	case out.status == metav1.ConditionTrue:
 		r.event(cr, corev1.EventTypeNormal, ReasonResolved, "%s", msg)
@@ -85,7 +85,7 @@ func (r *Reconciler) recordTransition(cr *aicrv1alpha1.ClusterRuntime, out *resO
 }
 
 // sameResolved reports whether cr already carries the Resolved condition of out, and returns it.
-func sameResolved(cr *aicrv1alpha1.ClusterRuntime, out *resOutcome, msg string) (bool, *metav1.Condition) {
+func sameResolved(cr *aicrv1alpha1.ClusterRuntime, out *outcome, msg string) (bool, *metav1.Condition) {
 	prev := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionResolved)
 	return prev != nil && prev.Status == out.status && prev.Reason == out.reason && prev.Message == msg &&
 		prev.ObservedGeneration == cr.Generation, prev

@@ -15,8 +15,8 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// resCheck is the result of the upgrade-check stage.
-type resCheck struct {
+// upgradeReport is the result of the upgrade-check stage.
+type upgradeReport struct {
 	// job is the upgrade-check Job to delete once the plan is recorded ("" = none ran).
 	job string
 	// report is AICR's JSON report (nil = none).
@@ -33,25 +33,25 @@ type resCheck struct {
 // recipe that does not verify stalls, so upgrade-check never compares against
 // a recipe the operator did not record. Verdicts do not stop the resolution
 // (--fail-on-error=false): the rollout judges them.
-func (r *Reconciler) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipe []byte) (resCheck, *resOutcome) {
+func (r *Reconciler) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, recipe []byte) (upgradeReport, *outcome) {
 	active := cr.Status.ActivePlanDigest
 	if active == "" {
-		return resCheck{}, nil
+		return upgradeReport{}, nil
 	}
 	_, from, out := r.activeRecipe(ctx, cr, active, "upgrade-check", func(*configdoc.Plan) bool { return true })
 	if out != nil || from == nil {
-		return resCheck{}, out
+		return upgradeReport{}, out
 	}
 	name := shared.UpgradeCheckJob(cr, r.release(), active, recipe)
 	report, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobUpgradeCheck, Name: name,
-		Inputs: map[string][]byte{resInputFrom: from, resInputRecipe: recipe},
-		Args:   shared.UpgradeCheckArgs(resInputsDir+resInputFrom, resInputsDir+resInputRecipe, r.Jobs.OutputRef(name)),
+		Inputs: map[string][]byte{inputFrom: from, inputRecipe: recipe},
+		Args:   shared.UpgradeCheckArgs(inputsDir+inputFrom, inputsDir+inputRecipe, r.Jobs.OutputRef(name)),
 	})
 	if out != nil {
-		return resCheck{}, out
+		return upgradeReport{}, out
 	}
-	return resCheck{job: name, report: report}, nil
+	return upgradeReport{job: name, report: report}, nil
 }
 
 // activeRecipe returns the verified document of the active plan and, when use accepts that
@@ -61,33 +61,33 @@ func (r *Reconciler) upgradeCheck(ctx context.Context, cr *aicrv1alpha1.ClusterR
 // repairRecorded), it records no recipe, or its recipe ConfigMap is gone. A plan or
 // recipe that does not verify stalls; purpose names what the recipe is read for.
 func (r *Reconciler) activeRecipe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, active, purpose string,
-	use func(*configdoc.Plan) bool) (*configdoc.Plan, []byte, *resOutcome) {
+	use func(*configdoc.Plan) bool) (*configdoc.Plan, []byte, *outcome) {
 	plans := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace)
 	doc, stall, err := plans.Document(ctx, active, string(cr.UID))
 	switch {
 	case err != nil:
-		return nil, nil, resTransient(err)
+		return nil, nil, transient(err)
 	case stall != nil && stall.Reason == domain.StallPlanUnreadable && (r.planMissing(ctx, active) || r.valuesLost(ctx, cr, active)):
 		return nil, nil, nil
 	case stall != nil:
-		return nil, nil, resStalled(&domain.Stall{Reason: stall.Reason, Message: "active plan for " + purpose + ": " + stall.Message})
+		return nil, nil, stalled(&domain.Stall{Reason: stall.Reason, Message: "active plan for " + purpose + ": " + stall.Message})
 	case doc.ConfigMapRef == nil || !use(doc):
 		return doc, nil, nil
 	}
 	raw, stall, err := plans.Recipe(ctx, doc, doc.ConfigMapRef)
 	switch {
 	case err != nil:
-		return nil, nil, resTransient(err)
+		return nil, nil, transient(err)
 	case stall != nil && stall.Reason == domain.StallPlanWithoutRecipe:
 		return doc, nil, nil // a lost recipe leaves nothing to compare: every Upgrade then needs approval
 	case stall != nil:
-		return nil, nil, resStalled(&domain.Stall{Reason: domain.StallPlanUnreadable, Message: "active plan for " + purpose + ": " + stall.Message})
+		return nil, nil, stalled(&domain.Stall{Reason: domain.StallPlanUnreadable, Message: "active plan for " + purpose + ": " + stall.Message})
 	}
 	return doc, raw, nil
 }
 
-// resInherit is what the recipe Job inherits from (recipe --inherit-from).
-type resInherit struct {
+// inheritedRecipe is what the recipe Job inherits from (recipe --inherit-from).
+type inheritedRecipe struct {
 	// digest is the active plan's digest ("" = nothing to inherit).
 	digest string
 	// recipe is the active plan's verified recipe.
@@ -100,19 +100,19 @@ type resInherit struct {
 // records (activeRecipe), so a ConfigMap is never trusted by its name. The recipe is a few
 // kilobytes, well inside the inputs ConfigMap next to the snapshot and AICRConfig. A plan of
 // this release, or one without a recipe, inherits nothing.
-func (r *Reconciler) inheritance(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (resInherit, *resOutcome) {
+func (r *Reconciler) inheritance(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (inheritedRecipe, *outcome) {
 	active := cr.Status.ActivePlanDigest
 	if active == "" {
-		return resInherit{}, nil
+		return inheritedRecipe{}, nil
 	}
 	rel := r.release()
 	doc, raw, out := r.activeRecipe(ctx, cr, active, "recipe --inherit-from", func(doc *configdoc.Plan) bool {
 		return shared.InheritFrom(doc, active, rel) != ""
 	})
 	if out != nil || raw == nil {
-		return resInherit{}, out
+		return inheritedRecipe{}, out
 	}
-	return resInherit{digest: shared.InheritFrom(doc, active, rel), recipe: raw}, nil
+	return inheritedRecipe{digest: shared.InheritFrom(doc, active, rel), recipe: raw}, nil
 }
 
 // planMissing reports whether the plan ConfigMap of digest does not exist.

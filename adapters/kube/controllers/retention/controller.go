@@ -101,7 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 		conflicted, err = r.deleteAll(ctx, decision.dependents, deleted)
 	}
 	if len(deleted) > 0 {
-		r.recorder.Eventf(cr, corev1.EventTypeNormal, string(shared.EventRetentionApplied), "retention (RET-1..3) deleted %s", retSummary(deleted))
+		r.recorder.Eventf(cr, corev1.EventTypeNormal, string(shared.EventRetentionApplied), "retention (RET-1..3) deleted %s", deletedSummary(deleted))
 	}
 	if err != nil {
 		return ctrl.Result{}, err

@@ -12,33 +12,33 @@ import (
 )
 
 // Kinds of the objects retention deletes: a RuntimeRollout, or a ConfigMap by its role.
-const retKindRollout = "rollout"
+const kindRollout = "rollout"
 
-// retDoomed is one object retention deletes, the metadata its preconditions come from and
+// doomedObject is one object retention deletes, the metadata its preconditions come from and
 // the rule that lets it go.
-type retDoomed struct {
+type doomedObject struct {
 	kind string
 	meta metav1.ObjectMeta
 	rule string
 }
 
-// retDecision is what RET-1..3 no longer keep: the rollouts and plans, and what only they
+// retentionDecision is what RET-1..3 no longer keep: the rollouts and plans, and what only they
 // referenced (recipes, values, kept results), deleted only once they are gone.
-type retDecision struct {
-	owners, dependents []retDoomed
+type retentionDecision struct {
+	owners, dependents []doomedObject
 }
 
-func decideRetention(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, rollouts []aicrv1alpha1.RuntimeRollout, stored retStored) retDecision {
-	active := retActiveRollouts(rollouts)
-	owners, kept := retRollouts(rollouts, active)
-	res := retCurrentResolution(cr, rel, stored.plans)
-	plans, retained := retPlans(stored.plans, retKeepPlans(cr, rollouts, active), res.bundle)
-	return retDecision{owners: append(owners, plans...), dependents: retDependents(res, retained, kept, stored.others)}
+func decideRetention(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, rollouts []aicrv1alpha1.RuntimeRollout, stored storedObjects) retentionDecision {
+	active := activeRollouts(rollouts)
+	owners, kept := doomedRollouts(rollouts, active)
+	res := findCurrentResolution(cr, rel, stored.plans)
+	plans, retained := doomedPlans(stored.plans, plansToKeep(cr, rollouts, active), res.bundle)
+	return retentionDecision{owners: append(owners, plans...), dependents: doomedDependents(res, retained, kept, stored.others)}
 }
 
-// retActiveRollouts returns, per runtime UID, the rollout the runtime derives its active plan
+// activeRollouts returns, per runtime UID, the rollout the runtime derives its active plan
 // from: the newest Succeeded one in the runtime controller's order (shared.OlderRollout, RO-13).
-func retActiveRollouts(rollouts []aicrv1alpha1.RuntimeRollout) map[string]*aicrv1alpha1.RuntimeRollout {
+func activeRollouts(rollouts []aicrv1alpha1.RuntimeRollout) map[string]*aicrv1alpha1.RuntimeRollout {
 	byUID := map[string][]*aicrv1alpha1.RuntimeRollout{}
 	for i := range rollouts {
 		byUID[rollouts[i].Spec.RuntimeUID] = append(byUID[rollouts[i].Spec.RuntimeUID], &rollouts[i])
@@ -55,8 +55,8 @@ func retActiveRollouts(rollouts []aicrv1alpha1.RuntimeRollout) map[string]*aicrv
 	return out
 }
 
-// retRollouts applies RET-2 and returns the doomed rollouts and the kept ones.
-func retRollouts(rollouts []aicrv1alpha1.RuntimeRollout, active map[string]*aicrv1alpha1.RuntimeRollout) ([]retDoomed, []*aicrv1alpha1.RuntimeRollout) {
+// doomedRollouts applies RET-2 and returns the doomed rollouts and the kept ones.
+func doomedRollouts(rollouts []aicrv1alpha1.RuntimeRollout, active map[string]*aicrv1alpha1.RuntimeRollout) ([]doomedObject, []*aicrv1alpha1.RuntimeRollout) {
 	records := make([]domain.RolloutRecord, 0, len(rollouts))
 	for i := range rollouts {
 		ro := &rollouts[i]
@@ -65,12 +65,12 @@ func retRollouts(rollouts []aicrv1alpha1.RuntimeRollout, active map[string]*aicr
 			Outcome: domain.Phase(ro.Labels[aicrv1alpha1.LabelOutcome]), Active: active[ro.Spec.RuntimeUID] == ro,
 		})
 	}
-	gone := retSet(domain.RolloutsToDelete(records))
-	var doomed []retDoomed
+	gone := nameSet(domain.RolloutsToDelete(records))
+	var doomed []doomedObject
 	var kept []*aicrv1alpha1.RuntimeRollout
 	for i := range rollouts {
 		if gone[rollouts[i].Name] {
-			doomed = append(doomed, retDoomed{kind: retKindRollout, meta: rollouts[i].ObjectMeta, rule: "RET-2"})
+			doomed = append(doomed, doomedObject{kind: kindRollout, meta: rollouts[i].ObjectMeta, rule: "RET-2"})
 		} else {
 			kept = append(kept, &rollouts[i])
 		}
@@ -78,37 +78,37 @@ func retRollouts(rollouts []aicrv1alpha1.RuntimeRollout, active map[string]*aicr
 	return doomed, kept
 }
 
-// retKeep holds the names of the plan ConfigMaps RET-1 keeps whatever their age.
-type retKeep struct {
+// keptPlans holds the names of the plan ConfigMaps RET-1 keeps whatever their age.
+type keptPlans struct {
 	active, candidate, pinned, inUse map[string]bool
 }
 
-// retKeepPlans names the active plan (in status and as derived from the runtime's newest
+// plansToKeep names the active plan (in status and as derived from the runtime's newest
 // Succeeded rollout), the candidate, the pinned plan, and the plans in use: the target and
 // both plans of every rollout without an outcome.
-func retKeepPlans(cr *aicrv1alpha1.ClusterRuntime, rollouts []aicrv1alpha1.RuntimeRollout,
-	active map[string]*aicrv1alpha1.RuntimeRollout) retKeep {
-	k := retKeep{
-		active:    retPlanNames(cr.Status.ActivePlanDigest),
-		candidate: retPlanNames(cr.Status.CandidatePlanDigest),
-		pinned:    retPlanNames(cr.Spec.Selection.PinnedPlanDigest),
-		inUse:     retPlanNames(cr.Status.TargetPlanDigest, shared.TargetPlanDigest(cr)),
+func plansToKeep(cr *aicrv1alpha1.ClusterRuntime, rollouts []aicrv1alpha1.RuntimeRollout,
+	active map[string]*aicrv1alpha1.RuntimeRollout) keptPlans {
+	k := keptPlans{
+		active:    planConfigMapNames(cr.Status.ActivePlanDigest),
+		candidate: planConfigMapNames(cr.Status.CandidatePlanDigest),
+		pinned:    planConfigMapNames(cr.Spec.Selection.PinnedPlanDigest),
+		inUse:     planConfigMapNames(cr.Status.TargetPlanDigest, shared.TargetPlanDigest(cr)),
 	}
 	if ro := active[string(cr.UID)]; ro != nil {
-		retAddPlans(k.active, ro.Spec.ToPlanDigest)
+		addPlanConfigMapNames(k.active, ro.Spec.ToPlanDigest)
 	}
 	for i := range rollouts {
 		if rollouts[i].Labels[aicrv1alpha1.LabelOutcome] == "" {
-			retAddPlans(k.inUse, rollouts[i].Spec.FromPlanDigest, rollouts[i].Spec.ToPlanDigest)
+			addPlanConfigMapNames(k.inUse, rollouts[i].Spec.FromPlanDigest, rollouts[i].Spec.ToPlanDigest)
 		}
 	}
 	return k
 }
 
-// retPlans applies RET-1 and returns the doomed plans and the retained ones. The plan the
+// doomedPlans applies RET-1 and returns the doomed plans and the retained ones. The plan the
 // resolver recorded for the bundle Job of the current resolution is in use: its next
 // reconcile reads it.
-func retPlans(plans []retPlan, keep retKeep, bundleJob string) ([]retDoomed, []retPlan) {
+func doomedPlans(plans []storedPlan, keep keptPlans, bundleJob string) ([]doomedObject, []storedPlan) {
 	records := make([]domain.PlanRecord, 0, len(plans))
 	for _, p := range plans {
 		n := p.meta.Name
@@ -118,12 +118,12 @@ func retPlans(plans []retPlan, keep retKeep, bundleJob string) ([]retDoomed, []r
 			InUse: keep.inUse[n] || (bundleJob != "" && p.meta.Labels[aicrv1alpha1.LabelResolvedBy] == bundleJob),
 		})
 	}
-	gone := retSet(domain.PlansToDelete(records))
-	var doomed []retDoomed
-	var retained []retPlan
+	gone := nameSet(domain.PlansToDelete(records))
+	var doomed []doomedObject
+	var retained []storedPlan
 	for _, p := range plans {
 		if gone[p.meta.Name] {
-			doomed = append(doomed, retDoomed{kind: aicrv1alpha1.RolePlan, meta: p.meta, rule: "RET-1"})
+			doomed = append(doomed, doomedObject{kind: aicrv1alpha1.RolePlan, meta: p.meta, rule: "RET-1"})
 		} else {
 			retained = append(retained, p)
 		}
@@ -131,26 +131,26 @@ func retPlans(plans []retPlan, keep retKeep, bundleJob string) ([]retDoomed, []r
 	return doomed, retained
 }
 
-// retResolution names the Jobs of the runtime's current resolution as the resolver derives
+// currentResolution names the Jobs of the runtime's current resolution as the resolver derives
 // them: its next reconcile reads their kept results and the plan recorded for the bundle Job.
-type retResolution struct {
+type currentResolution struct {
 	snapshot, recipe, bundle string
 }
 
-func retCurrentResolution(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []retPlan) retResolution {
-	res := retResolution{snapshot: shared.SnapshotJob(cr, rel)}
+func findCurrentResolution(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []storedPlan) currentResolution {
+	res := currentResolution{snapshot: shared.SnapshotJob(cr, rel)}
 	config, err := shared.AICRConfig(cr)
 	if err != nil {
 		return res
 	}
-	res.recipe = shared.RecipeJob(cr, rel, res.snapshot, config, retInheritFrom(cr, rel, plans))
+	res.recipe = shared.RecipeJob(cr, rel, res.snapshot, config, inheritedPlan(cr, rel, plans))
 	res.bundle = shared.BundleJob(string(cr.UID), res.recipe, shared.BundleArgs(cr))
 	return res
 }
 
-// retInheritFrom is shared.InheritFrom over the stored plans: the active plan's digest when
+// inheritedPlan is shared.InheritFrom over the stored plans: the active plan's digest when
 // another AICR release rendered it, as the resolver decides it.
-func retInheritFrom(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []retPlan) string {
+func inheritedPlan(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []storedPlan) string {
 	name, err := configdoc.PlanConfigMapName(cr.Status.ActivePlanDigest)
 	if err != nil {
 		return ""
@@ -163,14 +163,14 @@ func retInheritFrom(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans [
 	return ""
 }
 
-func retPlanNames(digests ...string) map[string]bool {
+func planConfigMapNames(digests ...string) map[string]bool {
 	out := map[string]bool{}
-	retAddPlans(out, digests...)
+	addPlanConfigMapNames(out, digests...)
 	return out
 }
 
-// retAddPlans adds the plan ConfigMap names of digests; an empty or malformed digest names none.
-func retAddPlans(names map[string]bool, digests ...string) {
+// addPlanConfigMapNames adds the plan ConfigMap names of digests; an empty or malformed digest names none.
+func addPlanConfigMapNames(names map[string]bool, digests ...string) {
 	for _, d := range digests {
 		if name, err := configdoc.PlanConfigMapName(d); err == nil {
 			names[name] = true
@@ -178,7 +178,7 @@ func retAddPlans(names map[string]bool, digests ...string) {
 	}
 }
 
-func retSet(names []string) map[string]bool {
+func nameSet(names []string) map[string]bool {
 	out := make(map[string]bool, len(names))
 	for _, n := range names {
 		out[n] = true

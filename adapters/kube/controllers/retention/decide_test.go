@@ -16,33 +16,33 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-const retTestUID = "0b7e4a51-3f9a-4c0d-8b2e-1a2b3c4d5e6f"
+const testRuntimeUID = "0b7e4a51-3f9a-4c0d-8b2e-1a2b3c4d5e6f"
 
-var retT0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// retDigest is a plan digest made of one repeated hex digit per i.
-func retDigest(i int) string { return "sha256:" + strings.Repeat(fmt.Sprintf("%x", i%16), 64) }
+// testDigest is a plan digest made of one repeated hex digit per i.
+func testDigest(i int) string { return "sha256:" + strings.Repeat(fmt.Sprintf("%x", i%16), 64) }
 
-func retPlanName(i int) string {
-	name, _ := configdoc.PlanConfigMapName(retDigest(i))
+func testPlanName(i int) string {
+	name, _ := configdoc.PlanConfigMapName(testDigest(i))
 	return name
 }
 
-// retTestPlan is plan i, created i hours after retT0, referencing recipe-<i> and values-<i>.
-func retTestPlan(i int) retPlan {
-	return retPlan{
-		meta: metav1.ObjectMeta{Name: retPlanName(i), CreationTimestamp: metav1.NewTime(retT0.Add(time.Duration(i) * time.Hour)),
-			Labels: map[string]string{}, Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: retDigest(i)}},
+// testPlan is plan i, created i hours after testNow, referencing recipe-<i> and values-<i>.
+func testPlan(i int) storedPlan {
+	return storedPlan{
+		meta: metav1.ObjectMeta{Name: testPlanName(i), CreationTimestamp: metav1.NewTime(testNow.Add(time.Duration(i) * time.Hour)),
+			Labels: map[string]string{}, Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: testDigest(i)}},
 		doc: &configdoc.Plan{
-			Plan:         domain.Plan{Digest: retDigest(i), RuntimeUID: retTestUID},
+			Plan:         domain.Plan{Digest: testDigest(i), RuntimeUID: testRuntimeUID},
 			ConfigMapRef: &configdoc.ConfigMapRef{Name: fmt.Sprintf("recipe-%d", i)}, RenderFlags: []string{},
 			ValuesRefs: []configdoc.ValuesRef{{Name: fmt.Sprintf("values-%d", i)}},
 		},
 	}
 }
 
-func retTestObject(name, role, planDigest string) metav1.PartialObjectMetadata {
-	o := metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(retT0),
+func testObject(name, role, planDigest string) metav1.PartialObjectMetadata {
+	o := metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(testNow),
 		Labels: map[string]string{aicrv1alpha1.LabelRole: role}, Annotations: map[string]string{}}}
 	if planDigest != "" {
 		o.Annotations[aicrv1alpha1.AnnotationPlanDigest] = planDigest
@@ -50,11 +50,11 @@ func retTestObject(name, role, planDigest string) metav1.PartialObjectMetadata {
 	return o
 }
 
-func retTestRuntime() *aicrv1alpha1.ClusterRuntime {
-	return &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName, UID: retTestUID}}
+func testRuntime() *aicrv1alpha1.ClusterRuntime {
+	return &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName, UID: testRuntimeUID}}
 }
 
-func retNames(d retDecision) []string {
+func doomedNames(d retentionDecision) []string {
 	out := make([]string, 0, len(d.owners)+len(d.dependents))
 	for _, d := range append(d.owners, d.dependents...) {
 		out = append(out, d.kind+"/"+d.meta.Name)
@@ -63,10 +63,10 @@ func retNames(d retDecision) []string {
 }
 
 // seven superseded plans 0..6: plans 0 and 1 are beyond the five most recent.
-func retSevenPlans() []retPlan {
-	plans := make([]retPlan, 7)
+func sevenPlans() []storedPlan {
+	plans := make([]storedPlan, 7)
 	for i := range plans {
-		plans[i] = retTestPlan(i)
+		plans[i] = testPlan(i)
 	}
 	return plans
 }
@@ -76,64 +76,64 @@ func TestRetentionKeepsTheActivePlanDerivedFromRolloutsRET1RO13(t *testing.T) {
 	// A restored runtime has no status: its active plan is the target of its newest Succeeded rollout.
 	ro := aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-a-1",
 		Labels: map[string]string{aicrv1alpha1.LabelOutcome: string(aicrv1alpha1.PhaseSucceeded)}},
-		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: retTestUID, ToPlanDigest: retDigest(0)}}
-	got := decideRetention(retTestRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
-	assert.Equal(t, []string{"plan/" + retPlanName(1)}, retNames(got))
+		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: testRuntimeUID, ToPlanDigest: testDigest(0)}}
+	got := decideRetention(testRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, storedObjects{plans: sevenPlans()})
+	assert.Equal(t, []string{"plan/" + testPlanName(1)}, doomedNames(got))
 }
 
 func TestRetentionKeepsThePlansOfARolloutInProgressRET1(t *testing.T) {
 	t.Parallel()
 	ro := aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-a-1"},
-		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: retTestUID, FromPlanDigest: retDigest(0), ToPlanDigest: retDigest(1)}}
-	got := decideRetention(retTestRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, retStored{plans: retSevenPlans()})
+		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: testRuntimeUID, FromPlanDigest: testDigest(0), ToPlanDigest: testDigest(1)}}
+	got := decideRetention(testRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, storedObjects{plans: sevenPlans()})
 	assert.Empty(t, got)
 }
 
 func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 	t.Parallel()
-	cr := retTestRuntime()
-	res := retCurrentResolution(cr, shared.Release{}, nil)
-	plans := retSevenPlans()
+	cr := testRuntime()
+	res := findCurrentResolution(cr, shared.Release{}, nil)
+	plans := sevenPlans()
 	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = res.bundle // the plan the resolver recorded for the current inputs
 	others := []metav1.PartialObjectMetadata{
-		retTestObject(res.snapshot, aicrv1alpha1.RoleSnapshot, ""),
-		retTestObject("aicr-snapshot-newer", aicrv1alpha1.RoleSnapshot, ""),
-		retTestObject("aicr-snapshot-older", aicrv1alpha1.RoleSnapshot, ""),
-		retTestObject(res.recipe, aicrv1alpha1.RoleRecipe, ""),
+		testObject(res.snapshot, aicrv1alpha1.RoleSnapshot, ""),
+		testObject("aicr-snapshot-newer", aicrv1alpha1.RoleSnapshot, ""),
+		testObject("aicr-snapshot-older", aicrv1alpha1.RoleSnapshot, ""),
+		testObject(res.recipe, aicrv1alpha1.RoleRecipe, ""),
 	}
-	others[1].CreationTimestamp = metav1.NewTime(retT0.Add(time.Hour))
-	got := decideRetention(cr, shared.Release{}, nil, retStored{plans: plans, others: others})
-	assert.ElementsMatch(t, []string{"plan/" + retPlanName(1), "snapshot/aicr-snapshot-older"}, retNames(got))
+	others[1].CreationTimestamp = metav1.NewTime(testNow.Add(time.Hour))
+	got := decideRetention(cr, shared.Release{}, nil, storedObjects{plans: plans, others: others})
+	assert.ElementsMatch(t, []string{"plan/" + testPlanName(1), "snapshot/aicr-snapshot-older"}, doomedNames(got))
 }
 
 func TestRetentionKeepsTheRecipeResultARetainedPlanWasRenderedFromRET3(t *testing.T) {
 	t.Parallel()
-	plans := retSevenPlans()
-	plans[6].meta.Labels[aicrv1alpha1.LabelResolvedBy] = shared.BundleJob(retTestUID, "aicr-recipe-kept", nil)
-	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = shared.BundleJob(retTestUID, "aicr-recipe-gone", nil)
+	plans := sevenPlans()
+	plans[6].meta.Labels[aicrv1alpha1.LabelResolvedBy] = shared.BundleJob(testRuntimeUID, "aicr-recipe-kept", nil)
+	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = shared.BundleJob(testRuntimeUID, "aicr-recipe-gone", nil)
 	others := []metav1.PartialObjectMetadata{
-		retTestObject("aicr-recipe-kept", aicrv1alpha1.RoleRecipe, ""),
-		retTestObject("aicr-recipe-gone", aicrv1alpha1.RoleRecipe, ""),
+		testObject("aicr-recipe-kept", aicrv1alpha1.RoleRecipe, ""),
+		testObject("aicr-recipe-gone", aicrv1alpha1.RoleRecipe, ""),
 	}
-	got := decideRetention(retTestRuntime(), shared.Release{}, nil, retStored{plans: plans, others: others})
-	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1), "recipe/aicr-recipe-gone"}, retNames(got))
+	got := decideRetention(testRuntime(), shared.Release{}, nil, storedObjects{plans: plans, others: others})
+	assert.ElementsMatch(t, []string{"plan/" + testPlanName(0), "plan/" + testPlanName(1), "recipe/aicr-recipe-gone"}, doomedNames(got))
 }
 
 func TestRetentionKeepsEveryRecipeAndValuesWhileARetainedPlanIsUnreadableRET1(t *testing.T) {
 	t.Parallel()
-	plans := retSevenPlans()
+	plans := sevenPlans()
 	plans[6].doc = nil
 	others := []metav1.PartialObjectMetadata{
-		retTestObject("recipe-0", aicrv1alpha1.RoleRecipe, retDigest(0)),
-		retTestObject("values-0", aicrv1alpha1.RoleValues, retDigest(0)),
-		retTestObject("aicr-recipe-result", aicrv1alpha1.RoleRecipe, ""),
+		testObject("recipe-0", aicrv1alpha1.RoleRecipe, testDigest(0)),
+		testObject("values-0", aicrv1alpha1.RoleValues, testDigest(0)),
+		testObject("aicr-recipe-result", aicrv1alpha1.RoleRecipe, ""),
 	}
-	got := decideRetention(retTestRuntime(), shared.Release{}, nil, retStored{plans: plans, others: others})
-	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1)}, retNames(got))
-	plans[6] = retTestPlan(6)
-	got = decideRetention(retTestRuntime(), shared.Release{}, nil, retStored{plans: plans, others: others})
-	assert.ElementsMatch(t, []string{"plan/" + retPlanName(0), "plan/" + retPlanName(1),
-		"recipe/recipe-0", "values/values-0", "recipe/aicr-recipe-result"}, retNames(got))
+	got := decideRetention(testRuntime(), shared.Release{}, nil, storedObjects{plans: plans, others: others})
+	assert.ElementsMatch(t, []string{"plan/" + testPlanName(0), "plan/" + testPlanName(1)}, doomedNames(got))
+	plans[6] = testPlan(6)
+	got = decideRetention(testRuntime(), shared.Release{}, nil, storedObjects{plans: plans, others: others})
+	assert.ElementsMatch(t, []string{"plan/" + testPlanName(0), "plan/" + testPlanName(1),
+		"recipe/recipe-0", "values/values-0", "recipe/aicr-recipe-result"}, doomedNames(got))
 }
 
 // TestRetentionNamesTheCurrentResolutionOfTheRelease: the current resolution's Jobs are named
@@ -142,22 +142,22 @@ func TestRetentionKeepsEveryRecipeAndValuesWhileARetainedPlanIsUnreadableRET1(t 
 func TestRetentionNamesTheCurrentResolutionOfTheRelease(t *testing.T) {
 	t.Parallel()
 	rel := shared.Release{Version: "1.2.0", Image: "registry.example.com/aicr:v1.2.0@sha256:12"}
-	cr := retTestRuntime()
-	cr.Status.ActivePlanDigest = retDigest(3)
+	cr := testRuntime()
+	cr.Status.ActivePlanDigest = testDigest(3)
 	config, err := shared.AICRConfig(cr)
 	require.NoError(t, err)
 	snapshot := shared.SnapshotJob(cr, rel)
 	for _, tt := range []struct {
 		name, image, inherit string
 	}{
-		{"the active plan is of another release", "registry.example.com/aicr:v1.1.0@sha256:11", retDigest(3)},
+		{"the active plan is of another release", "registry.example.com/aicr:v1.1.0@sha256:11", testDigest(3)},
 		{"the active plan is of this release", rel.Image, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			plans := retSevenPlans()
+			plans := sevenPlans()
 			plans[3].doc.AICRImage = tt.image
-			res := retCurrentResolution(cr, rel, plans)
+			res := findCurrentResolution(cr, rel, plans)
 			assert.Equal(t, snapshot, res.snapshot)
 			assert.Equal(t, shared.RecipeJob(cr, rel, snapshot, config, tt.inherit), res.recipe)
 		})

@@ -20,7 +20,7 @@ import (
 // preconditions, so an object recreated or changed since it was listed stays. An object
 // already gone is fine. Each deletion is logged and counted in deleted by kind. conflicted
 // reports an object that changed, so the pass runs again soon.
-func (r *Reconciler) deleteAll(ctx context.Context, doomed []retDoomed, deleted map[string]int) (conflicted bool, err error) {
+func (r *Reconciler) deleteAll(ctx context.Context, doomed []doomedObject, deleted map[string]int) (conflicted bool, err error) {
 	log := ctrl.LoggerFrom(ctx).WithName("retention")
 	var errs []error
 	for _, d := range doomed {
@@ -42,17 +42,17 @@ func (r *Reconciler) deleteAll(ctx context.Context, doomed []retDoomed, deleted 
 }
 
 // object is the object to delete: a RuntimeRollout, or a ConfigMap of the operator namespace.
-func (r *Reconciler) object(d retDoomed) client.Object {
+func (r *Reconciler) object(d doomedObject) client.Object {
 	meta := metav1.ObjectMeta{Name: d.meta.Name}
-	if d.kind == retKindRollout {
+	if d.kind == kindRollout {
 		return &aicrv1alpha1.RuntimeRollout{ObjectMeta: meta}
 	}
 	meta.Namespace = r.namespace
 	return &corev1.ConfigMap{ObjectMeta: meta}
 }
 
-// retSummary says how many objects of each kind were deleted: "2 plan, 1 rollout".
-func retSummary(deleted map[string]int) string {
+// deletedSummary says how many objects of each kind were deleted: "2 plan, 1 rollout".
+func deletedSummary(deleted map[string]int) string {
 	kinds := make([]string, 0, len(deleted))
 	for k := range deleted {
 		kinds = append(kinds, k)

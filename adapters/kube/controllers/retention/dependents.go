@@ -9,22 +9,22 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// retDependents returns the recipe and values ConfigMaps no retained plan references (RET-1:
+// doomedDependents returns the recipe and values ConfigMaps no retained plan references (RET-1:
 // they are content-addressed and shared, so only the references count, never the plan-digest
 // annotation, which names the first plan only) and the kept AICR results RET-3 lets go. A
 // retained plan whose document cannot be read may reference any recipe or values
 // ConfigMap, so then none of them is deleted.
-func retDependents(res retResolution, retained []retPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
-	others []metav1.PartialObjectMetadata) []retDoomed {
-	refs, known := retPlanRefs(retained)
-	var doomed []retDoomed
+func doomedDependents(res currentResolution, retained []storedPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
+	others []metav1.PartialObjectMetadata) []doomedObject {
+	refs, known := retainedPlanRefs(retained)
+	var doomed []doomedObject
 	var results []domain.JobResult
 	for i := range others {
 		o := &others[i]
 		role := o.Labels[aicrv1alpha1.LabelRole]
-		if retPlanDependent(o) {
+		if isPlanDependent(o) {
 			if known && !refs[o.Name] {
-				doomed = append(doomed, retDoomed{kind: role, meta: o.ObjectMeta, rule: "RET-1"})
+				doomed = append(doomed, doomedObject{kind: role, meta: o.ObjectMeta, rule: "RET-1"})
 			}
 			continue
 		}
@@ -32,18 +32,18 @@ func retDependents(res retResolution, retained []retPlan, rollouts []*aicrv1alph
 			Name: o.Name, Snapshot: role == aicrv1alpha1.RoleSnapshot, Succeeded: true, CreatedAt: o.CreationTimestamp.Time,
 		})
 	}
-	gone := retSet(domain.JobResultsToDelete(results, retResultRefs(res, retained, rollouts, others, known)))
+	gone := nameSet(domain.JobResultsToDelete(results, keptResultRefs(res, retained, rollouts, others, known)))
 	for i := range others {
-		if o := &others[i]; gone[o.Name] && !retPlanDependent(o) {
-			doomed = append(doomed, retDoomed{kind: o.Labels[aicrv1alpha1.LabelRole], meta: o.ObjectMeta, rule: "RET-3"})
+		if o := &others[i]; gone[o.Name] && !isPlanDependent(o) {
+			doomed = append(doomed, doomedObject{kind: o.Labels[aicrv1alpha1.LabelRole], meta: o.ObjectMeta, rule: "RET-3"})
 		}
 	}
 	return doomed
 }
 
-// retPlanDependent reports a values ConfigMap or a plan's recipe ConfigMap (the resolver
+// isPlanDependent reports a values ConfigMap or a plan's recipe ConfigMap (the resolver
 // annotates it with a plan digest; a kept result of a recipe Job has no such annotation).
-func retPlanDependent(o *metav1.PartialObjectMetadata) bool {
+func isPlanDependent(o *metav1.PartialObjectMetadata) bool {
 	switch o.Labels[aicrv1alpha1.LabelRole] {
 	case aicrv1alpha1.RoleValues:
 		return true
@@ -53,9 +53,9 @@ func retPlanDependent(o *metav1.PartialObjectMetadata) bool {
 	return false
 }
 
-// retPlanRefs returns the recipe and values ConfigMaps the retained plans reference, and
+// retainedPlanRefs returns the recipe and values ConfigMaps the retained plans reference, and
 // whether every retained plan could be read.
-func retPlanRefs(retained []retPlan) (map[string]bool, bool) {
+func retainedPlanRefs(retained []storedPlan) (map[string]bool, bool) {
 	refs := map[string]bool{}
 	known := true
 	for _, p := range retained {
@@ -75,12 +75,12 @@ func retPlanRefs(retained []retPlan) (map[string]bool, bool) {
 	return refs, known
 }
 
-// retResultRefs returns the kept results a retained plan or rollout references (RET-3): the
+// keptResultRefs returns the kept results a retained plan or rollout references (RET-3): the
 // assessment of a retained plan (its plan-digest annotation) or of a retained rollout (its
 // assessmentDigest), the recipe result a retained plan was rendered from, and the snapshot
 // and recipe results of the current resolution. With an shared.Unreadable retained plan every
 // recipe result counts as referenced.
-func retResultRefs(res retResolution, retained []retPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
+func keptResultRefs(res currentResolution, retained []storedPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
 	others []metav1.PartialObjectMetadata, known bool) map[string]bool {
 	refs := map[string]bool{res.snapshot: true, res.recipe: true}
 	plans := map[string]bool{}
@@ -100,7 +100,7 @@ func retResultRefs(res retResolution, retained []retPlan, rollouts []*aicrv1alph
 				refs[o.Name] = true
 			}
 		case aicrv1alpha1.RoleRecipe:
-			if !known || retRenderedFrom(o.Name, retained) {
+			if !known || renderedFromRecipe(o.Name, retained) {
 				refs[o.Name] = true
 			}
 		}
@@ -108,10 +108,10 @@ func retResultRefs(res retResolution, retained []retPlan, rollouts []*aicrv1alph
 	return refs
 }
 
-// retRenderedFrom reports whether a retained plan was rendered from the kept result of the
+// renderedFromRecipe reports whether a retained plan was rendered from the kept result of the
 // recipe Job recipeJob: its resolved-by label names the bundle Job of that recipe with the
 // render flags the plan records.
-func retRenderedFrom(recipeJob string, plans []retPlan) bool {
+func renderedFromRecipe(recipeJob string, plans []storedPlan) bool {
 	for _, p := range plans {
 		if p.doc != nil && p.meta.Labels[aicrv1alpha1.LabelResolvedBy] == shared.BundleJob(p.doc.RuntimeUID, recipeJob, p.doc.RenderFlags) {
 			return true

@@ -18,15 +18,15 @@ import (
 // ConfigMap of any other role is never touched.
 var retentionRoles = []string{aicrv1alpha1.RoleRecipe, aicrv1alpha1.RoleValues, aicrv1alpha1.RoleAssessment, aicrv1alpha1.RoleSnapshot}
 
-// retStored is what the operator namespace holds for retention: plan ConfigMaps with their
+// storedObjects is what the operator namespace holds for retention: plan ConfigMaps with their
 // documents, and the metadata of the other ConfigMaps the operator labelled.
-type retStored struct {
-	plans  []retPlan
+type storedObjects struct {
+	plans  []storedPlan
 	others []metav1.PartialObjectMetadata
 }
 
-// retPlan is one plan ConfigMap; doc is nil when its document cannot be decoded.
-type retPlan struct {
+// storedPlan is one plan ConfigMap; doc is nil when its document cannot be decoded.
+type storedPlan struct {
 	meta metav1.ObjectMeta
 	doc  *configdoc.Plan
 }
@@ -34,19 +34,19 @@ type retPlan struct {
 // listStored lists, uncached, the ConfigMaps of the operator namespace that carry the
 // operator's managed-by label and a role retention handles: plans with their data, the
 // others as metadata only. A plan ConfigMap whose name is not a plan name is left alone.
-func (r *Reconciler) listStored(ctx context.Context) (retStored, error) {
+func (r *Reconciler) listStored(ctx context.Context) (storedObjects, error) {
 	managed := client.MatchingLabels{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue, aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan}
 	var plans corev1.ConfigMapList
 	if err := r.reader.List(ctx, &plans, client.InNamespace(r.namespace), managed); err != nil {
-		return retStored{}, fmt.Errorf("list plans: %w", err)
+		return storedObjects{}, fmt.Errorf("list plans: %w", err)
 	}
-	var out retStored
+	var out storedObjects
 	for i := range plans.Items {
 		cm := &plans.Items[i]
 		if !configdoc.IsPlanConfigMapName(cm.Name) {
 			continue
 		}
-		p := retPlan{meta: cm.ObjectMeta}
+		p := storedPlan{meta: cm.ObjectMeta}
 		if doc, err := configdoc.DecodePlan([]byte(cm.Data[configdoc.PlanKey])); err == nil {
 			p.doc = doc
 		}
@@ -54,17 +54,17 @@ func (r *Reconciler) listStored(ctx context.Context) (retStored, error) {
 	}
 	role, err := labels.NewRequirement(aicrv1alpha1.LabelRole, selection.In, retentionRoles)
 	if err != nil {
-		return retStored{}, fmt.Errorf("role selector: %w", err)
+		return storedObjects{}, fmt.Errorf("role selector: %w", err)
 	}
 	byManager, err := labels.NewRequirement(aicrv1alpha1.LabelManagedBy, selection.Equals, []string{aicrv1alpha1.ManagedByValue})
 	if err != nil {
-		return retStored{}, fmt.Errorf("managed-by selector: %w", err)
+		return storedObjects{}, fmt.Errorf("managed-by selector: %w", err)
 	}
 	others := &metav1.PartialObjectMetadataList{}
 	others.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMapList"))
 	if err := r.reader.List(ctx, others, client.InNamespace(r.namespace),
 		client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*role, *byManager)}); err != nil {
-		return retStored{}, fmt.Errorf("list recipes, values and kept results: %w", err)
+		return storedObjects{}, fmt.Errorf("list recipes, values and kept results: %w", err)
 	}
 	out.others = others.Items
 	return out, nil
