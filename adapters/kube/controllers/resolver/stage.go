@@ -2,10 +2,10 @@ package resolver
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
@@ -13,45 +13,6 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
-
-// outcome is what one resolver reconcile found: the Resolved condition to
-// apply, the status fields the resolver owns, and how to return.
-type outcome struct {
-	status    metav1.ConditionStatus
-	reason    string
-	message   string
-	candidate string
-	// handled is the resolve-requested-at value this reconcile handled (CR-11).
-	handled string
-	// transient is returned from Reconcile, so the work queue retries with backoff.
-	transient error
-}
-
-func waiting(msg string) *outcome {
-	return &outcome{status: metav1.ConditionFalse, reason: ReasonResolving, message: msg}
-}
-
-func stalled(s *domain.Stall) *outcome {
-	return &outcome{status: metav1.ConditionFalse, reason: string(s.Reason), message: s.Message}
-}
-
-// rejectedOverride reports a stalled bundle Job AICR rejected for an
-// override component the recipe does not list as OverridePathUnknown (RES-3);
-// any other outcome is returned as it is.
-func rejectedOverride(out *outcome, unlisted []string) *outcome {
-	if out.reason != string(domain.StallAICRInvalidRequest) {
-		return out
-	}
-	return stalled(domain.RejectedOverride(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: out.message}, unlisted))
-}
-
-// transient reports a failure worth retrying with backoff (RES-6).
-func transient(err error) *outcome {
-	return &outcome{
-		status: metav1.ConditionFalse, reason: ReasonResolving,
-		message: "retrying after a transient failure: " + err.Error(), transient: err,
-	}
-}
 
 // runStage runs the stage through the app's StageRunner, on the system node group unless the
 // stage names its own, records what it did as Events and returns the stage's result files, or
@@ -81,4 +42,18 @@ func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 		return nil, waiting(run.Waiting)
 	}
 	return run.Files, nil
+}
+
+// fileStage runs a stage whose output is one artifact file (ports.JobArtifactFile).
+func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) ([]byte, *outcome) {
+	files, out := r.runStage(ctx, cr, st)
+	if out != nil {
+		return nil, out
+	}
+	data, err := fs.ReadFile(files, ports.JobArtifactFile)
+	if err != nil {
+		return nil, stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported,
+			Message: fmt.Sprintf("aicr %s job %s wrote no %s", st.Kind, st.Name, ports.JobArtifactFile)})
+	}
+	return data, nil
 }

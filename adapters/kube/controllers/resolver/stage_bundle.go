@@ -27,7 +27,18 @@ var imageRefsReport = regexp.MustCompile(`^(sha256:[a-f0-9]{64})\n?$`)
 // test suites run the resolver so; the operator refuses to start without one) the Job writes
 // the bundle to its output ConfigMap and the plan has no bundle reference. A bundle AICR
 // rejects for an override component the recipe does not list stalls with OverridePathUnknown.
-func (r *Reconciler) bundleStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string, recipe []byte,
+func (r *Reconciler) bundleStage(ctx context.Context, res *resolution) *outcome {
+	bundle, ref, out := r.renderBundle(ctx, res.cr, res.bundleJob, res.recipe, res.renderFlags, res.unlisted)
+	if out != nil {
+		return out
+	}
+	res.bundleRendered, res.bundle, res.bundleRef = true, bundle, ref
+	return nil
+}
+
+// renderBundle runs bundle Job name over recipe with AICR's render flags args and returns the
+// rendered bundle and its reference (bundleStage).
+func (r *Reconciler) renderBundle(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, name string, recipe []byte,
 	args, unlisted []string) (fs.FS, string, *outcome) {
 	st := app.Stage{
 		Kind: ports.JobBundle, Name: name, Inputs: map[string][]byte{inputRecipe: recipe},

@@ -31,7 +31,14 @@ const (
 // plan's bundle pulled again from the runtime registry by the digest the plan records, each
 // checked against the digest the plan records. The outcome is nil when the plan must be
 // resolved again (a part cannot be proven): the render then runs its Jobs as for a new plan.
-func (r *Reconciler) repairRecorded(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string, recipe []byte) *outcome {
+func (r *Reconciler) repairRecorded(ctx context.Context, res *resolution) *outcome {
+	out := r.judgeRecorded(ctx, res.cr, res.recorded, res.recipe)
+	res.recordedJudged = out == nil
+	return out
+}
+
+// judgeRecorded is repairRecorded for the plan of digest recorded for the current render.
+func (r *Reconciler) judgeRecorded(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string, recipe []byte) *outcome {
 	plans := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace)
 	doc, parts, stall, err := plans.Parts(ctx, digest, string(cr.UID))
 	switch {
@@ -63,23 +70,6 @@ func (r *Reconciler) repairRecorded(ctx context.Context, cr *aicrv1alpha1.Cluste
 	case domain.PartsIntact:
 	}
 	return resolvedTo(digest)
-}
-
-// stillLost stalls a plan that was resolved again to digest when a part of it is still lost
-// (domain.StillLost), so the resolver does not resolve it again and again.
-func (r *Reconciler) stillLost(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string) *outcome {
-	_, parts, stall, err := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace).Parts(ctx, digest, string(cr.UID))
-	switch {
-	case err != nil:
-		return transient(err)
-	case stall != nil:
-		return nil
-	}
-	name, _ := configdoc.PlanConfigMapName(digest)
-	if s := domain.StillLost(digest, name, parts); s != nil {
-		return stalled(s)
-	}
-	return nil
 }
 
 // rebuildParts rebuilds each lost part of doc it can from a source the operator trusts and

@@ -1,0 +1,51 @@
+package resolver
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// outcome is what one resolver reconcile found: the Resolved condition to
+// apply, the status fields the resolver owns, and how to return.
+type outcome struct {
+	status    metav1.ConditionStatus
+	reason    string
+	message   string
+	candidate string
+	// handled is the resolve-requested-at value this reconcile handled (CR-11).
+	handled string
+	// transient is returned from Reconcile, so the work queue retries with backoff.
+	transient error
+}
+
+func waiting(msg string) *outcome {
+	return &outcome{status: metav1.ConditionFalse, reason: ReasonResolving, message: msg}
+}
+
+func stalled(s *domain.Stall) *outcome {
+	return &outcome{status: metav1.ConditionFalse, reason: string(s.Reason), message: s.Message}
+}
+
+// rejectedOverride reports a stalled bundle Job AICR rejected for an
+// override component the recipe does not list as OverridePathUnknown (RES-3);
+// any other outcome is returned as it is.
+func rejectedOverride(out *outcome, unlisted []string) *outcome {
+	if out.reason != string(domain.StallAICRInvalidRequest) {
+		return out
+	}
+	return stalled(domain.RejectedOverride(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: out.message}, unlisted))
+}
+
+// transient reports a failure worth retrying with backoff (RES-6).
+func transient(err error) *outcome {
+	return &outcome{
+		status: metav1.ConditionFalse, reason: ReasonResolving,
+		message: "retrying after a transient failure: " + err.Error(), transient: err,
+	}
+}
+
+// resolvedTo is the outcome of a resolution that recorded the candidate plan of digest.
+func resolvedTo(digest string) *outcome {
+	return &outcome{status: metav1.ConditionTrue, reason: ReasonResolved, message: "candidate plan " + digest, candidate: digest}
+}

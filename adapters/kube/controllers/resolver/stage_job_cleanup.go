@@ -1,0 +1,22 @@
+package resolver
+
+import (
+	"context"
+
+	"github.com/nvidia/aicr-operator/app"
+)
+
+// cleanupJobs deletes the bundle Job and the upgrade-check Job, if one ran, once the plan they
+// rendered is recorded (RES-7).
+func (r *Reconciler) cleanupJobs(ctx context.Context, res *resolution) *outcome {
+	for _, job := range []string{res.bundleJob, res.upgrade.job} {
+		if job == "" {
+			continue
+		}
+		if err := app.DeleteStageJobs(ctx, r.Jobs, job); err != nil {
+			return transient(err)
+		}
+	}
+	res.jobsCleaned = true
+	return nil
+}

@@ -1,0 +1,101 @@
+package resolver
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// writePlan builds the plan from the rendered bundle (buildPlan), serves its charts from the
+// runtime registry (publish) and writes it with the bundle's reference and the upgrade-check's
+// report; the plan is the resolution's candidate once it is recorded.
+func (r *Reconciler) writePlan(ctx context.Context, res *resolution) *outcome {
+	cr := res.cr
+	built, out := r.buildPlan(cr, res.bundle)
+	if out != nil {
+		return out
+	}
+	plan := built.plan
+	if out = r.publish(ctx, plan, res.bundle, built.chartDirs); out != nil {
+		return out
+	}
+	w := shared.PlanWrite{Plan: plan, Recipe: res.recipe, ValidationRecipe: built.validationRecipe, BundleJob: res.bundleJob,
+		RenderFlags: res.renderFlags, BundleRef: res.bundleRef, Report: res.upgrade.report, FromPlan: cr.Status.ActivePlanDigest}
+	writer := &shared.PlanWriter{Client: r.Client, Reader: r.Reader, Recorder: r.Recorder,
+		Namespace: r.Config.OperatorNamespace, Image: r.Config.Image}
+	if stall, err := writer.Write(ctx, cr, w); stall != nil || err != nil {
+		if err != nil {
+			return transient(err)
+		}
+		return stalled(stall)
+	}
+	res.plan = plan
+	return nil
+}
+
+// publish serves every chart of the plan from the runtime registry, pinned
+// by manifest digest (mirrored upstream charts, wrapper charts for bundle-local
+// ones; PLAN-2, PLAN-3, REG-1); the bundle itself is already there, pushed by
+// its Job. Credential problems stall with RegistryCredentialsUnavailable,
+// RegistryCredentialsStale or Unauthorized, a chart that cannot be served with
+// ChartSourceUnsupported; any other registry error retries with backoff
+// (RES-6). Without a registry the plan stays unpinned (its digest is the
+// offline one).
+func (r *Reconciler) publish(ctx context.Context, plan *domain.Plan, files fs.FS, chartDirs map[string]string) *outcome {
+	if r.Registry == nil {
+		return nil
+	}
+	stall, err := domain.PublishCharts(ctx, r.Registry, plan, func(id string) (fs.FS, error) {
+		return fs.Sub(files, chartDirs[id])
+	})
+	if err != nil {
+		return transient(err)
+	}
+	if stall != nil {
+		return stalled(stall)
+	}
+	return nil
+}
+
+// builtPlan is a plan built from a rendered bundle.
+type builtPlan struct {
+	plan *domain.Plan
+	// validationRecipe is the recipe as the bundle records it.
+	validationRecipe []byte
+	// chartDirs maps a release ID to its bundle folder (local charts).
+	chartDirs map[string]string
+}
+
+// buildPlan reads the bundle (RES-5: its AICR version must be the pinned
+// one) and builds the plan, checking release namespaces (RES-3).
+func (r *Reconciler) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (builtPlan, *outcome) {
+	bundle, err := r.Bundles.ReadBundle(files)
+	if err != nil {
+		return builtPlan{}, stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+	}
+	if s := domain.CheckAICRVersion(r.Config.AICRVersion, bundle.AICRVersion); s != nil && bundle.Layout == ports.LayoutV1 {
+		return builtPlan{}, stalled(s)
+	}
+	plan, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: string(cr.UID), Source: domain.SourceResolved, Bundle: bundle})
+	var se *domain.StallError
+	if errors.As(err, &se) {
+		return builtPlan{}, stalled(&se.Stall)
+	}
+	if err != nil {
+		return builtPlan{}, stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+	}
+	if s := domain.CheckNamespaces(plan, r.Config.AllowedNamespaces); s != nil {
+		return builtPlan{}, stalled(s)
+	}
+	built := builtPlan{plan: plan, chartDirs: map[string]string{}}
+	for _, br := range bundle.Releases {
+		built.chartDirs[br.Name] = br.Path
+	}
+	built.validationRecipe, _ = fs.ReadFile(files, "recipe.yaml")
+	return built, nil
+}

@@ -1,0 +1,90 @@
+package resolver
+
+import (
+	"context"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/app"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// recipeStage runs (or reuses) the recipe Job over the AICRConfig and the snapshot, inheriting
+// from the active plan's recipe on an AICR upgrade, and checks the overrides against the
+// recipe's components (RES-3); it names the bundle Job the recipe renders with.
+func (r *Reconciler) recipeStage(ctx context.Context, res *resolution) *outcome {
+	cr := res.cr
+	config, err := shared.AICRConfig(cr)
+	if err != nil {
+		return stalled(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: err.Error()})
+	}
+	inherit, out := r.inheritance(ctx, cr)
+	if out != nil {
+		return out
+	}
+	name := shared.RecipeJob(cr, r.release(), res.snapshotJob, config, inherit.digest)
+	inputs := map[string][]byte{inputConfig: config, inputSnapshot: res.snapshot}
+	var inheritFrom string
+	if inherit.recipe != nil {
+		inheritFrom = inputsDir + inputInherit
+		inputs[inputInherit] = inherit.recipe
+	}
+	recipe, out := r.fileStage(ctx, cr, app.Stage{
+		Kind: ports.JobRecipe, Name: name, KeepRole: aicrv1alpha1.RoleRecipe,
+		Args:   shared.RecipeArgs(inputsDir+inputConfig, inputsDir+inputSnapshot, inheritFrom, r.Jobs.OutputRef(name)),
+		Inputs: inputs,
+	})
+	if out != nil {
+		return out
+	}
+	components, stall, err := configdoc.RecipeComponents(recipe)
+	if err != nil {
+		return stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+	}
+	if stall != nil {
+		return stalled(stall)
+	}
+	overrides, err := specOverrides(cr.Spec.Overrides)
+	if err != nil {
+		return stalled(&domain.Stall{Reason: domain.StallInvalidOverride, Message: err.Error()})
+	}
+	if s := domain.CheckOverrides(overrides); s != nil {
+		return stalled(s)
+	}
+	res.recipeResolved, res.recipeJob, res.recipe = true, name, recipe
+	res.unlisted = domain.UnlistedComponents(overrides, components)
+	res.renderFlags = shared.BundleArgs(cr)
+	res.bundleJob = shared.BundleJob(string(cr.UID), name, res.renderFlags)
+	return nil
+}
+
+// inheritedRecipe is what the recipe Job inherits from (recipe --inherit-from).
+type inheritedRecipe struct {
+	// digest is the active plan's digest ("" = nothing to inherit).
+	digest string
+	// recipe is the active plan's verified recipe.
+	recipe []byte
+}
+
+// inheritance returns the recipe the recipe Job inherits from on an AICR upgrade (docs/design/aicr-cli.md
+// section 6): the active plan's resolved recipe when another AICR release (another pinned
+// image) rendered that plan, read only through the verified plan and the content digest it
+// records (activeRecipe), so a ConfigMap is never trusted by its name. The recipe is a few
+// kilobytes, well inside the inputs ConfigMap next to the snapshot and AICRConfig. A plan of
+// this release, or one without a recipe, inherits nothing.
+func (r *Reconciler) inheritance(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (inheritedRecipe, *outcome) {
+	active := cr.Status.ActivePlanDigest
+	if active == "" {
+		return inheritedRecipe{}, nil
+	}
+	rel := r.release()
+	doc, raw, out := r.activeRecipe(ctx, cr, active, "recipe --inherit-from", func(doc *configdoc.Plan) bool {
+		return shared.InheritFrom(doc, active, rel) != ""
+	})
+	if out != nil || raw == nil {
+		return inheritedRecipe{}, out
+	}
+	return inheritedRecipe{digest: shared.InheritFrom(doc, active, rel), recipe: raw}, nil
+}

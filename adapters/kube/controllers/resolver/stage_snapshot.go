@@ -1,0 +1,37 @@
+package resolver
+
+import (
+	"context"
+
+	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/app"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// snapshotStage takes (or reuses) the snapshot and checks the declared criteria against it.
+func (r *Reconciler) snapshotStage(ctx context.Context, res *resolution) *outcome {
+	cr := res.cr
+	name := shared.SnapshotJob(cr, r.release())
+	snapshot, out := r.fileStage(ctx, cr, app.Stage{
+		Kind: ports.JobSnapshot, Name: name, KeepRole: aicrv1alpha1.RoleSnapshot,
+		Args: shared.SnapshotArgs(r.Snapshots.OutputRef(name)), Placement: shared.JobPlacement(cr.Spec.Placement.Accelerated),
+	})
+	if out != nil {
+		return out
+	}
+	facts, stall, err := configdoc.SnapshotFacts(snapshot)
+	if err != nil {
+		return stalled(&domain.Stall{Reason: domain.StallSnapshotIncomplete, Message: err.Error()})
+	}
+	if stall != nil {
+		return stalled(stall)
+	}
+	if s := domain.CheckSnapshot(specCriteria(cr), facts); s != nil {
+		return stalled(s)
+	}
+	res.snapshotTaken, res.snapshotJob, res.snapshot = true, name, snapshot
+	return nil
+}

@@ -1,0 +1,27 @@
+package resolver
+
+import (
+	"context"
+
+	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
+)
+
+// stillLost stalls a plan that was resolved again to digest when a part of it is still lost
+// (domain.StillLost), so the resolver does not resolve it again and again.
+func (r *Reconciler) stillLost(ctx context.Context, res *resolution) *outcome {
+	digest := res.plan.Digest
+	_, parts, stall, err := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace).Parts(ctx, digest, string(res.cr.UID))
+	if err != nil {
+		return transient(err)
+	}
+	if stall == nil {
+		name, _ := configdoc.PlanConfigMapName(digest)
+		if s := domain.StillLost(digest, name, parts); s != nil {
+			return stalled(s)
+		}
+	}
+	res.stillLostChecked = true
+	return nil
+}
