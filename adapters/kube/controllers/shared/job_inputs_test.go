@@ -10,7 +10,7 @@ import (
 )
 
 // AICR v1's toleration values split on ':' into exactly a key part and an effect.
-func TestToleration_AICRGrammar(t *testing.T) {
+func TestTolerationFlags_AICRGrammar(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		in   aicrv1alpha1.Toleration
@@ -25,7 +25,7 @@ func TestToleration_AICRGrammar(t *testing.T) {
 			[]string{"dedicated=gpu:NoSchedule", "dedicated=gpu:PreferNoSchedule", "dedicated=gpu:NoExecute"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, Toleration(tt.in))
+			assert.Equal(t, tt.want, tolerationFlags(tt.in))
 		})
 	}
 }
