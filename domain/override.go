@@ -69,26 +69,6 @@ func ParseOverridePath(s string) (component string, path OverridePath, err error
 	return component, append(path, cur.String()), nil
 }
 
-// String renders the path so that ParseOverridePath returns it unchanged.
-func (p OverridePath) String() string {
-	parts := make([]string, len(p))
-	for i, k := range p {
-		parts[i] = escapeKey(k)
-	}
-	return strings.Join(parts, ".")
-}
-
-func escapeKey(k string) string {
-	var b strings.Builder
-	for i := 0; i < len(k); i++ {
-		if c := k[i]; c == '.' || c == '\\' || c == ':' {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(k[i])
-	}
-	return b.String()
-}
-
 // Override is one spec.overrides entry.
 type Override struct {
 	Component string

@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,9 +49,9 @@ func FuzzParseOverridePath(f *testing.F) {
 			require.NotEmpty(t, k)
 		}
 		// Round trip: rendering and parsing again yields the same keys.
-		rendered := p.String()
+		rendered := renderOverridePath(p)
 		if c != "" {
-			rendered = domain.OverridePath{c}.String() + ":" + rendered
+			rendered = renderOverridePath(domain.OverridePath{c}) + ":" + rendered
 		}
 		if len(rendered) > domain.MaxOverridePathLength {
 			return
@@ -107,4 +108,21 @@ func TestRejectedOverride(t *testing.T) {
 		})
 	}
 	assert.Nil(t, domain.RejectedOverride(nil, []string{"nosuch"}))
+}
+
+// renderOverridePath renders p so that domain.ParseOverridePath returns it unchanged: each
+// key's '.', '\\' and ':' escaped with a backslash, the keys joined by '.'.
+func renderOverridePath(p domain.OverridePath) string {
+	parts := make([]string, len(p))
+	for i, k := range p {
+		var b strings.Builder
+		for j := 0; j < len(k); j++ {
+			if c := k[j]; c == '.' || c == '\\' || c == ':' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(k[j])
+		}
+		parts[i] = b.String()
+	}
+	return strings.Join(parts, ".")
 }

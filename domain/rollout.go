@@ -112,11 +112,6 @@ type Rollout struct {
 	status RolloutStatus
 }
 
-// NewRollout validates spec and returns a rollout in phase Pending.
-func NewRollout(spec RolloutSpec) (*Rollout, error) {
-	return RolloutFromStatus(spec, RolloutStatus{Phase: PhasePending})
-}
-
 // RolloutFromStatus rehydrates a rollout from persisted spec and status (for
 // a restored rollout without status pass the phase derived from its outcome
 // label, or Pending). It validates the spec's invariants.
@@ -134,9 +129,6 @@ func RolloutFromStatus(spec RolloutSpec, status RolloutStatus) (*Rollout, error)
 	}
 	return &Rollout{spec: spec, status: status}, nil
 }
-
-// Spec returns the rollout's spec.
-func (r *Rollout) Spec() RolloutSpec { return r.spec }
 
 // Status returns the rollout's status.
 func (r *Rollout) Status() RolloutStatus { return r.status }

@@ -24,7 +24,7 @@ func TestAdvance_InitialInstallOneDecisionAtATime(t *testing.T) {
 	cm, gpu := ref("cert-manager"), ref("gpu-operator")
 	now := t0.Add(time.Minute)
 	r.clock.Now().DoAndReturn(func() time.Time { return now }).AnyTimes()
-	ro, err := domain.NewRollout(s)
+	ro, err := domain.RolloutFromStatus(s, domain.RolloutStatus{Phase: domain.PhasePending})
 	require.NoError(t, err)
 
 	// 1: Pending -> Progressing after the engine and inventory checks.

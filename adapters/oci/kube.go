@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/ports"
@@ -139,16 +138,4 @@ func RepoCredsData(url, typ string, login Login) map[string][]byte {
 		d["enableOCI"] = []byte("true")
 	}
 	return d
-}
-
-// NewRepoCredsSecret returns a repo-creds Secret as the chart installs it,
-// for tests and as documentation of the format.
-func NewRepoCredsSecret(namespace, name, url, typ string, login Login) *corev1.Secret {
-	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: namespace, Name: name,
-			Labels: map[string]string{argoSecretTypeLabel: argoRepoCreds},
-		},
-		Data: RepoCredsData(url, typ, login),
-	}
 }

@@ -61,15 +61,20 @@ func TestChartSources_FixturePlanReferencesOnlyRegistryDigests(t *testing.T) {
 	for _, r := range p.Releases {
 		specs = append(specs, ports.ReleaseSpec{Ref: r.Ref(), Chart: r.Chart, ContentDigest: r.ContentDigest})
 	}
-	srcs, err := chartref.ForAll("oci://"+reg.Base(), specs)
-	require.NoError(t, err)
+	srcs := make([]chartref.Source, 0, len(specs))
+	for _, spec := range specs {
+		src, err := chartref.For("oci://"+reg.Base(), spec)
+		require.NoError(t, err)
+		srcs = append(srcs, src)
+	}
 	require.Len(t, srcs, len(p.Releases))
 
 	pinned := regexp.MustCompile(`^` + regexp.QuoteMeta(reg.Base()) + `/(charts|wrappers)/[a-z0-9-]+@sha256:[a-f0-9]{64}$`)
 	kinds := map[string]int{}
 	for i, s := range srcs {
 		r := p.Releases[i]
-		assert.Regexp(t, pinned, s.Reference(), r.ID)
+		ref := s.Repository + "@" + s.TargetRevision
+		assert.Regexp(t, pinned, ref, r.ID)
 		assert.Equal(t, "oci://"+s.Repository, s.RepoURL)
 		assert.Equal(t, r.ID, s.ReleaseID)
 		want := reg.Base() + "/charts/" + r.Chart.Name
@@ -77,8 +82,8 @@ func TestChartSources_FixturePlanReferencesOnlyRegistryDigests(t *testing.T) {
 			want = reg.Base() + "/wrappers/" + r.Chart.Name
 		}
 		assert.Equal(t, want, s.Repository, r.ID)
-		d, err := reg.Resolve(ctx, s.Reference())
-		require.NoError(t, err, "%s is served by the runtime registry", s.Reference())
+		d, err := reg.Resolve(ctx, ref)
+		require.NoError(t, err, "%s is served by the runtime registry", ref)
 		assert.Equal(t, s.TargetRevision, string(d))
 		kinds[strings.Split(strings.TrimPrefix(s.Repository, reg.Base()+"/"), "/")[0]]++
 	}

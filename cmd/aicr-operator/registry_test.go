@@ -124,7 +124,7 @@ func TestRegistryOptions_OperatorReadsItsOwnSecretByName(t *testing.T) {
 	}
 	pull := oci.Login{Username: oci.InClusterPullUsername, Password: "pull"}
 	reader := fake.NewClientBuilder().WithObjects(
-		secret("aicr-system", "aicr-registry-push", oci.Login{Username: oci.InClusterPushUsername, Password: "push"}.SecretData()),
+		secret("aicr-system", "aicr-registry-push", loginData(oci.InClusterPushUsername, "push")),
 		secret("argocd", "aicr-registry", oci.RepoCredsData("oci://registry.aicr:5000/aicr", "oci", pull)),
 		secret("aicr-system", "aicr-registry-auth", map[string][]byte{oci.DockerConfigKey: []byte(
 			`{"auths":{"registry.aicr:5000":{"username":"admin","password":"s3cret"}}}`)}),
@@ -185,7 +185,7 @@ func TestRegistryOptions_UpstreamLoginsAreReadFromTheOperatorNamespace(t *testin
 	t.Parallel()
 	login := func(ns, pass string) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ngc-helm"}, Type: corev1.SecretTypeBasicAuth,
-			Data: oci.Login{Username: "$oauthtoken", Password: pass}.SecretData()}
+			Data: loginData("$oauthtoken", pass)}
 	}
 	reader := fake.NewClientBuilder().WithObjects(login("aicr-system", "ngc-api-key"), login("argocd", "argo-key")).Build()
 	cfg := app.Config{
@@ -199,4 +199,9 @@ func TestRegistryOptions_UpstreamLoginsAreReadFromTheOperatorNamespace(t *testin
 	got, err := opts.UpstreamLogins.ReadLogin(context.Background(), "ngc-helm")
 	require.NoError(t, err)
 	assert.Equal(t, "ngc-api-key", got.Password)
+}
+
+// loginData is a registry login as the data of its Secret (keys username and password).
+func loginData(username, password string) map[string][]byte {
+	return map[string][]byte{"username": []byte(username), "password": []byte(password)}
 }

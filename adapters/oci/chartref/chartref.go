@@ -49,9 +49,6 @@ type Source struct {
 	TargetRevision string
 }
 
-// Reference returns "<registry>/<dir>/<name>@sha256:...".
-func (s Source) Reference() string { return s.Repository + "@" + s.TargetRevision }
-
 // Base returns the registry prefix without scheme or trailing slash.
 func Base(registry string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(registry, "oci://"), "/")
@@ -78,18 +75,4 @@ func For(registry string, spec ports.ReleaseSpec) (Source, error) {
 		ReleaseID: spec.Ref.ID, RepoURL: "oci://" + repo, Repository: repo,
 		Chart: c.Name, Version: c.Version, TargetRevision: c.ManifestDigest,
 	}, nil
-}
-
-// ForAll returns the pinned source of every release, in order; the first
-// unpinned release fails the whole call.
-func ForAll(registry string, specs []ports.ReleaseSpec) ([]Source, error) {
-	out := make([]Source, 0, len(specs))
-	for _, s := range specs {
-		src, err := For(registry, s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, src)
-	}
-	return out, nil
 }

@@ -23,14 +23,14 @@ func TestFor_UpstreamFromChartsLocalFromWrappers(t *testing.T) {
 		ReleaseID: "gpu-operator", RepoURL: "oci://registry.example.com/aicr/charts/gpu-operator",
 		Repository: "registry.example.com/aicr/charts/gpu-operator", Chart: "gpu-operator", Version: "v25.10.1", TargetRevision: digest,
 	}, up)
-	assert.Equal(t, "registry.example.com/aicr/charts/gpu-operator@"+digest, up.Reference())
+	assert.Equal(t, "registry.example.com/aicr/charts/gpu-operator@"+digest, up.Repository+"@"+up.TargetRevision)
 
 	local, err := chartref.For("registry.example.com/aicr", ports.ReleaseSpec{
 		Ref:   ports.ReleaseRef{ID: "gpu-operator-post", Namespace: "gpu-operator"},
 		Chart: ports.ChartSource{Name: "gpu-operator-post", Version: "1.1.0", ManifestDigest: digest},
 	})
 	require.NoError(t, err)
-	assert.Equal(t, "registry.example.com/aicr/wrappers/gpu-operator-post@"+digest, local.Reference())
+	assert.Equal(t, "registry.example.com/aicr/wrappers/gpu-operator-post@"+digest, local.Repository+"@"+local.TargetRevision)
 }
 
 func TestFor_UnpinnedChartsAreRefused(t *testing.T) {
@@ -40,7 +40,7 @@ func TestFor_UnpinnedChartsAreRefused(t *testing.T) {
 		"a tag, not digest": {Repository: "https://charts.jetstack.io", Name: "cert-manager", Version: "v1.17.2", ManifestDigest: "v1.17.2"},
 		"a path as name":    {Repository: "oci://ghcr.io", Name: "../x", Version: "1", ManifestDigest: digest},
 	} {
-		_, err := chartref.ForAll("registry.example.com/aicr", []ports.ReleaseSpec{{Chart: c}})
+		_, err := chartref.For("registry.example.com/aicr", ports.ReleaseSpec{Chart: c})
 		assert.ErrorIs(t, err, chartref.ErrUnpinned, name)
 	}
 }
