@@ -51,20 +51,20 @@ type resolution struct {
 // it, until a stage reports an outcome (a Job running, a stall, a transient failure, or the
 // candidate plan). Once a snapshot is taken the outcome handles the resolve request (CR-11).
 func (r *Reconciler) resolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) *outcome {
-	res := &resolution{cr: cr}
+	run := &resolution{cr: cr}
 	last := domain.ResolveStage(-1)
 	for {
-		facts, out := r.gatherFacts(ctx, res)
+		facts, out := r.gatherFacts(ctx, run)
 		if out == nil {
 			next := domain.NextResolveStage(facts)
 			if next == last {
 				out = transient(fmt.Errorf("resolve stage %d ran without establishing its result", next))
 			} else {
-				last, out = next, r.runResolveStage(ctx, res, next)
+				last, out = next, r.runResolveStage(ctx, run, next)
 			}
 		}
 		if out != nil {
-			if res.snapshotTaken {
+			if run.snapshotTaken {
 				out.handled = cr.Annotations[aicrv1alpha1.AnnotationResolveRequestedAt]
 			}
 			return out
@@ -72,56 +72,56 @@ func (r *Reconciler) resolve(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	}
 }
 
-// gatherFacts states what res holds for the domain, looking up the plan recorded for the
+// gatherFacts states what run holds for the domain, looking up the plan recorded for the
 // bundle Job once the recipe names it.
-func (r *Reconciler) gatherFacts(ctx context.Context, res *resolution) (domain.ResolveFacts, *outcome) {
-	if res.recipeResolved && !res.recordedLooked {
-		recorded, err := r.recordedPlan(ctx, res.cr, res.bundleJob)
+func (r *Reconciler) gatherFacts(ctx context.Context, run *resolution) (domain.ResolveFacts, *outcome) {
+	if run.recipeResolved && !run.recordedLooked {
+		recorded, err := r.recordedPlan(ctx, run.cr, run.bundleJob)
 		if err != nil {
 			return domain.ResolveFacts{}, transient(err)
 		}
-		res.recorded, res.recordedLooked = recorded, true
+		run.recorded, run.recordedLooked = recorded, true
 	}
 	return domain.ResolveFacts{
-		PlacementChecked:  res.placementChecked,
-		SnapshotTaken:     res.snapshotTaken,
-		RecipeResolved:    res.recipeResolved,
-		PlanRecorded:      res.recorded != "",
-		RecordedJudged:    res.recordedJudged,
-		ActivePlan:        res.cr.Status.ActivePlanDigest != "",
-		UpgradeChecked:    res.upgradeChecked,
-		BundleRendered:    res.bundleRendered,
-		PlanWritten:       res.plan != nil,
-		WrittenIsRecorded: res.plan != nil && res.plan.Digest == res.recorded,
-		StillLostChecked:  res.stillLostChecked,
-		JobsCleaned:       res.jobsCleaned,
+		PlacementChecked:  run.placementChecked,
+		SnapshotTaken:     run.snapshotTaken,
+		RecipeResolved:    run.recipeResolved,
+		PlanRecorded:      run.recorded != "",
+		RecordedJudged:    run.recordedJudged,
+		ActivePlan:        run.cr.Status.ActivePlanDigest != "",
+		UpgradeChecked:    run.upgradeChecked,
+		BundleRendered:    run.bundleRendered,
+		PlanWritten:       run.plan != nil,
+		WrittenIsRecorded: run.plan != nil && run.plan.Digest == run.recorded,
+		StillLostChecked:  run.stillLostChecked,
+		JobsCleaned:       run.jobsCleaned,
 	}, nil
 }
 
-// runResolveStage runs stage: nil when it established its result in res, else the outcome
+// runResolveStage runs stage: nil when it established its result in run, else the outcome
 // to report.
-func (r *Reconciler) runResolveStage(ctx context.Context, res *resolution, stage domain.ResolveStage) *outcome {
+func (r *Reconciler) runResolveStage(ctx context.Context, run *resolution, stage domain.ResolveStage) *outcome {
 	switch stage {
 	case domain.ResolveCheckPlacement:
-		return r.checkPlacement(ctx, res)
+		return r.checkPlacement(ctx, run)
 	case domain.ResolveSnapshot:
-		return r.snapshotStage(ctx, res)
+		return r.snapshotStage(ctx, run)
 	case domain.ResolveRecipe:
-		return r.recipeStage(ctx, res)
+		return r.recipeStage(ctx, run)
 	case domain.ResolveRepairRecorded:
-		return r.repairRecorded(ctx, res)
+		return r.repairRecorded(ctx, run)
 	case domain.ResolveUpgradeCheck:
-		return r.upgradeCheck(ctx, res)
+		return r.upgradeCheck(ctx, run)
 	case domain.ResolveBundle:
-		return r.bundleStage(ctx, res)
+		return r.bundleStage(ctx, run)
 	case domain.ResolvePlanWrite:
-		return r.writePlan(ctx, res)
+		return r.writePlan(ctx, run)
 	case domain.ResolveStillLost:
-		return r.stillLost(ctx, res)
+		return r.stillLost(ctx, run)
 	case domain.ResolveJobCleanup:
-		return r.cleanupJobs(ctx, res)
+		return r.cleanupJobs(ctx, run)
 	case domain.ResolveDone:
-		return resolvedTo(res.plan.Digest)
+		return resolvedTo(run.plan.Digest)
 	}
 	return transient(fmt.Errorf("unknown resolve stage %d", stage))
 }

@@ -25,8 +25,8 @@ func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 	if st.Placement == nil {
 		st.Placement = shared.JobPlacement(cr.Spec.Placement.System)
 	}
-	run := app.StageRunner{Jobs: jobs, Image: r.Config.Image, AICRVersion: r.Config.AICRVersion, Clock: r.Clock}.Run(ctx, string(cr.UID), st)
-	for _, e := range run.Events {
+	result := app.StageRunner{Jobs: jobs, Image: r.Config.Image, AICRVersion: r.Config.AICRVersion, Clock: r.Clock}.Run(ctx, string(cr.UID), st)
+	for _, e := range result.Events {
 		typ := corev1.EventTypeNormal
 		if e.Warning {
 			typ = corev1.EventTypeWarning
@@ -34,14 +34,14 @@ func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 		r.event(cr, typ, e.Reason, "%s", e.Message)
 	}
 	switch {
-	case run.Transient != nil:
-		return nil, transient(run.Transient)
-	case run.Stall != nil:
-		return nil, stalled(run.Stall)
-	case run.Waiting != "":
-		return nil, waiting(run.Waiting)
+	case result.Transient != nil:
+		return nil, transient(result.Transient)
+	case result.Stall != nil:
+		return nil, stalled(result.Stall)
+	case result.Waiting != "":
+		return nil, waiting(result.Waiting)
 	}
-	return run.Files, nil
+	return result.Files, nil
 }
 
 // fileStage runs a stage whose output is one artifact file (ports.JobArtifactFile).

@@ -27,12 +27,12 @@ var imageRefsReport = regexp.MustCompile(`^(sha256:[a-f0-9]{64})\n?$`)
 // test suites run the resolver so; the operator refuses to start without one) the Job writes
 // the bundle to its output ConfigMap and the plan has no bundle reference. A bundle AICR
 // rejects for an override component the recipe does not list stalls with OverridePathUnknown.
-func (r *Reconciler) bundleStage(ctx context.Context, res *resolution) *outcome {
-	bundle, ref, out := r.renderBundle(ctx, res.cr, res.bundleJob, res.recipe, res.renderFlags, res.unlisted)
+func (r *Reconciler) bundleStage(ctx context.Context, run *resolution) *outcome {
+	bundle, ref, out := r.renderBundle(ctx, run.cr, run.bundleJob, run.recipe, run.renderFlags, run.unlisted)
 	if out != nil {
 		return out
 	}
-	res.bundleRendered, res.bundle, res.bundleRef = true, bundle, ref
+	run.bundleRendered, run.bundle, run.bundleRef = true, bundle, ref
 	return nil
 }
 

@@ -8,8 +8,8 @@ import (
 
 // cleanupJobs deletes the bundle Job and the upgrade-check Job, if one ran, once the plan they
 // rendered is recorded (RES-7).
-func (r *Reconciler) cleanupJobs(ctx context.Context, res *resolution) *outcome {
-	for _, job := range []string{res.bundleJob, res.upgrade.job} {
+func (r *Reconciler) cleanupJobs(ctx context.Context, run *resolution) *outcome {
+	for _, job := range []string{run.bundleJob, run.upgrade.job} {
 		if job == "" {
 			continue
 		}
@@ -17,6 +17,6 @@ func (r *Reconciler) cleanupJobs(ctx context.Context, res *resolution) *outcome 
 			return transient(err)
 		}
 	}
-	res.jobsCleaned = true
+	run.jobsCleaned = true
 	return nil
 }

@@ -7,17 +7,17 @@ import (
 )
 
 // checkPlacement checks the placement's tolerations and node groups (RES-2, RES-3).
-func (r *Reconciler) checkPlacement(ctx context.Context, res *resolution) *outcome {
-	if s := domain.CheckTolerations(placementTolerations(res.cr.Spec.Placement)); s != nil {
+func (r *Reconciler) checkPlacement(ctx context.Context, run *resolution) *outcome {
+	if s := domain.CheckTolerations(placementTolerations(run.cr.Spec.Placement)); s != nil {
 		return stalled(s)
 	}
-	stall, err := r.nodes.check(ctx, r.Reader, nodePlacement(res.cr.Spec.Placement))
+	stall, err := r.nodes.check(ctx, r.Reader, nodePlacement(run.cr.Spec.Placement))
 	if err != nil {
 		return transient(err)
 	}
 	if stall != nil {
 		return stalled(stall)
 	}
-	res.placementChecked = true
+	run.placementChecked = true
 	return nil
 }

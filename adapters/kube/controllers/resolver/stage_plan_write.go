@@ -14,18 +14,18 @@ import (
 // writePlan builds the plan from the rendered bundle (buildPlan), serves its charts from the
 // runtime registry (publish) and writes it with the bundle's reference and the upgrade-check's
 // report; the plan is the resolution's candidate once it is recorded.
-func (r *Reconciler) writePlan(ctx context.Context, res *resolution) *outcome {
-	cr := res.cr
-	built, out := r.buildPlan(cr, res.bundle)
+func (r *Reconciler) writePlan(ctx context.Context, run *resolution) *outcome {
+	cr := run.cr
+	built, out := r.buildPlan(cr, run.bundle)
 	if out != nil {
 		return out
 	}
 	plan := built.plan
-	if out = r.publish(ctx, plan, res.bundle, built.chartDirs); out != nil {
+	if out = r.publish(ctx, plan, run.bundle, built.chartDirs); out != nil {
 		return out
 	}
-	w := shared.PlanWrite{Plan: plan, Recipe: res.recipe, ValidationRecipe: built.validationRecipe, BundleJob: res.bundleJob,
-		RenderFlags: res.renderFlags, BundleRef: res.bundleRef, Report: res.upgrade.report, FromPlan: cr.Status.ActivePlanDigest}
+	w := shared.PlanWrite{Plan: plan, Recipe: run.recipe, ValidationRecipe: built.validationRecipe, BundleJob: run.bundleJob,
+		RenderFlags: run.renderFlags, BundleRef: run.bundleRef, Report: run.upgrade.report, FromPlan: cr.Status.ActivePlanDigest}
 	writer := &shared.PlanWriter{Client: r.Client, Reader: r.Reader, Recorder: r.Recorder,
 		Namespace: r.Config.OperatorNamespace, Image: r.Config.Image}
 	if stall, err := writer.Write(ctx, cr, w); stall != nil || err != nil {
@@ -34,7 +34,7 @@ func (r *Reconciler) writePlan(ctx context.Context, res *resolution) *outcome {
 		}
 		return stalled(stall)
 	}
-	res.plan = plan
+	run.plan = plan
 	return nil
 }
 

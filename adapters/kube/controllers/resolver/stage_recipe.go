@@ -14,8 +14,8 @@ import (
 // recipeStage runs (or reuses) the recipe Job over the AICRConfig and the snapshot, inheriting
 // from the active plan's recipe on an AICR upgrade, and checks the overrides against the
 // recipe's components (RES-3); it names the bundle Job the recipe renders with.
-func (r *Reconciler) recipeStage(ctx context.Context, res *resolution) *outcome {
-	cr := res.cr
+func (r *Reconciler) recipeStage(ctx context.Context, run *resolution) *outcome {
+	cr := run.cr
 	config, err := shared.AICRConfig(cr)
 	if err != nil {
 		return stalled(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: err.Error()})
@@ -24,8 +24,8 @@ func (r *Reconciler) recipeStage(ctx context.Context, res *resolution) *outcome 
 	if out != nil {
 		return out
 	}
-	name := shared.RecipeJob(cr, r.release(), res.snapshotJob, config, inherit.digest)
-	inputs := map[string][]byte{inputConfig: config, inputSnapshot: res.snapshot}
+	name := shared.RecipeJob(cr, r.release(), run.snapshotJob, config, inherit.digest)
+	inputs := map[string][]byte{inputConfig: config, inputSnapshot: run.snapshot}
 	var inheritFrom string
 	if inherit.recipe != nil {
 		inheritFrom = inputsDir + inputInherit
@@ -53,10 +53,10 @@ func (r *Reconciler) recipeStage(ctx context.Context, res *resolution) *outcome 
 	if s := domain.CheckOverrides(overrides); s != nil {
 		return stalled(s)
 	}
-	res.recipeResolved, res.recipeJob, res.recipe = true, name, recipe
-	res.unlisted = domain.UnlistedComponents(overrides, components)
-	res.renderFlags = shared.BundleArgs(cr)
-	res.bundleJob = shared.BundleJob(string(cr.UID), name, res.renderFlags)
+	run.recipeResolved, run.recipeJob, run.recipe = true, name, recipe
+	run.unlisted = domain.UnlistedComponents(overrides, components)
+	run.renderFlags = shared.BundleArgs(cr)
+	run.bundleJob = shared.BundleJob(string(cr.UID), name, run.renderFlags)
 	return nil
 }
 

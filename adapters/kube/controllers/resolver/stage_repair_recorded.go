@@ -31,9 +31,9 @@ const (
 // plan's bundle pulled again from the runtime registry by the digest the plan records, each
 // checked against the digest the plan records. The outcome is nil when the plan must be
 // resolved again (a part cannot be proven): the render then runs its Jobs as for a new plan.
-func (r *Reconciler) repairRecorded(ctx context.Context, res *resolution) *outcome {
-	out := r.judgeRecorded(ctx, res.cr, res.recorded, res.recipe)
-	res.recordedJudged = out == nil
+func (r *Reconciler) repairRecorded(ctx context.Context, run *resolution) *outcome {
+	out := r.judgeRecorded(ctx, run.cr, run.recorded, run.recipe)
+	run.recordedJudged = out == nil
 	return out
 }
 

@@ -12,8 +12,8 @@ import (
 )
 
 // snapshotStage takes (or reuses) the snapshot and checks the declared criteria against it.
-func (r *Reconciler) snapshotStage(ctx context.Context, res *resolution) *outcome {
-	cr := res.cr
+func (r *Reconciler) snapshotStage(ctx context.Context, run *resolution) *outcome {
+	cr := run.cr
 	name := shared.SnapshotJob(cr, r.release())
 	snapshot, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobSnapshot, Name: name, KeepRole: aicrv1alpha1.RoleSnapshot,
@@ -32,6 +32,6 @@ func (r *Reconciler) snapshotStage(ctx context.Context, res *resolution) *outcom
 	if s := domain.CheckSnapshot(specCriteria(cr), facts); s != nil {
 		return stalled(s)
 	}
-	res.snapshotTaken, res.snapshotJob, res.snapshot = true, name, snapshot
+	run.snapshotTaken, run.snapshotJob, run.snapshot = true, name, snapshot
 	return nil
 }

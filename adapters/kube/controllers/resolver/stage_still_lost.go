@@ -10,9 +10,9 @@ import (
 
 // stillLost stalls a plan that was resolved again to digest when a part of it is still lost
 // (domain.StillLost), so the resolver does not resolve it again and again.
-func (r *Reconciler) stillLost(ctx context.Context, res *resolution) *outcome {
-	digest := res.plan.Digest
-	_, parts, stall, err := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace).Parts(ctx, digest, string(res.cr.UID))
+func (r *Reconciler) stillLost(ctx context.Context, run *resolution) *outcome {
+	digest := run.plan.Digest
+	_, parts, stall, err := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace).Parts(ctx, digest, string(run.cr.UID))
 	if err != nil {
 		return transient(err)
 	}
@@ -22,6 +22,6 @@ func (r *Reconciler) stillLost(ctx context.Context, res *resolution) *outcome {
 			return stalled(s)
 		}
 	}
-	res.stillLostChecked = true
+	run.stillLostChecked = true
 	return nil
 }

@@ -28,25 +28,25 @@ type upgradeReport struct {
 // recipe that does not verify stalls, so upgrade-check never compares against
 // a recipe the operator did not record. Verdicts do not stop the resolution
 // (--fail-on-error=false): the rollout judges them.
-func (r *Reconciler) upgradeCheck(ctx context.Context, res *resolution) *outcome {
-	cr, active := res.cr, res.cr.Status.ActivePlanDigest
+func (r *Reconciler) upgradeCheck(ctx context.Context, run *resolution) *outcome {
+	cr, active := run.cr, run.cr.Status.ActivePlanDigest
 	_, from, out := r.activeRecipe(ctx, cr, active, "upgrade-check", func(*configdoc.Plan) bool { return true })
 	if out != nil {
 		return out
 	}
 	if from == nil {
-		res.upgradeChecked = true
+		run.upgradeChecked = true
 		return nil
 	}
-	name := shared.UpgradeCheckJob(cr, r.release(), active, res.recipe)
+	name := shared.UpgradeCheckJob(cr, r.release(), active, run.recipe)
 	report, out := r.fileStage(ctx, cr, app.Stage{
 		Kind: ports.JobUpgradeCheck, Name: name,
-		Inputs: map[string][]byte{inputFrom: from, inputRecipe: res.recipe},
+		Inputs: map[string][]byte{inputFrom: from, inputRecipe: run.recipe},
 		Args:   shared.UpgradeCheckArgs(inputsDir+inputFrom, inputsDir+inputRecipe, r.Jobs.OutputRef(name)),
 	})
 	if out != nil {
 		return out
 	}
-	res.upgradeChecked, res.upgrade = true, upgradeReport{job: name, report: report}
+	run.upgradeChecked, run.upgrade = true, upgradeReport{job: name, report: report}
 	return nil
 }

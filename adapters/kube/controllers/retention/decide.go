@@ -31,9 +31,9 @@ type retentionDecision struct {
 func decideRetention(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, rollouts []aicrv1alpha1.RuntimeRollout, stored storedObjects) retentionDecision {
 	active := activeRollouts(rollouts)
 	owners, kept := doomedRollouts(rollouts, active)
-	res := findCurrentResolution(cr, rel, stored.plans)
-	plans, retained := doomedPlans(stored.plans, plansToKeep(cr, rollouts, active), res.bundle)
-	return retentionDecision{owners: append(owners, plans...), dependents: doomedDependents(res, retained, kept, stored.others)}
+	current := findCurrentResolution(cr, rel, stored.plans)
+	plans, retained := doomedPlans(stored.plans, plansToKeep(cr, rollouts, active), current.bundle)
+	return retentionDecision{owners: append(owners, plans...), dependents: doomedDependents(current, retained, kept, stored.others)}
 }
 
 // activeRollouts returns, per runtime UID, the rollout the runtime derives its active plan
@@ -138,14 +138,14 @@ type currentResolution struct {
 }
 
 func findCurrentResolution(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []storedPlan) currentResolution {
-	res := currentResolution{snapshot: shared.SnapshotJob(cr, rel)}
+	current := currentResolution{snapshot: shared.SnapshotJob(cr, rel)}
 	config, err := shared.AICRConfig(cr)
 	if err != nil {
-		return res
+		return current
 	}
-	res.recipe = shared.RecipeJob(cr, rel, res.snapshot, config, inheritedPlan(cr, rel, plans))
-	res.bundle = shared.BundleJob(string(cr.UID), res.recipe, shared.BundleArgs(cr))
-	return res
+	current.recipe = shared.RecipeJob(cr, rel, current.snapshot, config, inheritedPlan(cr, rel, plans))
+	current.bundle = shared.BundleJob(string(cr.UID), current.recipe, shared.BundleArgs(cr))
+	return current
 }
 
 // inheritedPlan is shared.InheritFrom over the stored plans: the active plan's digest when

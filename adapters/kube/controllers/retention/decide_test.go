@@ -92,14 +92,14 @@ func TestRetentionKeepsThePlansOfARolloutInProgressRET1(t *testing.T) {
 func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 	t.Parallel()
 	cr := testRuntime()
-	res := findCurrentResolution(cr, shared.Release{}, nil)
+	current := findCurrentResolution(cr, shared.Release{}, nil)
 	plans := sevenPlans()
-	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = res.bundle // the plan the resolver recorded for the current inputs
+	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = current.bundle // the plan the resolver recorded for the current inputs
 	others := []metav1.PartialObjectMetadata{
-		testObject(res.snapshot, aicrv1alpha1.RoleSnapshot, ""),
+		testObject(current.snapshot, aicrv1alpha1.RoleSnapshot, ""),
 		testObject("aicr-snapshot-newer", aicrv1alpha1.RoleSnapshot, ""),
 		testObject("aicr-snapshot-older", aicrv1alpha1.RoleSnapshot, ""),
-		testObject(res.recipe, aicrv1alpha1.RoleRecipe, ""),
+		testObject(current.recipe, aicrv1alpha1.RoleRecipe, ""),
 	}
 	others[1].CreationTimestamp = metav1.NewTime(testNow.Add(time.Hour))
 	got := decideRetention(cr, shared.Release{}, nil, storedObjects{plans: plans, others: others})
@@ -157,9 +157,9 @@ func TestRetentionNamesTheCurrentResolutionOfTheRelease(t *testing.T) {
 			t.Parallel()
 			plans := sevenPlans()
 			plans[3].doc.AICRImage = tt.image
-			res := findCurrentResolution(cr, rel, plans)
-			assert.Equal(t, snapshot, res.snapshot)
-			assert.Equal(t, shared.RecipeJob(cr, rel, snapshot, config, tt.inherit), res.recipe)
+			current := findCurrentResolution(cr, rel, plans)
+			assert.Equal(t, snapshot, current.snapshot)
+			assert.Equal(t, shared.RecipeJob(cr, rel, snapshot, config, tt.inherit), current.recipe)
 		})
 	}
 }

@@ -14,7 +14,7 @@ import (
 // annotation, which names the first plan only) and the kept AICR results RET-3 lets go. A
 // retained plan whose document cannot be read may reference any recipe or values
 // ConfigMap, so then none of them is deleted.
-func doomedDependents(res currentResolution, retained []storedPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
+func doomedDependents(current currentResolution, retained []storedPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
 	others []metav1.PartialObjectMetadata) []doomedObject {
 	refs, known := retainedPlanRefs(retained)
 	var doomed []doomedObject
@@ -32,7 +32,7 @@ func doomedDependents(res currentResolution, retained []storedPlan, rollouts []*
 			Name: o.Name, Snapshot: role == aicrv1alpha1.RoleSnapshot, Succeeded: true, CreatedAt: o.CreationTimestamp.Time,
 		})
 	}
-	gone := nameSet(domain.JobResultsToDelete(results, keptResultRefs(res, retained, rollouts, others, known)))
+	gone := nameSet(domain.JobResultsToDelete(results, keptResultRefs(current, retained, rollouts, others, known)))
 	for i := range others {
 		if o := &others[i]; gone[o.Name] && !isPlanDependent(o) {
 			doomed = append(doomed, doomedObject{kind: o.Labels[aicrv1alpha1.LabelRole], meta: o.ObjectMeta, rule: "RET-3"})
@@ -80,9 +80,9 @@ func retainedPlanRefs(retained []storedPlan) (map[string]bool, bool) {
 // assessmentDigest), the recipe result a retained plan was rendered from, and the snapshot
 // and recipe results of the current resolution. With an shared.Unreadable retained plan every
 // recipe result counts as referenced.
-func keptResultRefs(res currentResolution, retained []storedPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
+func keptResultRefs(current currentResolution, retained []storedPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
 	others []metav1.PartialObjectMetadata, known bool) map[string]bool {
-	refs := map[string]bool{res.snapshot: true, res.recipe: true}
+	refs := map[string]bool{current.snapshot: true, current.recipe: true}
 	plans := map[string]bool{}
 	for _, p := range retained {
 		plans[p.meta.Name] = true
