@@ -2,7 +2,6 @@ package resolver
 
 import (
 	"fmt"
-	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -21,6 +20,7 @@ const (
 	inputsDir     = ports.JobInputsDir + "/"
 )
 
+// nodePlacement is the spec's placement as the domain checks its node groups.
 func nodePlacement(pl aicrv1alpha1.Placement) domain.Placement {
 	conv := func(m map[string]aicrv1alpha1.LabelValue) domain.NodeSelector {
 		out := domain.NodeSelector{}
@@ -32,6 +32,7 @@ func nodePlacement(pl aicrv1alpha1.Placement) domain.Placement {
 	return domain.Placement{System: conv(pl.System.NodeSelector), Accelerated: conv(pl.Accelerated.NodeSelector)}
 }
 
+// placementTolerations are the spec's tolerations per node group, as domain.CheckTolerations reads them.
 func placementTolerations(pl aicrv1alpha1.Placement) map[string][]domain.Toleration {
 	conv := func(ts []aicrv1alpha1.Toleration) []domain.Toleration {
 		out := make([]domain.Toleration, 0, len(ts))
@@ -44,6 +45,7 @@ func placementTolerations(pl aicrv1alpha1.Placement) map[string][]domain.Tolerat
 	return map[string][]domain.Toleration{"system": conv(pl.System.Tolerations), "accelerated": conv(pl.Accelerated.Tolerations)}
 }
 
+// specOverrides are the spec's overrides with their values decoded.
 func specOverrides(os []aicrv1alpha1.Override) ([]domain.Override, error) {
 	out := make([]domain.Override, 0, len(os))
 	for _, o := range os {
@@ -56,18 +58,11 @@ func specOverrides(os []aicrv1alpha1.Override) ([]domain.Override, error) {
 	return out, nil
 }
 
+// specCriteria are the spec's criteria as domain.CheckSnapshot reads them.
 func specCriteria(cr *aicrv1alpha1.ClusterRuntime) map[string]string {
 	out := map[string]string{}
 	for k, v := range cr.Spec.Criteria {
 		out[k] = string(v)
 	}
 	return out
-}
-
-func truncate(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }

@@ -3,6 +3,7 @@ package resolver
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,4 +90,13 @@ func sameResolved(cr *aicrv1alpha1.ClusterRuntime, out *outcome, msg string) (bo
 	prev := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionResolved)
 	return prev != nil && prev.Status == out.status && prev.Reason == out.reason && prev.Message == msg &&
 		prev.ObservedGeneration == cr.Generation, prev
+}
+
+// truncate trims s and cuts it to at most n bytes, ending in "..." when cut.
+func truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
 }
