@@ -11,8 +11,8 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
+	"github.com/nvidia/aicr-operator/adapters/chartref"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -61,13 +61,13 @@ func TestApplyWritesTheApplication(t *testing.T) {
 	assert.Equal(t, argov1.SyncOptions{"CreateNamespace=true", "ServerSideApply=true"}, app.Spec.SyncPolicy.SyncOptions)
 	assert.Empty(t, app.Finalizers, "no cascade finalizer outside Remove (ENG-3)")
 
-	assert.Equal(t, aicrv1alpha1.ManagedByValue, app.Labels[aicrv1alpha1.LabelManagedBy])
-	assert.Equal(t, "uid-shape", app.Labels[aicrv1alpha1.LabelRuntimeUID])
-	assert.Equal(t, "uid-shape", app.Annotations[aicrv1alpha1.AnnotationRuntimeUID])
-	assert.Equal(t, "sha256:plan", app.Annotations[aicrv1alpha1.AnnotationPlanDigest])
-	assert.Equal(t, "gpu-operator", app.Annotations[aicrv1alpha1.AnnotationRelease])
+	assert.Equal(t, wellknown.ManagedByValue, app.Labels[wellknown.LabelManagedBy])
+	assert.Equal(t, "uid-shape", app.Labels[wellknown.LabelRuntimeUID])
+	assert.Equal(t, "uid-shape", app.Annotations[wellknown.AnnotationRuntimeUID])
+	assert.Equal(t, "sha256:plan", app.Annotations[wellknown.AnnotationPlanDigest])
+	assert.Equal(t, "gpu-operator", app.Annotations[wellknown.AnnotationRelease])
 	assert.Equal(t, "rollout-0123456789abcdef-1", app.Annotations[argocd.AnnotationRollout])
-	assert.JSONEq(t, `["cert-manager","nfd"]`, app.Annotations[aicrv1alpha1.AnnotationPlanGraph])
+	assert.JSONEq(t, `["cert-manager","nfd"]`, app.Annotations[wellknown.AnnotationPlanGraph])
 }
 
 func TestApplyLocalChartFromWrappersWithoutPolicy(t *testing.T) {
@@ -82,7 +82,7 @@ func TestApplyLocalChartFromWrappersWithoutPolicy(t *testing.T) {
 	assert.Empty(t, app.Spec.SyncPolicy.SyncOptions)
 	assert.Nil(t, app.Spec.Source.Helm.ValuesObject)
 	assert.Empty(t, app.Spec.Source.Helm.Values)
-	assert.Equal(t, "[]", app.Annotations[aicrv1alpha1.AnnotationPlanGraph])
+	assert.Equal(t, "[]", app.Annotations[wellknown.AnnotationPlanGraph])
 }
 
 // TestNullsSurviveTheAPIServer: a null goes through helm.values (YAML) and
@@ -146,7 +146,7 @@ func TestOwnerRecordedAndReadBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, s.Owner, st.Owner)
 	app := getApp(t, s.Ref)
-	assert.Equal(t, aicrv1alpha1.ManagedByValue, app.Labels[aicrv1alpha1.LabelManagedBy])
+	assert.Equal(t, wellknown.ManagedByValue, app.Labels[wellknown.LabelManagedBy])
 	assert.IsType(t, &argov1.Application{}, argocd.NewApplicationObject())
 	assert.Equal(t, argocd.DefaultNamespace, e.Namespace())
 }

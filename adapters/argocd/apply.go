@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
+	"github.com/nvidia/aicr-operator/adapters/chartref"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -138,7 +138,7 @@ func (e *Engine) fill(app *argov1.Application, spec ports.ReleaseSpec) error {
 	if err != nil {
 		return fmt.Errorf("encode plan graph: %w", err)
 	}
-	app.Annotations[aicrv1alpha1.AnnotationPlanGraph] = string(graph)
+	app.Annotations[wellknown.AnnotationPlanGraph] = string(graph)
 	if err = recordSpec(app, spec); err != nil {
 		return err
 	}
@@ -177,11 +177,11 @@ func setOwner(app *argov1.Application, ref ports.ReleaseRef, owner ports.Release
 	if app.Annotations == nil {
 		app.Annotations = map[string]string{}
 	}
-	app.Labels[aicrv1alpha1.LabelManagedBy] = aicrv1alpha1.ManagedByValue
-	app.Labels[aicrv1alpha1.LabelRuntimeUID] = owner.RuntimeUID
-	app.Annotations[aicrv1alpha1.AnnotationRuntimeUID] = owner.RuntimeUID
-	app.Annotations[aicrv1alpha1.AnnotationPlanDigest] = owner.PlanDigest
-	app.Annotations[aicrv1alpha1.AnnotationRelease] = ref.ID
+	app.Labels[wellknown.LabelManagedBy] = wellknown.ManagedByValue
+	app.Labels[wellknown.LabelRuntimeUID] = owner.RuntimeUID
+	app.Annotations[wellknown.AnnotationRuntimeUID] = owner.RuntimeUID
+	app.Annotations[wellknown.AnnotationPlanDigest] = owner.PlanDigest
+	app.Annotations[wellknown.AnnotationRelease] = ref.ID
 	if owner.Rollout == "" {
 		delete(app.Annotations, AnnotationRollout)
 	} else {
@@ -209,7 +209,7 @@ func syncPolicy(p ports.EnginePolicy, suspended bool) *argov1.SyncPolicy {
 // ownedBy returns ErrForeignObject unless app records runtimeUID (ENG-2): a
 // label match alone never authorises a mutation.
 func ownedBy(app *argov1.Application, ref ports.ReleaseRef, runtimeUID string) error {
-	recorded := app.Annotations[aicrv1alpha1.AnnotationRuntimeUID]
+	recorded := app.Annotations[wellknown.AnnotationRuntimeUID]
 	if runtimeUID == "" || recorded != runtimeUID {
 		return fmt.Errorf("application %s/%s for %s records runtime UID %q: %w",
 			app.Namespace, app.Name, ref, recorded, ports.ErrForeignObject)

@@ -6,7 +6,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -22,7 +22,7 @@ const (
 )
 
 // AnnotationRollout names the rollout that last wrote an Application.
-const AnnotationRollout = aicrv1alpha1.Prefix + "rollout"
+const AnnotationRollout = wellknown.Prefix + "rollout"
 
 // Config configures the engine.
 type Config struct {

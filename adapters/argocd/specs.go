@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -19,7 +19,7 @@ import (
 // the Application's own spec: its position in plan order, component, kind,
 // upstream chart (repository, name, version, archive digest) and a local
 // chart's content digest, so a lost plan can be rebuilt with its digest (PLAN-7).
-const AnnotationReleaseSpec = aicrv1alpha1.Prefix + "release-spec"
+const AnnotationReleaseSpec = wellknown.Prefix + "release-spec"
 
 // releaseRecord is the value of AnnotationReleaseSpec.
 type releaseRecord struct {
@@ -66,7 +66,7 @@ func recordSpec(app *argov1.Application, spec ports.ReleaseSpec) error {
 func (e *Engine) Specs(ctx context.Context) ([]ports.ReleaseSpec, error) {
 	var apps argov1.ApplicationList
 	err := e.c.List(ctx, &apps, client.InNamespace(e.cfg.Namespace),
-		client.MatchingLabels{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue})
+		client.MatchingLabels{wellknown.LabelManagedBy: wellknown.ManagedByValue})
 	if err != nil {
 		return nil, wrap("list applications", err)
 	}
@@ -101,9 +101,9 @@ func specOf(app *argov1.Application) (ports.ReleaseSpec, error) {
 			ArchiveDigest: rec.Chart.ArchiveDigest,
 		}
 	}
-	if raw, ok := app.Annotations[aicrv1alpha1.AnnotationPlanGraph]; ok {
+	if raw, ok := app.Annotations[wellknown.AnnotationPlanGraph]; ok {
 		if err := json.Unmarshal([]byte(raw), &spec.DependsOn); err != nil {
-			return ports.ReleaseSpec{}, fmt.Errorf("annotation %s: %w", aicrv1alpha1.AnnotationPlanGraph, err)
+			return ports.ReleaseSpec{}, fmt.Errorf("annotation %s: %w", wellknown.AnnotationPlanGraph, err)
 		}
 		if len(spec.DependsOn) == 0 {
 			spec.DependsOn = nil

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -31,7 +31,7 @@ func (e *Engine) List(ctx context.Context) ([]ports.ReleaseStatus, error) {
 	var apps argov1.ApplicationList
 	// Observing only reads: the cache's own objects, not copies of every Application.
 	err := e.c.List(ctx, &apps, client.InNamespace(e.cfg.Namespace),
-		client.MatchingLabels{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue}, client.UnsafeDisableDeepCopy)
+		client.MatchingLabels{wellknown.LabelManagedBy: wellknown.ManagedByValue}, client.UnsafeDisableDeepCopy)
 	if err != nil {
 		return nil, wrap("list applications", err)
 	}
@@ -62,7 +62,7 @@ func observe(app *argov1.Application) ports.ReleaseStatus {
 // observeWith is observe with the Application's revisions already computed (revisionMemo).
 func observeWith(app *argov1.Application, revs revisions) ports.ReleaseStatus {
 	st := ports.ReleaseStatus{
-		Ref:       ports.ReleaseRef{ID: app.Annotations[aicrv1alpha1.AnnotationRelease], Namespace: app.Spec.Destination.Namespace},
+		Ref:       ports.ReleaseRef{ID: app.Annotations[wellknown.AnnotationRelease], Namespace: app.Spec.Destination.Namespace},
 		Owner:     ownerOf(app),
 		Health:    healthOf(string(app.Status.Health.Status)),
 		Operation: operationOf(app),

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -109,7 +109,7 @@ func observedApp(sync argov1.SyncStatusCode, health, phase string, requested boo
 	dest := argov1.ApplicationDestination{Server: InClusterServer, Namespace: "gpu-operator"}
 	app := &argov1.Application{
 		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
-			aicrv1alpha1.AnnotationRelease: "gpu-operator", aicrv1alpha1.AnnotationRuntimeUID: "uid-1",
+			wellknown.AnnotationRelease: "gpu-operator", wellknown.AnnotationRuntimeUID: "uid-1",
 		}},
 		Spec: argov1.ApplicationSpec{Source: source.DeepCopy(), Destination: dest,
 			SyncPolicy: &argov1.SyncPolicy{Automated: &argov1.SyncPolicyAutomated{Prune: true}}},

@@ -5,7 +5,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -17,7 +17,7 @@ func NewApplicationObject() client.Object { return &argov1.Application{} }
 // managedSelector selects the Applications the operator wrote (LabelManagedBy),
 // for a cache or watch limited to them.
 func managedSelector() labels.Selector {
-	return labels.SelectorFromSet(labels.Set{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue})
+	return labels.SelectorFromSet(labels.Set{wellknown.LabelManagedBy: wellknown.ManagedByValue})
 }
 
 // ownerOf returns the owner an engine object records in its annotations;
@@ -25,8 +25,8 @@ func managedSelector() labels.Selector {
 func ownerOf(obj client.Object) ports.ReleaseOwner {
 	a := obj.GetAnnotations()
 	return ports.ReleaseOwner{
-		RuntimeUID: a[aicrv1alpha1.AnnotationRuntimeUID],
-		PlanDigest: a[aicrv1alpha1.AnnotationPlanDigest],
+		RuntimeUID: a[wellknown.AnnotationRuntimeUID],
+		PlanDigest: a[wellknown.AnnotationPlanDigest],
 		Rollout:    a[AnnotationRollout],
 	}
 }

@@ -13,8 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -95,9 +94,9 @@ func (r *Runner) Keep(ctx context.Context, ref ports.JobRef, result ports.KeptRe
 		return err
 	}
 	labels := map[string]string{
-		aicrv1alpha1.LabelRole:       role,
-		aicrv1alpha1.LabelRuntimeUID: runtimeUID,
-		aicrv1alpha1.LabelManagedBy:  aicrv1alpha1.ManagedByValue,
+		wellknown.LabelRole:       role,
+		wellknown.LabelRuntimeUID: runtimeUID,
+		wellknown.LabelManagedBy:  wellknown.ManagedByValue,
 	}
 	if v := out.Labels[VersionLabel]; v != "" {
 		labels[VersionLabel] = v
@@ -105,11 +104,11 @@ func (r *Runner) Keep(ctx context.Context, ref ports.JobRef, result ports.KeptRe
 	cp := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: r.cfg.OperatorNamespace, Labels: labels,
-			Annotations: map[string]string{aicrv1alpha1.AnnotationRuntimeUID: runtimeUID},
+			Annotations: map[string]string{wellknown.AnnotationRuntimeUID: runtimeUID},
 		},
 		Data: out.Data, BinaryData: out.BinaryData,
 	}
-	configdoc.Seal(cp)
+	seal(cp)
 	err = r.client.Create(ctx, cp.DeepCopy())
 	if !apierrors.IsAlreadyExists(err) {
 		if err != nil {
@@ -128,11 +127,11 @@ func (r *Runner) keepOver(ctx context.Context, cp *corev1.ConfigMap, role, runti
 	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(cp), existing); err != nil {
 		return fmt.Errorf("get kept result %s: %w", cp.Name, err)
 	}
-	verr := configdoc.VerifySealed(existing, role, runtimeUID)
+	verr := verifySealed(existing, role, runtimeUID)
 	switch {
-	case verr == nil && existing.Annotations[aicrv1alpha1.AnnotationContentDigest] == cp.Annotations[aicrv1alpha1.AnnotationContentDigest]:
+	case verr == nil && existing.Annotations[wellknown.AnnotationContentDigest] == cp.Annotations[wellknown.AnnotationContentDigest]:
 		return nil
-	case existing.Labels[aicrv1alpha1.LabelManagedBy] != aicrv1alpha1.ManagedByValue:
+	case existing.Labels[wellknown.LabelManagedBy] != wellknown.ManagedByValue:
 		return fmt.Errorf("ConfigMap %s/%s is in the way of the kept %s result and was not written by the operator "+
 			"(delete it so the operator can keep its own): %w", cp.Namespace, cp.Name, role, ports.ErrForeignObject)
 	}
@@ -149,7 +148,7 @@ func (r *Runner) keepOver(ctx context.Context, cp *corev1.ConfigMap, role, runti
 // Kept returns the files of the kept result: the data keys of its ConfigMap in the operator
 // namespace as files. Nil when there is none; an error wrapping ports.ErrUntrustedOutput when
 // the ConfigMap is not the runner's sealed copy for the role and runtime, unchanged
-// (configdoc.VerifySealed), so the caller runs the job again instead of using it.
+// (verifySealed), so the caller runs the job again instead of using it.
 func (r *Runner) Kept(ctx context.Context, result ports.KeptResult) (fs.FS, error) {
 	cm := &corev1.ConfigMap{}
 	err := r.reader.Get(ctx, client.ObjectKey{Namespace: r.cfg.OperatorNamespace, Name: result.Name}, cm)
@@ -159,7 +158,7 @@ func (r *Runner) Kept(ctx context.Context, result ports.KeptResult) (fs.FS, erro
 	if err != nil {
 		return nil, fmt.Errorf("get kept result %s: %w", result.Name, err)
 	}
-	if err = configdoc.VerifySealed(cm, result.Role, result.RuntimeUID); err != nil {
+	if err = verifySealed(cm, result.Role, result.RuntimeUID); err != nil {
 		return nil, fmt.Errorf("kept %s result %s: %w: %w", result.Role, result.Name, ports.ErrUntrustedOutput, err)
 	}
 	files, err := outputFiles(cm.Data)

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"testing/fstest"
@@ -13,16 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/bundletar"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
-
-// MaxBundleBytes bounds the unpacked size of a bundle archive.
-const MaxBundleBytes = 64 << 20
-
-// ErrBadArchive reports a bundle archive that is not a plain tree of regular
-// files inside the bundle directory.
-var ErrBadArchive = errors.New("bad bundle archive")
 
 // Output returns the files of a succeeded Job: the output ConfigMap's data keys as files (the
 // artifact under ports.JobArtifactFile, outputFiles), or for a bundle the unpacked
@@ -42,7 +35,7 @@ func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 		return nil, err
 	}
 	if archive, ok := cm.BinaryData[BundleKey]; ok {
-		return Untar(archive, MaxBundleBytes)
+		return bundletar.Untar(archive, bundletar.MaxBundleBytes)
 	}
 	files, err := outputFiles(cm.Data)
 	if err != nil {
@@ -79,7 +72,7 @@ func (r *Runner) verifiedOutput(ctx context.Context, job *batchv1.Job) (*corev1.
 	if owner == nil || owner.UID != job.UID || owner.Kind != "Job" {
 		return nil, fmt.Errorf("output %s is not controlled by job %s (uid %s): %w", cm.Name, job.Name, job.UID, ports.ErrUntrustedOutput)
 	}
-	for _, k := range []string{aicrv1alpha1.LabelManagedBy, aicrv1alpha1.LabelRuntimeUID, KindLabel} {
+	for _, k := range []string{wellknown.LabelManagedBy, wellknown.LabelRuntimeUID, KindLabel} {
 		if cm.Labels[k] != job.Labels[k] {
 			return nil, fmt.Errorf("output %s has label %s=%q, job %s has %q: %w", cm.Name, k, cm.Labels[k], job.Name,
 				job.Labels[k], ports.ErrUntrustedOutput)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -52,7 +52,7 @@ const (
 	// VersionLabel is the label AICR sets on its output ConfigMap.
 	VersionLabel = "app.kubernetes.io/version"
 	// KindLabel carries the JobKind on every Job and run-scoped object.
-	KindLabel = aicrv1alpha1.Prefix + "aicr-job"
+	KindLabel = wellknown.Prefix + "aicr-job"
 	// JobNameLabel is the label the Job controller sets on a Job's Pods.
 	JobNameLabel = "batch.kubernetes.io/job-name"
 	// TTLFinished is ttlSecondsAfterFinished of every Job (24 h, RES-7).
@@ -259,16 +259,16 @@ func (r *Runner) runMeta(job *batchv1.Job, name string, spec ports.JobSpec) meta
 
 func labels(spec ports.JobSpec) map[string]string {
 	return map[string]string{
-		aicrv1alpha1.LabelManagedBy:  aicrv1alpha1.ManagedByValue,
-		aicrv1alpha1.LabelRuntimeUID: spec.Owner.RuntimeUID,
-		KindLabel:                    string(spec.Kind),
+		wellknown.LabelManagedBy:  wellknown.ManagedByValue,
+		wellknown.LabelRuntimeUID: spec.Owner.RuntimeUID,
+		KindLabel:                 string(spec.Kind),
 	}
 }
 
 func annotations(spec ports.JobSpec) map[string]string {
-	a := map[string]string{aicrv1alpha1.AnnotationRuntimeUID: spec.Owner.RuntimeUID}
+	a := map[string]string{wellknown.AnnotationRuntimeUID: spec.Owner.RuntimeUID}
 	if spec.Owner.PlanDigest != "" {
-		a[aicrv1alpha1.AnnotationPlanDigest] = spec.Owner.PlanDigest
+		a[wellknown.AnnotationPlanDigest] = spec.Owner.PlanDigest
 	}
 	return a
 }

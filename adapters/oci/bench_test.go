@@ -9,13 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"oras.land/oras-go/v2/registry/remote/auth"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/adapters/bundletar"
 	"github.com/nvidia/aicr-operator/adapters/oci"
 	"github.com/nvidia/aicr-operator/test/aicroci"
 )
 
 // largestBundleFiles is the file count of the largest bundle benchmarked: with a folder per
-// file, 2 entries a file stay under jobs.MaxBundleEntries.
+// file, 2 entries a file stay under bundletar.MaxBundleEntries.
 const largestBundleFiles = 4096
 
 func benchRegistry(b *testing.B) *oci.Registry {
@@ -40,7 +40,7 @@ func BenchmarkPullBundle(b *testing.B) {
 }
 
 // BenchmarkPullLargestBundle pushes and pulls a bundle at the largest size the operator
-// accepts (largestBundleFiles files of jobs.MaxBundleBytes in all) and reports the peak heap of the pull,
+// accepts (largestBundleFiles files of bundletar.MaxBundleBytes in all) and reports the peak heap of the pull,
 // the pulled bundle itself (held in memory, as the operator holds it) included:
 //
 //	go test ./adapters/oci -run '^$' -bench BenchmarkPullLargestBundle -benchtime 3x
@@ -48,7 +48,7 @@ func BenchmarkPullLargestBundle(b *testing.B) {
 	ctx := context.Background()
 	reg := benchRegistry(b)
 	bundle := map[string][]byte{}
-	size := jobs.MaxBundleBytes / largestBundleFiles
+	size := bundletar.MaxBundleBytes / largestBundleFiles
 	for i := range largestBundleFiles {
 		bundle[fmt.Sprintf("%04d-release/values.yaml", i)] = bytes.Repeat([]byte{byte('a' + i%26)}, size)
 	}
@@ -62,6 +62,6 @@ func BenchmarkPullLargestBundle(b *testing.B) {
 			require.NoError(b, err)
 		}))
 	}
-	b.ReportMetric(float64(jobs.MaxBundleBytes)/(1<<20), "bundle-MiB")
+	b.ReportMetric(float64(bundletar.MaxBundleBytes)/(1<<20), "bundle-MiB")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 }

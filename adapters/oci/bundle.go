@@ -9,7 +9,8 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/adapters/bundletar"
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -23,17 +24,17 @@ const (
 	// BundleLayerMediaType is the media type of the bundle's one layer.
 	BundleLayerMediaType = ocispec.MediaTypeImageLayerGzip
 	// AnnotationPlanDigest records the plan evidence belongs to.
-	AnnotationPlanDigest = "operator.aicr.run/plan-digest"
+	AnnotationPlanDigest = wellknown.AnnotationPlanDigest
 	// MaxBundleLayerBytes bounds the compressed size of a bundle's layer; the
-	// unpacked tree is bounded by jobs.MaxBundleBytes.
-	MaxBundleLayerBytes = jobs.MaxBundleBytes
+	// unpacked tree is bounded by bundletar.MaxBundleBytes.
+	MaxBundleLayerBytes = bundletar.MaxBundleBytes
 )
 
 // PullBundle fetches the manifest under digest from <registry>/bundles/cluster
 // (verified against digest), checks it is AICR's bundle artifact with exactly
 // one gzip tar layer of at most MaxBundleLayerBytes, fetches the layer
 // (verified against its digest) and unpacks it with the safe untar of the Job
-// runner (no path escapes, no links, at most jobs.MaxBundleBytes). Anything
+// runner (no path escapes, no links, at most bundletar.MaxBundleBytes). Anything
 // that is not such an artifact wraps ports.ErrBundleRejected.
 func (r *Registry) PullBundle(ctx context.Context, digest ports.Digest) (fs.FS, error) {
 	if !digestRe.MatchString(string(digest)) {
@@ -55,7 +56,7 @@ func (r *Registry) PullBundle(ctx context.Context, digest ports.Digest) (fs.FS, 
 	if err != nil {
 		return nil, fmt.Errorf("pull bundle: %w", err)
 	}
-	files, err := jobs.Untar(archive, jobs.MaxBundleBytes)
+	files, err := bundletar.Untar(archive, bundletar.MaxBundleBytes)
 	if err != nil {
 		return nil, fmt.Errorf("pull bundle %s: %w: %w", ref, ports.ErrBundleRejected, err)
 	}

@@ -15,7 +15,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 
 	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/adapters/bundletar"
 	"github.com/nvidia/aicr-operator/adapters/oci"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/aicroci"
@@ -96,7 +96,7 @@ func TestPullBundle_RefusesWhatIsNotAnAICRBundle(t *testing.T) {
 			aicroci.Artifact{ArtifactType: aicroci.ArtifactType, Layers: []aicroci.Layer{{MediaType: "application/vnd.aicr.bundle.file.v1", Data: []byte("x")}}}},
 		{"a layer over the size bound", "the bound is",
 			aicroci.Artifact{ArtifactType: aicroci.ArtifactType, Layers: []aicroci.Layer{{MediaType: layer.MediaType, Data: layer.Data, ClaimedSize: oci.MaxBundleLayerBytes + 1}}}},
-		{"an archive escaping the bundle directory", jobs.ErrBadArchive.Error(),
+		{"an archive escaping the bundle directory", bundletar.ErrBadArchive.Error(),
 			aicroci.Artifact{ArtifactType: aicroci.ArtifactType, Layers: []aicroci.Layer{{MediaType: layer.MediaType, Data: escaping}}}},
 	}
 	for _, tt := range tests {

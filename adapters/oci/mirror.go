@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -22,7 +23,7 @@ const (
 	// AnnotationUpstreamSource records where a mirrored chart came from.
 	AnnotationUpstreamSource = "org.opencontainers.image.source"
 	// AnnotationUpstreamArchiveDigest records the verified upstream archive digest.
-	AnnotationUpstreamArchiveDigest = "operator.aicr.run/upstream-archive-digest"
+	AnnotationUpstreamArchiveDigest = wellknown.Prefix + "upstream-archive-digest"
 )
 
 // MirrorChart fetches an upstream chart (https:// Helm repository or oci://

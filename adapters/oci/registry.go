@@ -13,7 +13,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/errcode"
 	"oras.land/oras-go/v2/registry/remote/retry"
 
-	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
+	"github.com/nvidia/aicr-operator/adapters/chartref"
 	"github.com/nvidia/aicr-operator/ports"
 )
 

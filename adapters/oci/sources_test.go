@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/nvidia/aicr-operator/adapters/chartref"
 	"github.com/nvidia/aicr-operator/adapters/oci"
-	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )

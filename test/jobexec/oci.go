@@ -17,6 +17,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
+	"github.com/nvidia/aicr-operator/adapters/bundletar"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	"github.com/nvidia/aicr-operator/test/aicroci"
 )
@@ -139,7 +140,7 @@ func (f Fixture) BundleFiles() (map[string][]byte, error) {
 
 // bundleFiles unpacks a bundle archive into files keyed by slash path.
 func bundleFiles(archive []byte) (map[string][]byte, error) {
-	fsys, err := jobs.Untar(archive, jobs.MaxBundleBytes)
+	fsys, err := bundletar.Untar(archive, bundletar.MaxBundleBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/adapters/bundletar"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
@@ -74,7 +74,7 @@ func readBundle(files map[string][]byte) (ports.Bundle, error) {
 	if err != nil {
 		return ports.Bundle{}, err
 	}
-	fsys, err := jobs.Untar(archive, jobs.MaxBundleBytes)
+	fsys, err := bundletar.Untar(archive, bundletar.MaxBundleBytes)
 	if err != nil {
 		return ports.Bundle{}, err
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/adapters/bundletar"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
 
@@ -26,13 +26,13 @@ func grownFixture(version, dir string, total int, namespace string, mutate func(
 // AddSyntheticCharts serves a stand-in chart for every upstream release of the recorded render
 // dir grown to total releases (SyntheticFixture's render before it names this server): the
 // charts are read from the grown render as the operator reads a bundle Job's archive
-// (jobs.Untar, aicr.ReadBundle).
+// (bundletar.Untar, aicr.ReadBundle).
 func (r *Server) AddSyntheticCharts(version, dir string, total int, namespace string) error {
 	upstream, err := grownFixture(version, dir, total, namespace, nil)
 	if err != nil {
 		return err
 	}
-	fsys, err := jobs.Untar(upstream.Bundle, jobs.MaxBundleBytes)
+	fsys, err := bundletar.Untar(upstream.Bundle, bundletar.MaxBundleBytes)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
@@ -69,7 +68,7 @@ func TestRunner_KeepNeverTakesOverAName(t *testing.T) {
 	require.NoError(t, runner.Keep(ctx, ref, kept))
 	copied := &corev1.ConfigMap{}
 	require.NoError(t, k8s.Get(ctx, key, copied))
-	require.NoError(t, configdoc.VerifySealed(copied, aicrv1alpha1.RoleRecipe, "uid-keep"))
+	requireSealed(t, runner, kept, copied, "Keep seals its copy")
 	files, err := runner.Kept(ctx, kept)
 	require.NoError(t, err)
 	data, err := fs.ReadFile(files, ports.JobArtifactFile)
@@ -85,7 +84,7 @@ func TestRunner_KeepNeverTakesOverAName(t *testing.T) {
 	require.ErrorIs(t, err, ports.ErrUntrustedOutput, "a copy whose content does not match its digest is not returned")
 	require.NoError(t, runner.Keep(ctx, ref, kept))
 	require.NoError(t, k8s.Get(ctx, key, copied))
-	require.NoError(t, configdoc.VerifySealed(copied, aicrv1alpha1.RoleRecipe, "uid-keep"), "replaced by a sealed copy")
+	requireSealed(t, runner, kept, copied, "replaced by a sealed copy")
 
 	// Something unlabelled in the way is foreign: never deleted, never used.
 	require.NoError(t, k8s.Delete(ctx, copied))
@@ -97,6 +96,18 @@ func TestRunner_KeepNeverTakesOverAName(t *testing.T) {
 	require.ErrorIs(t, err, ports.ErrUntrustedOutput, "never used")
 	require.NoError(t, k8s.Get(ctx, key, copied))
 	assert.Equal(t, planted.UID, copied.UID, "left alone")
+}
+
+// requireSealed checks a kept copy as the runner does: immutable, its content digest recorded,
+// and returned by Kept, which verifies the operator's labels for the role and runtime and the
+// digest against the content.
+func requireSealed(t *testing.T, runner *jobs.Runner, kept ports.KeptResult, cm *corev1.ConfigMap, msg string) {
+	t.Helper()
+	require.NotNil(t, cm.Immutable, msg)
+	assert.True(t, *cm.Immutable, msg)
+	assert.NotEmpty(t, cm.Annotations[aicrv1alpha1.AnnotationContentDigest], msg)
+	_, err := runner.Kept(context.Background(), kept)
+	require.NoError(t, err, msg)
 }
 
 const zeros = "0000000000000000000000000000000000000000000000000000000000000000"

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 )
 
 // NodeLabelsDigest is the only label of a Node in the operator's cache: the SHA-256 of the
@@ -13,7 +15,7 @@ import (
 // which a cache of thousands of Nodes would hold for nothing: the operator watches Nodes only
 // to learn that one was added, relabelled or deleted, and reads the labels it needs from the
 // API server when it discovers the node groups.
-const NodeLabelsDigest = "operator.aicr.run/node-labels-sha256"
+const NodeLabelsDigest = wellknown.Prefix + "node-labels-sha256"
 
 // nodeLabelsDigest is the cache transform of Node metadata: the Node's name, UID and resource
 // version, and NodeLabelsDigest in place of its labels. Any other object, and a Node already

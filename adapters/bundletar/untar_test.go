@@ -1,4 +1,4 @@
-package jobs_test
+package bundletar_test
 
 import (
 	"archive/tar"
@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/nvidia/aicr-operator/adapters/bundletar"
 )
 
 func archive(t *testing.T, entries ...tar.Header) []byte {
@@ -38,7 +38,7 @@ func archive(t *testing.T, entries ...tar.Header) []byte {
 
 func TestUntar_ReadsATree(t *testing.T) {
 	t.Parallel()
-	fsys, err := jobs.Untar(archive(t,
+	fsys, err := bundletar.Untar(archive(t,
 		tar.Header{Name: "./", Typeflag: tar.TypeDir},
 		tar.Header{Name: "./001-a/", Typeflag: tar.TypeDir},
 		tar.Header{Name: "./001-a/values.yaml", Typeflag: tar.TypeReg},
@@ -64,8 +64,8 @@ func TestUntar_Rejects(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := jobs.Untar(archive(t, h), 1<<20)
-			require.ErrorIs(t, err, jobs.ErrBadArchive)
+			_, err := bundletar.Untar(archive(t, h), 1<<20)
+			require.ErrorIs(t, err, bundletar.ErrBadArchive)
 		})
 	}
 }
@@ -83,16 +83,16 @@ func reg(name string) tar.Header { return tar.Header{Name: name, Typeflag: tar.T
 
 func TestUntar_BoundsEntriesAndPaths(t *testing.T) {
 	t.Parallel()
-	deepest := strings.Repeat("d/", jobs.MaxBundlePathDepth-1) + "f"
-	longest := strings.Repeat("x", jobs.MaxBundlePathBytes)
+	deepest := strings.Repeat("d/", bundletar.MaxBundlePathDepth-1) + "f"
+	longest := strings.Repeat("x", bundletar.MaxBundlePathBytes)
 	for _, tc := range []struct {
 		name    string
 		entries []tar.Header
 		ok      bool
 	}{
-		{"MaxBundleEntries entries", dirs("", jobs.MaxBundleEntries), true},
-		{"more than MaxBundleEntries entries", dirs("", jobs.MaxBundleEntries+1), false},
-		{"root entries count too", append(dirs("", jobs.MaxBundleEntries), tar.Header{Name: "./", Typeflag: tar.TypeDir}), false},
+		{"MaxBundleEntries entries", dirs("", bundletar.MaxBundleEntries), true},
+		{"more than MaxBundleEntries entries", dirs("", bundletar.MaxBundleEntries+1), false},
+		{"root entries count too", append(dirs("", bundletar.MaxBundleEntries), tar.Header{Name: "./", Typeflag: tar.TypeDir}), false},
 		{"a path of MaxBundlePathDepth segments", []tar.Header{reg(deepest)}, true},
 		{"a deeper path", []tar.Header{reg("d/" + deepest)}, false},
 		{"a path of MaxBundlePathBytes bytes", []tar.Header{reg(longest)}, true},
@@ -105,33 +105,20 @@ func TestUntar_BoundsEntriesAndPaths(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := jobs.Untar(archive(t, tc.entries...), 1<<20)
+			_, err := bundletar.Untar(archive(t, tc.entries...), 1<<20)
 			if tc.ok {
 				require.NoError(t, err)
 				return
 			}
-			require.ErrorIs(t, err, jobs.ErrBadArchive)
+			require.ErrorIs(t, err, bundletar.ErrBadArchive)
 		})
 	}
 }
 
 func TestUntar_BoundsTheSize(t *testing.T) {
 	t.Parallel()
-	_, err := jobs.Untar(archive(t, tar.Header{Name: "a", Typeflag: tar.TypeReg}), 3)
-	require.ErrorIs(t, err, jobs.ErrBadArchive)
-	_, err = jobs.Untar([]byte("not gzip"), 3)
-	require.ErrorIs(t, err, jobs.ErrBadArchive)
-}
-
-func TestNew_RefusesAnImageWithoutDigest(t *testing.T) {
-	t.Parallel()
-	cfg := jobs.Config{Namespace: "aicr-jobs", OperatorNamespace: "aicr-system"}
-	for _, img := range []string{"ghcr.io/nvidia/aicr:v1.1.0", "ghcr.io/nvidia/aicr@sha256:abc", ""} {
-		cfg.Image = img
-		_, err := jobs.New(cfg, nil, nil)
-		require.ErrorIs(t, err, jobs.ErrImageNotPinned, img)
-	}
-	cfg.Image = "ghcr.io/nvidia/aicr:v1.1.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	_, err := jobs.New(cfg, nil, nil)
-	require.NoError(t, err)
+	_, err := bundletar.Untar(archive(t, tar.Header{Name: "a", Typeflag: tar.TypeReg}), 3)
+	require.ErrorIs(t, err, bundletar.ErrBadArchive)
+	_, err = bundletar.Untar([]byte("not gzip"), 3)
+	require.ErrorIs(t, err, bundletar.ErrBadArchive)
 }

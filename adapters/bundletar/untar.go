@@ -1,4 +1,8 @@
-package jobs
+// Package bundletar unpacks an AICR bundle archive (a gzip tar of the bundle directory) into an
+// in-memory file system, refusing anything but a plain, bounded tree of regular files. The Job
+// runner reads a bundle Job's output and the registry a pushed bundle with it, so both see the
+// same tree. It imports only the standard library.
+package bundletar
 
 import (
 	"archive/tar"
@@ -12,6 +16,13 @@ import (
 	"strings"
 	"testing/fstest"
 )
+
+// MaxBundleBytes bounds the unpacked size of a bundle archive.
+const MaxBundleBytes = 64 << 20
+
+// ErrBadArchive reports a bundle archive that is not a plain tree of regular
+// files inside the bundle directory.
+var ErrBadArchive = errors.New("bad bundle archive")
 
 // Bounds of a bundle archive besides its size (MaxBundleBytes). An AICR bundle
 // holds tens of releases and a few hundred files a few folders deep; the bounds

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/oci/chartref"
+	"github.com/nvidia/aicr-operator/adapters/chartref"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
