@@ -1,24 +1,18 @@
 package main
 
 import (
-	"context"
-
-	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/adapters/oci"
 	"github.com/nvidia/aicr-operator/adapters/workloads"
 	"github.com/nvidia/aicr-operator/app"
-	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -92,32 +86,6 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agen
 // provideWorkloads reads protected workloads straight from the API server.
 func provideWorkloads(mgr ctrl.Manager) ports.WorkloadFinder {
 	return workloads.New(mgr.GetAPIReader())
-}
-
-// provideRolloutSetup assembles the rollout and runtime controllers over the domain's ports:
-// the selected engine, the validation Jobs (counted as they finish), the registry (evidence),
-// the clock and the protected workloads. The engine watch starts once Argo CD's Application
-// kind is served (ENG-4).
-
-func provideRolloutSetup(cfg app.Config, engine ports.DeploymentEngine, validation validationJobs, reg *oci.Registry,
-	clk ports.Clock, work ports.WorkloadFinder, dc discovery.DiscoveryInterface, liveness *manager.Liveness) rollout.Setup {
-	return rollout.Setup{
-		Ports: domain.Ports{Engine: engine, Jobs: countJobs(validation, shared.NewMetrics().JobsFinished, shared.JobRunnerValidation),
-			Registry: reg, Clock: clk, Workloads: work},
-		Options: shared.Options{
-			OperatorNamespace:   cfg.OperatorNamespace,
-			ValidationEnabled:   cfg.ValidationEnabled,
-			ValidationImage:     cfg.AICRImage,
-			ValidationNamespace: cfg.ValidationNamespace,
-			ActionTimeout:       cfg.StepTimeout,
-			ComponentTimeouts:   cfg.ComponentStepTimeouts,
-			RolloutWindow:       cfg.RolloutWindow,
-			AdmissionPolicies:   shared.ChartAdmissionPolicies,
-			Track:               liveness.Track,
-		},
-		EngineObject: argocd.NewApplicationObject(),
-		EngineServed: func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },
-	}
 }
 
 // provideRetention deletes what RET-1..3 no longer keep: superseded plans with the recipe,

@@ -137,7 +137,7 @@ func assemble(t *testing.T, cp *env.Env, objs []*unstructured.Unstructured) *run
 	r, cleanup, err := initialize(t.Context(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(cleanup)
-	r.Rollouts.EngineWatchInterval = 20 * time.Millisecond
+	r.Rollouts.engineWatchInterval = 20 * time.Millisecond
 	if assembled.Add(1) > 1 {
 		// controller-runtime takes every controller name once per process, and the first
 		// operator of this process (go test -count=N) took them: later ones skip the check.

@@ -15,7 +15,6 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/app"
@@ -105,7 +104,7 @@ type runner struct {
 	Manager   ctrl.Manager
 	Engine    ports.DeploymentEngine
 	Resolver  *resolver.Reconciler
-	Rollouts  rollout.Setup
+	Rollouts  rolloutControllers
 	Retention *retention.Reconciler
 }
 
@@ -121,7 +120,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.Resolver.SetupWithManager(r.Manager); err != nil {
 		return fmt.Errorf("set up the resolver: %w", err)
 	}
-	if err := rollout.SetupControllers(r.Manager, r.Rollouts); err != nil {
+	if err := r.Rollouts.register(r.Manager); err != nil {
 		return fmt.Errorf("set up the rollout controllers: %w", err)
 	}
 	if err := r.Retention.SetupWithManager(r.Manager); err != nil {

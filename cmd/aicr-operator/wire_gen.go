@@ -68,7 +68,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 		return nil, nil, err
 	}
 	workloadFinder := provideWorkloads(v)
-	setup := provideRolloutSetup(cfg, deploymentEngine, mainValidationJobs, registry, clock, workloadFinder, discoveryInterface, liveness)
+	mainRolloutControllers := provideRolloutControllers(cfg, deploymentEngine, mainValidationJobs, registry, clock, workloadFinder, discoveryInterface, liveness)
 	retentionReconciler, err := provideRetention(cfg, v, liveness)
 	if err != nil {
 		return nil, nil, err
@@ -77,7 +77,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 		Manager:   v,
 		Engine:    deploymentEngine,
 		Resolver:  reconciler,
-		Rollouts:  setup,
+		Rollouts:  mainRolloutControllers,
 		Retention: retentionReconciler,
 	}
 	return mainRunner, func() {

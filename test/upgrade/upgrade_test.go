@@ -29,12 +29,12 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 	"github.com/nvidia/aicr-operator/test/memengine"
+	"github.com/nvidia/aicr-operator/test/wiring"
 )
 
 const (
@@ -179,7 +179,7 @@ func startOperator(t *testing.T, rel release, engine *memengine.Engine) *operato
 		})
 	require.NoError(t, err)
 	require.NoError(t, res.SetupWithManager(mgr))
-	require.NoError(t, rollout.SetupControllers(mgr, rollout.Setup{
+	require.NoError(t, wiring.RolloutControllers(mgr, wiring.Setup{
 		Ports: domain.Ports{Engine: engine, Jobs: runner, Clock: clk},
 		Options: shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: time.Second,
 			AdmissionPolicies: shared.ChartAdmissionPolicies},

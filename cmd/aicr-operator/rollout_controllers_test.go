@@ -9,15 +9,15 @@ import (
 	"github.com/nvidia/aicr-operator/app"
 )
 
-// TestRolloutSetupCarriesTheRolloutTimings: --step-timeout, --component-step-timeout and
+// TestRolloutOptionsCarryTheRolloutTimings: --step-timeout, --component-step-timeout and
 // --rollout-window reach the rollout and runtime controllers' options.
-func TestRolloutSetupCarriesTheRolloutTimings(t *testing.T) {
+func TestRolloutOptionsCarryTheRolloutTimings(t *testing.T) {
 	t.Parallel()
 	cfg := app.Config{
 		StepTimeout: 30 * time.Minute, RolloutWindow: 48 * time.Hour,
 		ComponentStepTimeouts: map[string]time.Duration{"gpu-operator": 2 * time.Hour},
 	}
-	o := provideRolloutSetup(cfg, nil, validationJobs{}, nil, nil, nil, nil, nil).Options
+	o := rolloutOptions(cfg, nil)
 	assert.Equal(t, 30*time.Minute, o.ActionTimeout)
 	assert.Equal(t, 48*time.Hour, o.RolloutWindow)
 	assert.Equal(t, map[string]time.Duration{"gpu-operator": 2 * time.Hour}, o.ComponentTimeouts)

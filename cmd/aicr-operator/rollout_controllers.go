@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/nvidia/aicr-operator/adapters/argocd"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/runtime"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/nvidia/aicr-operator/app"
+	"github.com/nvidia/aicr-operator/domain"
+	"github.com/nvidia/aicr-operator/ports"
+)
+
+// rolloutControllers are the rollout and runtime controllers over the domain's ports, with the
+// engine watch that adds Argo CD Applications' watch to both once the kind is served (ENG-4).
+type rolloutControllers struct {
+	ports        domain.Ports
+	options      shared.Options
+	engineServed func(context.Context) (bool, error)
+	// engineWatchInterval is how often the engine watch asks (shared.DefaultEngineWatchInterval when zero).
+	engineWatchInterval time.Duration
+}
+
+// provideRolloutControllers assembles the rollout and runtime controllers over the domain's
+// ports: the selected engine, the validation Jobs (counted as they finish), the registry
+// (evidence), the clock and the protected workloads.
+func provideRolloutControllers(cfg app.Config, engine ports.DeploymentEngine, validation validationJobs, reg *oci.Registry,
+	clk ports.Clock, work ports.WorkloadFinder, dc discovery.DiscoveryInterface, liveness *manager.Liveness) rolloutControllers {
+	return rolloutControllers{
+		ports: domain.Ports{Engine: engine, Jobs: countJobs(validation, shared.NewMetrics().JobsFinished, shared.JobRunnerValidation),
+			Registry: reg, Clock: clk, Workloads: work},
+		options:      rolloutOptions(cfg, liveness),
+		engineServed: func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },
+	}
+}
+
+// rolloutOptions are the rollout and runtime controllers' settings: validation, the step
+// timeouts, the rollout window and the chart's admission policies.
+func rolloutOptions(cfg app.Config, liveness *manager.Liveness) shared.Options {
+	return shared.Options{
+		OperatorNamespace:   cfg.OperatorNamespace,
+		ValidationEnabled:   cfg.ValidationEnabled,
+		ValidationImage:     cfg.AICRImage,
+		ValidationNamespace: cfg.ValidationNamespace,
+		ActionTimeout:       cfg.StepTimeout,
+		ComponentTimeouts:   cfg.ComponentStepTimeouts,
+		RolloutWindow:       cfg.RolloutWindow,
+		AdmissionPolicies:   shared.ChartAdmissionPolicies,
+		Track:               liveness.Track,
+	}
+}
+
+// register registers both controllers and the engine watch with mgr.
+func (c rolloutControllers) register(mgr ctrl.Manager) error {
+	reg := shared.NewRegistration(mgr, nil, c.ports, c.options)
+	ro, err := rollout.Register(mgr, reg)
+	if err != nil {
+		return err
+	}
+	rt, err := runtime.Register(mgr, reg, nil)
+	if err != nil {
+		return err
+	}
+	return shared.AddEngineWatch(mgr, argocd.NewApplicationObject(), c.engineServed, c.engineWatchInterval, ro, rt)
+}
