@@ -10,7 +10,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/nvidia/aicr-operator/adapters/bundletar"
-	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -23,8 +22,6 @@ const (
 	BundleArtifactType = "application/vnd.nvidia.aicr.artifact"
 	// BundleLayerMediaType is the media type of the bundle's one layer.
 	BundleLayerMediaType = ocispec.MediaTypeImageLayerGzip
-	// AnnotationPlanDigest records the plan evidence belongs to.
-	AnnotationPlanDigest = wellknown.AnnotationPlanDigest
 	// MaxBundleLayerBytes bounds the compressed size of a bundle's layer; the
 	// unpacked tree is bounded by bundletar.MaxBundleBytes.
 	MaxBundleLayerBytes = bundletar.MaxBundleBytes

@@ -8,6 +8,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -72,7 +73,7 @@ func (r *Registry) PushEvidence(ctx context.Context, ev ports.Evidence) (ports.D
 	a := artifact{
 		artifactType: EvidenceArtifactType, config: newBlob(ocispec.MediaTypeEmptyJSON, []byte("{}"), nil),
 		layers:      []blob{newBlob(EvidenceMediaType, raw, map[string]string{ocispec.AnnotationTitle: evidenceTitle}), report},
-		annotations: map[string]string{AnnotationPlanDigest: ev.PlanDigest},
+		annotations: map[string]string{wellknown.AnnotationPlanDigest: ev.PlanDigest},
 	}
 	repo, err := r.repository(r.repoRef(BundlesRepository), true)
 	if err != nil {
