@@ -18,7 +18,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
@@ -91,7 +91,7 @@ func assertPlan(t *testing.T, cm *corev1.ConfigMap, digest, uid string) {
 	assert.Equal(t, uid, stored.RuntimeUID)
 	assert.Equal(t, domain.SourceResolved, stored.Source)
 	assert.Equal(t, image, stored.AICRImage)
-	assert.Nil(t, domain.CheckPlanReadable(shared.ReadStoredPlan(cm), uid))
+	assert.Nil(t, domain.CheckPlanReadable(plantrust.Stored(cm), uid))
 	assert.NotNil(t, stored.RenderFlags)
 	for _, ref := range []*configdoc.ConfigMapRef{stored.ConfigMapRef, stored.ValidationConfigMapRef} {
 		require.NotNil(t, ref)

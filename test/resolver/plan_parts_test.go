@@ -17,7 +17,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -61,13 +61,13 @@ func liveConfigMap(t *testing.T, name string) *corev1.ConfigMap {
 	return cm
 }
 
-// readBack reads the plan as the runtime and rollout controllers do (shared.PlanReader): its
+// readBack reads the plan as the runtime and rollout controllers do (planstore.Reader): its
 // document with every release's values, checked against the plan's digest, and its validation
 // recipe, checked against the digest the plan records.
 func readBack(t *testing.T, rec recorded) (*domain.Environment, *domain.Stall) {
 	t.Helper()
 	ctx := context.Background()
-	plans := shared.NewPlanReader(k8s, operatorNS)
+	plans := planstore.NewReader(k8s, operatorNS)
 	doc, stall, err := plans.Document(ctx, rec.digest, string(rec.cr.UID))
 	require.NoError(t, err)
 	if stall != nil {

@@ -17,7 +17,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -81,7 +81,7 @@ func TestPlanRules_Conflicts(t *testing.T) {
 				return
 			}
 			assert.NotEqual(t, old.UID, live.UID, "replaced")
-			assert.Equal(t, string(cr.UID), shared.ReadStoredPlan(live).RuntimeUID)
+			assert.Equal(t, string(cr.UID), plantrust.Stored(live).RuntimeUID)
 		})
 	}
 }
@@ -105,7 +105,7 @@ func TestPlanRules_SameRuntime(t *testing.T) {
 			resolved(t, resolver.ReasonResolved)
 			live := planConfigMap(t, want)
 			assert.Equal(t, tc.replace, old.UID != live.UID)
-			assert.Equal(t, domain.SourceResolved, shared.ReadStoredPlan(live).Source)
+			assert.Equal(t, domain.SourceResolved, plantrust.Stored(live).Source)
 		})
 	}
 }
@@ -165,7 +165,7 @@ func TestPlanRules_PLAN3_PLAN5_ValuesCreatedOnce(t *testing.T) {
 			err = k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNS, Name: name}, plan)
 			if tc.reason == resolver.ReasonResolved {
 				require.NoError(t, err)
-				assert.Nil(t, domain.CheckPlanReadable(shared.ReadStoredPlan(plan), string(cr.UID)))
+				assert.Nil(t, domain.CheckPlanReadable(plantrust.Stored(plan), string(cr.UID)))
 				stored, decodeErr := configdoc.DecodePlan([]byte(plan.Data[configdoc.PlanKey]))
 				require.NoError(t, decodeErr)
 				require.NotEmpty(t, stored.ValuesRefs)

@@ -18,6 +18,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 )
 
 // Plans of the RET-1 test: superseded plans 1..9 (1 oldest), then the active, candidate and
@@ -204,7 +205,7 @@ func TestRetentionWaitsForTheRuntimeRET1(t *testing.T) {
 }
 
 // TestRetentionListsUnderThePlanWritersLock: a pass reads what the plans reference and deletes
-// the rest while it holds shared.PlanStore, the lock the resolver's and the runtime
+// the rest while it holds planstore.Writes, the lock the resolver's and the runtime
 // controller's plan writers hold while they reuse a recipe or values ConfigMap and write the
 // plan that references it, so it never deletes one a plan is about to reference.
 func TestRetentionListsUnderThePlanWritersLock(t *testing.T) {
@@ -216,10 +217,10 @@ func TestRetentionListsUnderThePlanWritersLock(t *testing.T) {
 	require.NoError(t, err)
 	pass(t, r)
 	require.Positive(t, reader.lists.Load(), "the pass lists the stored ConfigMaps")
-	assert.Zero(t, reader.unguarded.Load(), "every list of a pass ran under shared.PlanStore")
+	assert.Zero(t, reader.unguarded.Load(), "every list of a pass ran under planstore.Writes")
 }
 
-// lockCheckingReader counts its Lists and those made while shared.PlanStore was free.
+// lockCheckingReader counts its Lists and those made while planstore.Writes was free.
 type lockCheckingReader struct {
 	client.Reader
 	lists, unguarded atomic.Int64
@@ -227,9 +228,9 @@ type lockCheckingReader struct {
 
 func (r *lockCheckingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	r.lists.Add(1)
-	if shared.PlanStore.TryLock() {
+	if planstore.Writes.TryLock() {
 		r.unguarded.Add(1)
-		shared.PlanStore.Unlock()
+		planstore.Writes.Unlock()
 	}
 	return r.Reader.List(ctx, list, opts...)
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/aicr"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -143,7 +143,7 @@ func recipe(planDigest, which string) string {
 func (h *harness) writeRecipe(doc string) *configdoc.ConfigMapRef {
 	h.t.Helper()
 	ref := &configdoc.ConfigMapRef{Digest: configdoc.ContentDigest([]byte(doc))}
-	ref.Name = shared.RecipePrefix + strings.TrimPrefix(ref.Digest, "sha256:")[:16]
+	ref.Name = planstore.RecipePrefix + strings.TrimPrefix(ref.Digest, "sha256:")[:16]
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: ref.Name, Namespace: operatorNamespace,

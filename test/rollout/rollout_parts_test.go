@@ -13,36 +13,36 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
 // TestRolloutPlanParts_ProceedsOnceALostPartIsRebuilt: the target plan's values or validation
 // recipe ConfigMap was lost, so the runtime stalls PlanUnreadable or the rollout
-// PlanWithoutRecipe; once the resolver's plan writer rebuilds it (shared.PlanWriter.WriteParts,
+// PlanWithoutRecipe; once the resolver's plan writer rebuilds it (planstore.Writer.WriteParts,
 // what the resolver writes after proving it), the runtime and the rollout read the plan again
 // and the rollout proceeds, without any other change.
 func TestRolloutPlanParts_ProceedsOnceALostPartIsRebuilt(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// lose deletes the part of doc and returns what rebuilds it.
-		lose func(h *harness, p *domain.Plan, doc *configdoc.Plan) shared.PartsWrite
+		lose func(h *harness, p *domain.Plan, doc *configdoc.Plan) planstore.PartsWrite
 		// stalled waits for the stall the lost part of doc causes.
 		stalled func(h *harness, doc *configdoc.Plan)
 		// then is the phase the rollout reaches once the part is back (Validating: every step ran).
 		then aicrv1alpha1.Phase
 	}{
-		{"Values", func(h *harness, p *domain.Plan, doc *configdoc.Plan) shared.PartsWrite {
+		{"Values", func(h *harness, p *domain.Plan, doc *configdoc.Plan) planstore.PartsWrite {
 			deleteConfigMap(h, doc.ValuesRefs[0].Name)
-			return shared.PartsWrite{Doc: doc, Values: p.Releases}
+			return planstore.PartsWrite{Doc: doc, Values: p.Releases}
 		}, func(h *harness, doc *configdoc.Plan) {
 			h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, string(domain.StallPlanUnreadable),
 				"plan "+doc.Digest+": values ConfigMap "+operatorNamespace+"/"+doc.ValuesRefs[0].Name+" not found")
 			assert.Empty(h.t, h.rollouts(), "no rollout starts")
 		}, aicrv1alpha1.PhaseValidating},
-		{"ValidationRecipe", func(h *harness, p *domain.Plan, doc *configdoc.Plan) shared.PartsWrite {
+		{"ValidationRecipe", func(h *harness, p *domain.Plan, doc *configdoc.Plan) planstore.PartsWrite {
 			deleteConfigMap(h, doc.ValidationConfigMapRef.Name)
-			return shared.PartsWrite{Doc: doc, Recipes: map[string][]byte{doc.ValidationConfigMapRef.Name: []byte(recipe(p.Digest, "validation"))}}
+			return planstore.PartsWrite{Doc: doc, Recipes: map[string][]byte{doc.ValidationConfigMapRef.Name: []byte(recipe(p.Digest, "validation"))}}
 		}, func(h *harness, _ *configdoc.Plan) {
 			ro := h.waitRollout(1)
 			h.seen[ro.Name] = false
@@ -69,7 +69,7 @@ func TestRolloutPlanParts_ProceedsOnceALostPartIsRebuilt(t *testing.T) {
 			h.setCandidate(digest, metav1.Condition{})
 			tc.stalled(h, doc)
 
-			writer := &shared.PlanWriter{Client: k8s, Reader: k8s, Recorder: record.NewFakeRecorder(8), Namespace: operatorNamespace}
+			writer := &planstore.Writer{Client: k8s, Reader: k8s, Recorder: record.NewFakeRecorder(8), Namespace: operatorNamespace}
 			stall, err := writer.WriteParts(context.Background(), h.runtime(), w)
 			require.NoError(t, err)
 			require.Nil(t, stall)

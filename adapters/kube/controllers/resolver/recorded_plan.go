@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -23,8 +23,8 @@ func (r *Reconciler) recordedPlan(ctx context.Context, cr *aicrv1alpha1.ClusterR
 		return "", fmt.Errorf("list plans: %w", err)
 	}
 	for i := range list.Items {
-		stored := shared.ReadStoredPlan(&list.Items[i])
-		if domain.CheckPlanReadable(stored, string(cr.UID)) == nil && stored.Source == domain.SourceResolved {
+		stored := plantrust.Stored(&list.Items[i])
+		if plantrust.Check(stored, stored.DigestAnnotation, string(cr.UID)) == nil && stored.Source == domain.SourceResolved {
 			return stored.DigestAnnotation, nil
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -24,9 +24,9 @@ func (r *Reconciler) writePlan(ctx context.Context, run *resolution) *outcome {
 	if out = r.publish(ctx, plan, run.bundle, built.chartDirs); out != nil {
 		return out
 	}
-	w := shared.PlanWrite{Plan: plan, Recipe: run.recipe, ValidationRecipe: built.validationRecipe, BundleJob: run.bundleJob,
+	w := planstore.Write{Plan: plan, Recipe: run.recipe, ValidationRecipe: built.validationRecipe, BundleJob: run.bundleJob,
 		RenderFlags: run.renderFlags, BundleRef: run.bundleRef, Report: run.upgrade.report, FromPlan: cr.Status.ActivePlanDigest}
-	writer := &shared.PlanWriter{Client: r.Client, Reader: r.Reader, Recorder: r.Recorder,
+	writer := &planstore.Writer{Client: r.Client, Reader: r.Reader, Recorder: r.Recorder,
 		Namespace: r.Config.OperatorNamespace, Image: r.Config.Image}
 	if stall, err := writer.Write(ctx, cr, w); stall != nil || err != nil {
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -39,7 +39,7 @@ func (r *Reconciler) repairRecorded(ctx context.Context, run *resolution) *outco
 
 // judgeRecorded is repairRecorded for the plan of digest recorded for the current render.
 func (r *Reconciler) judgeRecorded(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string, recipe []byte) *outcome {
-	plans := shared.NewPlanReader(r.Reader, r.Config.OperatorNamespace)
+	plans := planstore.NewReader(r.Reader, r.Config.OperatorNamespace)
 	doc, parts, stall, err := plans.Parts(ctx, digest, string(cr.UID))
 	switch {
 	case err != nil:
@@ -59,7 +59,7 @@ func (r *Reconciler) judgeRecorded(ctx context.Context, cr *aicrv1alpha1.Cluster
 		r.event(cr, corev1.EventTypeWarning, EventPlanResolvedAgain, "%s", d.Message)
 		return nil
 	case domain.PartsRebuild:
-		writer := &shared.PlanWriter{Client: r.Client, Reader: r.Reader, Recorder: r.Recorder, Namespace: r.Config.OperatorNamespace}
+		writer := &planstore.Writer{Client: r.Client, Reader: r.Reader, Recorder: r.Recorder, Namespace: r.Config.OperatorNamespace}
 		if stall, err := writer.WriteParts(ctx, cr, w); stall != nil || err != nil {
 			if err != nil {
 				return transient(err)
@@ -76,8 +76,8 @@ func (r *Reconciler) judgeRecorded(ctx context.Context, cr *aicrv1alpha1.Cluster
 // records in the part the digest of what it rebuilt and from where (or why nothing), for
 // domain.DecidePlanParts; it returns what to write when every part is proven. The bundle is
 // pulled only when a lost part needs it.
-func (r *Reconciler) rebuildParts(ctx context.Context, doc *configdoc.Plan, parts []domain.PlanPart, recipe []byte) (shared.PartsWrite, *outcome) {
-	w := shared.PartsWrite{Doc: doc, Recipes: map[string][]byte{}}
+func (r *Reconciler) rebuildParts(ctx context.Context, doc *configdoc.Plan, parts []domain.PlanPart, recipe []byte) (planstore.PartsWrite, *outcome) {
+	w := planstore.PartsWrite{Doc: doc, Recipes: map[string][]byte{}}
 	src := &bundleSource{r: r, doc: doc}
 	for i := range parts {
 		p := &parts[i]
@@ -101,7 +101,7 @@ func (r *Reconciler) rebuildParts(ctx context.Context, doc *configdoc.Plan, part
 			p.Rebuilt, p.Source, w.Values = doc.Digest, src.ref(), releases
 			continue
 		}
-		got, _ := shared.RecipeDigest(recipe)
+		got, _ := planstore.RecipeDigest(recipe)
 		if got == p.Recorded {
 			p.Rebuilt, p.Source, w.Recipes[p.Name] = got, "the recipe stage's result", recipe
 			continue
@@ -114,7 +114,7 @@ func (r *Reconciler) rebuildParts(ctx context.Context, doc *configdoc.Plan, part
 		case bundle == nil:
 			why = append(why, src.why)
 		default:
-			got, _ := shared.RecipeDigest(bundle.Recipe)
+			got, _ := planstore.RecipeDigest(bundle.Recipe)
 			if got == p.Recorded {
 				p.Rebuilt, p.Source, w.Recipes[p.Name] = got, src.ref(), bundle.Recipe
 				continue

@@ -23,7 +23,7 @@ type upgradeReport struct {
 // nothing to check without an active plan (domain.NextResolveStage then skips this stage) or
 // when the active plan has no
 // recipe (a rebuilt plan): with no report every Upgrade needs approval. The
-// "from" recipe is read only through the verified plan (shared.PlanReader: the plan's
+// "from" recipe is read only through the verified plan (planstore.Reader: the plan's
 // digest recomputed, the recipe's content digest checked); an active plan or
 // recipe that does not verify stalls, so upgrade-check never compares against
 // a recipe the operator did not record. Verdicts do not stop the resolution

@@ -17,6 +17,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 )
 
 // DefaultInterval is how often the retention pass runs besides its triggers.
@@ -39,6 +40,7 @@ const retentionConflictRetry = time.Second
 type Reconciler struct {
 	client    client.Client
 	reader    client.Reader
+	plans     *planstore.Reader
 	recorder  record.EventRecorder
 	metrics   *shared.Metrics
 	namespace string
@@ -61,8 +63,8 @@ func New(c client.Client, reader client.Reader, recorder record.EventRecorder, n
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	return &Reconciler{client: c, reader: reader, recorder: recorder, metrics: shared.NewMetrics(), namespace: namespace, interval: interval,
-		release: release}, nil
+	return &Reconciler{client: c, reader: reader, plans: planstore.NewReader(reader, namespace), recorder: recorder,
+		metrics: shared.NewMetrics(), namespace: namespace, interval: interval, release: release}, nil
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
@@ -88,8 +90,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 	// The plan writers' lock: recipe and values ConfigMaps are content-addressed and shared
 	// between plans, so a pass must never see a reused one without the new plan about to
 	// reference it.
-	shared.PlanStore.Lock()
-	defer shared.PlanStore.Unlock()
+	planstore.Writes.Lock()
+	defer planstore.Writes.Unlock()
 	stored, err := r.listStored(ctx)
 	if err != nil {
 		return ctrl.Result{}, err

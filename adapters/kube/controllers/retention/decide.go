@@ -8,6 +8,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -108,22 +109,22 @@ func plansToKeep(cr *aicrv1alpha1.ClusterRuntime, rollouts []aicrv1alpha1.Runtim
 // doomedPlans applies RET-1 and returns the doomed plans and the retained ones. The plan the
 // resolver recorded for the bundle Job of the current resolution is in use: its next
 // reconcile reads it.
-func doomedPlans(plans []storedPlan, keep keptPlans, bundleJob string) ([]doomedObject, []storedPlan) {
+func doomedPlans(plans []planstore.Listed, keep keptPlans, bundleJob string) ([]doomedObject, []planstore.Listed) {
 	records := make([]domain.PlanRecord, 0, len(plans))
 	for _, p := range plans {
-		n := p.meta.Name
+		n := p.Meta.Name
 		records = append(records, domain.PlanRecord{
-			Name: n, Digest: p.meta.Annotations[aicrv1alpha1.AnnotationPlanDigest], CreatedAt: p.meta.CreationTimestamp.Time,
+			Name: n, Digest: p.Meta.Annotations[aicrv1alpha1.AnnotationPlanDigest], CreatedAt: p.Meta.CreationTimestamp.Time,
 			Active: keep.active[n], Candidate: keep.candidate[n], Pinned: keep.pinned[n],
-			InUse: keep.inUse[n] || (bundleJob != "" && p.meta.Labels[aicrv1alpha1.LabelResolvedBy] == bundleJob),
+			InUse: keep.inUse[n] || (bundleJob != "" && p.Meta.Labels[aicrv1alpha1.LabelResolvedBy] == bundleJob),
 		})
 	}
 	gone := nameSet(domain.PlansToDelete(records))
 	var doomed []doomedObject
-	var retained []storedPlan
+	var retained []planstore.Listed
 	for _, p := range plans {
-		if gone[p.meta.Name] {
-			doomed = append(doomed, doomedObject{kind: aicrv1alpha1.RolePlan, meta: p.meta, rule: "RET-1"})
+		if gone[p.Meta.Name] {
+			doomed = append(doomed, doomedObject{kind: aicrv1alpha1.RolePlan, meta: p.Meta, rule: "RET-1"})
 		} else {
 			retained = append(retained, p)
 		}
@@ -137,7 +138,7 @@ type currentResolution struct {
 	snapshot, recipe, bundle string
 }
 
-func findCurrentResolution(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []storedPlan) currentResolution {
+func findCurrentResolution(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []planstore.Listed) currentResolution {
 	current := currentResolution{snapshot: shared.SnapshotJob(cr, rel)}
 	config, err := shared.AICRConfig(cr)
 	if err != nil {
@@ -150,14 +151,14 @@ func findCurrentResolution(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, 
 
 // inheritedPlan is shared.InheritFrom over the stored plans: the active plan's digest when
 // another AICR release rendered it, as the resolver decides it.
-func inheritedPlan(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []storedPlan) string {
+func inheritedPlan(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, plans []planstore.Listed) string {
 	name, err := configdoc.PlanConfigMapName(cr.Status.ActivePlanDigest)
 	if err != nil {
 		return ""
 	}
 	for _, p := range plans {
-		if p.meta.Name == name {
-			return shared.InheritFrom(p.doc, cr.Status.ActivePlanDigest, rel)
+		if p.Meta.Name == name {
+			return shared.InheritFrom(p.Doc, cr.Status.ActivePlanDigest, rel)
 		}
 	}
 	return ""

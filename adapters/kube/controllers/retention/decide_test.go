@@ -13,6 +13,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -29,11 +30,11 @@ func testPlanName(i int) string {
 }
 
 // testPlan is plan i, created i hours after testNow, referencing recipe-<i> and values-<i>.
-func testPlan(i int) storedPlan {
-	return storedPlan{
-		meta: metav1.ObjectMeta{Name: testPlanName(i), CreationTimestamp: metav1.NewTime(testNow.Add(time.Duration(i) * time.Hour)),
+func testPlan(i int) planstore.Listed {
+	return planstore.Listed{
+		Meta: metav1.ObjectMeta{Name: testPlanName(i), CreationTimestamp: metav1.NewTime(testNow.Add(time.Duration(i) * time.Hour)),
 			Labels: map[string]string{}, Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: testDigest(i)}},
-		doc: &configdoc.Plan{
+		Doc: &configdoc.Plan{
 			Plan:         domain.Plan{Digest: testDigest(i), RuntimeUID: testRuntimeUID},
 			ConfigMapRef: &configdoc.ConfigMapRef{Name: fmt.Sprintf("recipe-%d", i)}, RenderFlags: []string{},
 			ValuesRefs: []configdoc.ValuesRef{{Name: fmt.Sprintf("values-%d", i)}},
@@ -63,8 +64,8 @@ func doomedNames(d retentionDecision) []string {
 }
 
 // seven superseded plans 0..6: plans 0 and 1 are beyond the five most recent.
-func sevenPlans() []storedPlan {
-	plans := make([]storedPlan, 7)
+func sevenPlans() []planstore.Listed {
+	plans := make([]planstore.Listed, 7)
 	for i := range plans {
 		plans[i] = testPlan(i)
 	}
@@ -94,7 +95,7 @@ func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 	cr := testRuntime()
 	current := findCurrentResolution(cr, shared.Release{}, nil)
 	plans := sevenPlans()
-	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = current.bundle // the plan the resolver recorded for the current inputs
+	plans[0].Meta.Labels[aicrv1alpha1.LabelResolvedBy] = current.bundle // the plan the resolver recorded for the current inputs
 	others := []metav1.PartialObjectMetadata{
 		testObject(current.snapshot, aicrv1alpha1.RoleSnapshot, ""),
 		testObject("aicr-snapshot-newer", aicrv1alpha1.RoleSnapshot, ""),
@@ -109,8 +110,8 @@ func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 func TestRetentionKeepsTheRecipeResultARetainedPlanWasRenderedFromRET3(t *testing.T) {
 	t.Parallel()
 	plans := sevenPlans()
-	plans[6].meta.Labels[aicrv1alpha1.LabelResolvedBy] = shared.BundleJob(testRuntimeUID, "aicr-recipe-kept", nil)
-	plans[0].meta.Labels[aicrv1alpha1.LabelResolvedBy] = shared.BundleJob(testRuntimeUID, "aicr-recipe-gone", nil)
+	plans[6].Meta.Labels[aicrv1alpha1.LabelResolvedBy] = shared.BundleJob(testRuntimeUID, "aicr-recipe-kept", nil)
+	plans[0].Meta.Labels[aicrv1alpha1.LabelResolvedBy] = shared.BundleJob(testRuntimeUID, "aicr-recipe-gone", nil)
 	others := []metav1.PartialObjectMetadata{
 		testObject("aicr-recipe-kept", aicrv1alpha1.RoleRecipe, ""),
 		testObject("aicr-recipe-gone", aicrv1alpha1.RoleRecipe, ""),
@@ -122,7 +123,7 @@ func TestRetentionKeepsTheRecipeResultARetainedPlanWasRenderedFromRET3(t *testin
 func TestRetentionKeepsEveryRecipeAndValuesWhileARetainedPlanIsUnreadableRET1(t *testing.T) {
 	t.Parallel()
 	plans := sevenPlans()
-	plans[6].doc = nil
+	plans[6].Doc = nil
 	others := []metav1.PartialObjectMetadata{
 		testObject("recipe-0", aicrv1alpha1.RoleRecipe, testDigest(0)),
 		testObject("values-0", aicrv1alpha1.RoleValues, testDigest(0)),
@@ -156,7 +157,7 @@ func TestRetentionNamesTheCurrentResolutionOfTheRelease(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			plans := sevenPlans()
-			plans[3].doc.AICRImage = tt.image
+			plans[3].Doc.AICRImage = tt.image
 			current := findCurrentResolution(cr, rel, plans)
 			assert.Equal(t, snapshot, current.snapshot)
 			assert.Equal(t, shared.RecipeJob(cr, rel, snapshot, config, tt.inherit), current.recipe)

@@ -6,6 +6,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -14,7 +15,7 @@ import (
 // annotation, which names the first plan only) and the kept AICR results RET-3 lets go. A
 // retained plan whose document cannot be read may reference any recipe or values
 // ConfigMap, so then none of them is deleted.
-func doomedDependents(current currentResolution, retained []storedPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
+func doomedDependents(current currentResolution, retained []planstore.Listed, rollouts []*aicrv1alpha1.RuntimeRollout,
 	others []metav1.PartialObjectMetadata) []doomedObject {
 	refs, known := retainedPlanRefs(retained)
 	var doomed []doomedObject
@@ -55,20 +56,20 @@ func isPlanDependent(o *metav1.PartialObjectMetadata) bool {
 
 // retainedPlanRefs returns the recipe and values ConfigMaps the retained plans reference, and
 // whether every retained plan could be read.
-func retainedPlanRefs(retained []storedPlan) (map[string]bool, bool) {
+func retainedPlanRefs(retained []planstore.Listed) (map[string]bool, bool) {
 	refs := map[string]bool{}
 	known := true
 	for _, p := range retained {
-		if p.doc == nil {
+		if p.Doc == nil {
 			known = false
 			continue
 		}
-		for _, ref := range []*configdoc.ConfigMapRef{p.doc.ConfigMapRef, p.doc.ValidationConfigMapRef} {
+		for _, ref := range []*configdoc.ConfigMapRef{p.Doc.ConfigMapRef, p.Doc.ValidationConfigMapRef} {
 			if ref != nil {
 				refs[ref.Name] = true
 			}
 		}
-		for _, ref := range p.doc.ValuesRefs {
+		for _, ref := range p.Doc.ValuesRefs {
 			refs[ref.Name] = true
 		}
 	}
@@ -78,14 +79,14 @@ func retainedPlanRefs(retained []storedPlan) (map[string]bool, bool) {
 // keptResultRefs returns the kept results a retained plan or rollout references (RET-3): the
 // assessment of a retained plan (its plan-digest annotation) or of a retained rollout (its
 // assessmentDigest), the recipe result a retained plan was rendered from, and the snapshot
-// and recipe results of the current resolution. With an shared.Unreadable retained plan every
+// and recipe results of the current resolution. With a retained plan whose document cannot be decoded every
 // recipe result counts as referenced.
-func keptResultRefs(current currentResolution, retained []storedPlan, rollouts []*aicrv1alpha1.RuntimeRollout,
+func keptResultRefs(current currentResolution, retained []planstore.Listed, rollouts []*aicrv1alpha1.RuntimeRollout,
 	others []metav1.PartialObjectMetadata, known bool) map[string]bool {
 	refs := map[string]bool{current.snapshot: true, current.recipe: true}
 	plans := map[string]bool{}
 	for _, p := range retained {
-		plans[p.meta.Name] = true
+		plans[p.Meta.Name] = true
 	}
 	for _, ro := range rollouts {
 		if name, err := configdoc.AssessmentConfigMapName(ro.Spec.FromPlanDigest, ro.Spec.ToPlanDigest, ro.Spec.AssessmentDigest); err == nil {
@@ -111,9 +112,9 @@ func keptResultRefs(current currentResolution, retained []storedPlan, rollouts [
 // renderedFromRecipe reports whether a retained plan was rendered from the kept result of the
 // recipe Job recipeJob: its resolved-by label names the bundle Job of that recipe with the
 // render flags the plan records.
-func renderedFromRecipe(recipeJob string, plans []storedPlan) bool {
+func renderedFromRecipe(recipeJob string, plans []planstore.Listed) bool {
 	for _, p := range plans {
-		if p.doc != nil && p.meta.Labels[aicrv1alpha1.LabelResolvedBy] == shared.BundleJob(p.doc.RuntimeUID, recipeJob, p.doc.RenderFlags) {
+		if p.Doc != nil && p.Meta.Labels[aicrv1alpha1.LabelResolvedBy] == shared.BundleJob(p.Doc.RuntimeUID, recipeJob, p.Doc.RenderFlags) {
 			return true
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 )
 
 // retentionRoles are the roles of the ConfigMaps retention deletes besides plans; a
@@ -19,39 +19,22 @@ import (
 var retentionRoles = []string{aicrv1alpha1.RoleRecipe, aicrv1alpha1.RoleValues, aicrv1alpha1.RoleAssessment, aicrv1alpha1.RoleSnapshot}
 
 // storedObjects is what the operator namespace holds for retention: plan ConfigMaps with their
-// documents, and the metadata of the other ConfigMaps the operator labelled.
+// documents (planstore.Reader.List), and the metadata of the other ConfigMaps the operator
+// labelled.
 type storedObjects struct {
-	plans  []storedPlan
+	plans  []planstore.Listed
 	others []metav1.PartialObjectMetadata
 }
 
-// storedPlan is one plan ConfigMap; doc is nil when its document cannot be decoded.
-type storedPlan struct {
-	meta metav1.ObjectMeta
-	doc  *configdoc.Plan
-}
-
-// listStored lists, uncached, the ConfigMaps of the operator namespace that carry the
-// operator's managed-by label and a role retention handles: plans with their data, the
-// others as metadata only. A plan ConfigMap whose name is not a plan name is left alone.
+// listStored lists, uncached, the plans of the operator namespace through the plan store's
+// reader and the other ConfigMaps that carry the operator's managed-by label and a role
+// retention handles, as metadata only.
 func (r *Reconciler) listStored(ctx context.Context) (storedObjects, error) {
-	managed := client.MatchingLabels{aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue, aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan}
-	var plans corev1.ConfigMapList
-	if err := r.reader.List(ctx, &plans, client.InNamespace(r.namespace), managed); err != nil {
-		return storedObjects{}, fmt.Errorf("list plans: %w", err)
+	plans, err := r.plans.List(ctx)
+	if err != nil {
+		return storedObjects{}, err
 	}
-	var out storedObjects
-	for i := range plans.Items {
-		cm := &plans.Items[i]
-		if !configdoc.IsPlanConfigMapName(cm.Name) {
-			continue
-		}
-		p := storedPlan{meta: cm.ObjectMeta}
-		if doc, err := configdoc.DecodePlan([]byte(cm.Data[configdoc.PlanKey])); err == nil {
-			p.doc = doc
-		}
-		out.plans = append(out.plans, p)
-	}
+	out := storedObjects{plans: plans}
 	role, err := labels.NewRequirement(aicrv1alpha1.LabelRole, selection.In, retentionRoles)
 	if err != nil {
 		return storedObjects{}, fmt.Errorf("role selector: %w", err)

@@ -12,6 +12,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -35,7 +36,7 @@ type Reconciler struct {
 	// live reads past the cache: an ended rollout is settled only after a live read.
 	live     client.Reader
 	ports    domain.Ports
-	plans    *shared.PlanReader
+	plans    *planstore.Reader
 	recorder record.EventRecorder
 	metrics  *shared.Metrics
 	opts     shared.Options
@@ -49,7 +50,7 @@ type Reconciler struct {
 
 // NewReconciler returns the rollout reconciler over the cached client c, the uncached
 // reader live, the domain ports p, the plan reader and an event recorder.
-func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *shared.PlanReader, recorder record.EventRecorder,
+func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *planstore.Reader, recorder record.EventRecorder,
 	opts shared.Options) *Reconciler {
 	return &Reconciler{client: c, live: live, ports: p, plans: plans, recorder: recorder, metrics: shared.NewMetrics(), opts: opts,
 		admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies),

@@ -23,6 +23,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/mocks"
 	"github.com/nvidia/aicr-operator/ports"
@@ -116,8 +117,8 @@ func lostStartReconciler(t *testing.T, cached, live aicrv1alpha1.RuntimeRolloutS
 		Status: live,
 	}
 	base := fake.NewClientBuilder().WithScheme(scheme).WithObjects(cr, ro).WithStatusSubresource(cr, ro).Build()
-	writer := shared.PlanWriter{Client: base, Reader: base, Recorder: record.NewFakeRecorder(4), Namespace: namespace}
-	stall, err := writer.Write(context.Background(), cr, shared.PlanWrite{Plan: plan})
+	writer := planstore.Writer{Client: base, Reader: base, Recorder: record.NewFakeRecorder(4), Namespace: namespace}
+	stall, err := writer.Write(context.Background(), cr, planstore.Write{Plan: plan})
 	require.NoError(t, err)
 	require.Nil(t, stall)
 	failed := false
@@ -159,7 +160,7 @@ func lostStartReconciler(t *testing.T, cached, live aicrv1alpha1.RuntimeRolloutS
 		return []ports.ReleaseStatus{ready(plan.Releases[0].Ref()), ready(plan.Releases[1].Ref())}, nil
 	}).AnyTimes()
 	cache := staleReader{Client: c, status: cached}
-	plans := shared.NewPlanReader(base, namespace)
+	plans := planstore.NewReader(base, namespace)
 	return NewReconciler(cache, base, domain.Ports{Engine: consistentEngine{engine, readyOnceApplied}, Clock: clock}, plans, recorder, shared.Options{}),
 		client.ObjectKeyFromObject(ro)
 }

@@ -13,6 +13,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -28,7 +29,7 @@ type AssessmentSource func(ctx context.Context, runtimeUID, fromPlanDigest, toPl
 type Reconciler struct {
 	client      client.Client
 	ports       domain.Ports
-	plans       *shared.PlanReader
+	plans       *planstore.Reader
 	creator     *RolloutCreator
 	assessments AssessmentSource
 	recorder    record.EventRecorder
@@ -43,7 +44,7 @@ type Reconciler struct {
 }
 
 // NewReconciler returns the runtime reconciler. assessments may be nil (no upgrade-check).
-func NewReconciler(c client.Client, p domain.Ports, plans *shared.PlanReader, creator *RolloutCreator,
+func NewReconciler(c client.Client, p domain.Ports, plans *planstore.Reader, creator *RolloutCreator,
 	assessments AssessmentSource, recorder record.EventRecorder, opts shared.Options) *Reconciler {
 	return &Reconciler{client: c, ports: p, plans: plans, creator: creator, assessments: assessments,
 		recorder: recorder, metrics: shared.NewMetrics(), opts: opts, admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies)}

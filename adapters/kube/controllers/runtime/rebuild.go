@@ -9,6 +9,8 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -25,7 +27,7 @@ func (r *Reconciler) readPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 	if err != nil || stall == nil || stall.Reason != domain.StallPlanUnreadable {
 		return doc, stall, err
 	}
-	live := shared.NewPlanReader(r.creator.reader, r.plans.Namespace())
+	live := planstore.NewReader(r.creator.reader, r.plans.Namespace())
 	doc, stall, missing, err := live.Lookup(ctx, digest, obs.uid)
 	switch {
 	case missing && digest == obs.active && obs.engineStall == nil:
@@ -35,14 +37,14 @@ func (r *Reconciler) readPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 		}
 		return &configdoc.Plan{Plan: *plan}, nil, nil // rebuilt: no recipe, no render flags
 	case missing:
-		return nil, shared.Unreadable("plan %s: ConfigMap %s/%s not found", digest, r.plans.Namespace(), planName(digest)), nil
+		return nil, plantrust.Unreadable("plan %s: ConfigMap %s/%s not found", digest, r.plans.Namespace(), planName(digest)), nil
 	}
 	return doc, stall, err
 }
 
 // rebuildPlan rebuilds the lost plan of digest from the specs the engine objects record
 // (domain.RebuildPlan: PlanUnreadable unless it has the digest) and writes it, with its values,
-// through the shared.PlanWriter the resolver uses (create-once, under shared.PlanStore): source rebuilt, no
+// through the planstore.Writer the resolver uses (create-once, under planstore.Writes): source rebuilt, no
 // recipe, no bundle reference. A resolved plan of the same digest written meanwhile is kept.
 func (r *Reconciler) rebuildPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, obs *observation,
 	digest string) (*domain.Plan, *domain.Stall, error) {
@@ -54,8 +56,8 @@ func (r *Reconciler) rebuildPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 	if stall != nil {
 		return nil, stall, nil
 	}
-	writer := &shared.PlanWriter{Client: r.client, Reader: r.creator.reader, Recorder: r.recorder, Namespace: r.plans.Namespace()}
-	if stall, err := writer.Write(ctx, cr, shared.PlanWrite{Plan: plan}); stall != nil || err != nil {
+	writer := &planstore.Writer{Client: r.client, Reader: r.creator.reader, Recorder: r.recorder, Namespace: r.plans.Namespace()}
+	if stall, err := writer.Write(ctx, cr, planstore.Write{Plan: plan}); stall != nil || err != nil {
 		if err != nil {
 			return nil, nil, fmt.Errorf("rebuild plan %s: %w", digest, err)
 		}

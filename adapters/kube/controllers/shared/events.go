@@ -45,7 +45,3 @@ const (
 	// objects (RET-1..3); the message counts them by kind.
 	EventRetentionApplied EventReason = "RetentionApplied"
 )
-
-// EventPlanWritten is recorded on the ClusterRuntime when a plan ConfigMap is created or
-// replaced (by the resolver, or by the runtime controller rebuilding a lost plan).
-const EventPlanWritten = "PlanWritten"

@@ -7,10 +7,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 )
 
 // PlanConfigMaps selects plan ConfigMaps (label role=plan) and the parts plans reference:
-// values ConfigMaps (role=values) and recipe ConfigMaps (role=recipe, named RecipePrefix...),
+// values ConfigMaps (role=values) and recipe ConfigMaps (role=recipe, named planstore.RecipePrefix...),
 // so a plan whose lost part was rebuilt is read again.
 var PlanConfigMaps = predicate.NewPredicateFuncs(IsPlanConfigMap)
 
@@ -21,7 +22,7 @@ func IsPlanConfigMap(o client.Object) bool {
 	case aicrv1alpha1.RolePlan, aicrv1alpha1.RoleValues:
 		return true
 	case aicrv1alpha1.RoleRecipe:
-		return strings.HasPrefix(o.GetName(), RecipePrefix)
+		return strings.HasPrefix(o.GetName(), planstore.RecipePrefix)
 	}
 	return false
 }

@@ -9,6 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -20,7 +21,7 @@ type Registration struct {
 	// Ports are the domain's driven ports (engine, jobs, registry, clock, workloads).
 	Ports domain.Ports
 	// Plans reads the plans of the operator namespace.
-	Plans *PlanReader
+	Plans *planstore.Reader
 	// Recorder records the controllers' Events.
 	Recorder record.EventRecorder
 	// Options are the installation's settings.
@@ -34,7 +35,7 @@ func NewRegistration(mgr ctrl.Manager, c client.Client, p domain.Ports, opts Opt
 	if c == nil {
 		c = mgr.GetClient()
 	}
-	return Registration{Client: c, Ports: p, Plans: NewPlanReader(mgr.GetClient(), opts.OperatorNamespace),
+	return Registration{Client: c, Ports: p, Plans: planstore.NewReader(mgr.GetClient(), opts.OperatorNamespace),
 		Recorder: mgr.GetEventRecorderFor(FieldManager), Options: opts}
 }
 

@@ -1,4 +1,4 @@
-package shared
+package planstore
 
 import (
 	"fmt"
@@ -10,14 +10,14 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 )
 
-// TestPlanReader_CacheEvictsTheLeastRecentlyUsedPlan: the decoded-plan cache holds
-// planCacheSize plans; one more evicts the plan read least recently, not every plan.
-func TestPlanReader_CacheEvictsTheLeastRecentlyUsedPlan(t *testing.T) {
+// TestReader_CacheEvictsTheLeastRecentlyUsedPlan: the decoded-plan cache holds
+// cacheSize plans; one more evicts the plan read least recently, not every plan.
+func TestReader_CacheEvictsTheLeastRecentlyUsedPlan(t *testing.T) {
 	t.Parallel()
-	p := NewPlanReader(nil, "aicr-system")
+	p := NewReader(nil, "aicr-system")
 	key := func(i int) string { return fmt.Sprintf("uid-%d/1", i) }
-	plans := make([]*configdoc.Plan, planCacheSize+1)
-	for i := range planCacheSize {
+	plans := make([]*configdoc.Plan, cacheSize+1)
+	for i := range cacheSize {
 		plans[i] = &configdoc.Plan{}
 		p.remember(key(i), plans[i])
 	}
@@ -25,13 +25,13 @@ func TestPlanReader_CacheEvictsTheLeastRecentlyUsedPlan(t *testing.T) {
 	require.True(t, ok, "a full cache still holds its first plan")
 	assert.Same(t, plans[0], got)
 
-	plans[planCacheSize] = &configdoc.Plan{}
-	p.remember(key(planCacheSize), plans[planCacheSize])
+	plans[cacheSize] = &configdoc.Plan{}
+	p.remember(key(cacheSize), plans[cacheSize])
 
-	assert.Equal(t, planCacheSize, p.decoded.Len(), "the cache stays at its bound")
+	assert.Equal(t, cacheSize, p.decoded.Len(), "the cache stays at its bound")
 	_, ok = p.cached(key(1))
 	assert.False(t, ok, "the least recently used plan is evicted")
-	for _, i := range []int{0, 2, planCacheSize - 1, planCacheSize} {
+	for _, i := range []int{0, 2, cacheSize - 1, cacheSize} {
 		got, ok := p.cached(key(i))
 		if assert.True(t, ok, "plan %d is kept", i) {
 			assert.Same(t, plans[i], got)

@@ -1,8 +1,7 @@
-package shared
+package planstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -12,18 +11,18 @@ import (
 	"k8s.io/utils/lru"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// PlanReader reads plan ConfigMaps of the operator namespace through configdoc and checks
+// Reader reads plan ConfigMaps of the operator namespace through configdoc and checks
 // PLAN-5/PLAN-6 before returning a plan, with the values of its releases loaded from its
 // values ConfigMap (schema 2) and checked against their valuesDigest. Plan and values
 // ConfigMaps are immutable, so plans are kept by the UIDs and resourceVersions of the
 // ConfigMaps they were read from and decoded once, in a least-recently-used cache of
-// planCacheSize plans.
-type PlanReader struct {
+// cacheSize plans.
+type Reader struct {
 	reader    client.Reader
 	namespace string
 
@@ -32,19 +31,19 @@ type PlanReader struct {
 	decoded *lru.Cache
 }
 
-// planCacheSize bounds how many decoded plans (and plans with their values) a PlanReader
-// keeps: a plan read again after planCacheSize other plans is decoded again. A runtime's
+// cacheSize bounds how many decoded plans (and plans with their values) a Reader
+// keeps: a plan read again after cacheSize other plans is decoded again. A runtime's
 // reconciles read its current plan, its target plan and a few earlier ones, far fewer.
-const planCacheSize = 64
+const cacheSize = 64
 
-// NewPlanReader returns a reader of the plan ConfigMaps in namespace.
-func NewPlanReader(reader client.Reader, namespace string) *PlanReader {
-	return &PlanReader{reader: reader, namespace: namespace, decoded: lru.New(planCacheSize)}
+// NewReader returns a reader of the plan ConfigMaps in namespace.
+func NewReader(reader client.Reader, namespace string) *Reader {
+	return &Reader{reader: reader, namespace: namespace, decoded: lru.New(cacheSize)}
 }
 
 // Read returns the plan of digest for runtimeUID. A missing, Unreadable or foreign plan is a
 // stall (PlanUnreadable, PlanOfAnotherRuntime); any other error is transient.
-func (p *PlanReader) Read(ctx context.Context, digest, runtimeUID string) (*domain.Plan, *domain.Stall, error) {
+func (p *Reader) Read(ctx context.Context, digest, runtimeUID string) (*domain.Plan, *domain.Stall, error) {
 	doc, stall, err := p.Document(ctx, digest, runtimeUID)
 	if doc == nil {
 		return nil, stall, err
@@ -56,14 +55,14 @@ func (p *PlanReader) Read(ctx context.Context, digest, runtimeUID string) (*doma
 // values of its releases and its references to recipes and bundle. Stalls and errors are
 // those of Read; a missing values ConfigMap, or values that do not match the digest the plan
 // records, stall PlanUnreadable (PLAN-6).
-func (p *PlanReader) Document(ctx context.Context, digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
+func (p *Reader) Document(ctx context.Context, digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
 	cm, stall, err := p.configMap(ctx, digest)
 	return p.fromConfigMap(ctx, cm, stall, err, digest, runtimeUID)
 }
 
 // Lookup is Document that also reports whether the plan's ConfigMap does not exist at all
 // (missing), which a caller rebuilding a lost plan (PLAN-7) must tell from an unreadable one.
-func (p *PlanReader) Lookup(ctx context.Context, digest, runtimeUID string) (doc *configdoc.Plan, stall *domain.Stall,
+func (p *Reader) Lookup(ctx context.Context, digest, runtimeUID string) (doc *configdoc.Plan, stall *domain.Stall,
 	missing bool, err error) {
 	cm, stall, err := p.configMap(ctx, digest)
 	if apierrors.IsNotFound(err) {
@@ -74,14 +73,14 @@ func (p *PlanReader) Lookup(ctx context.Context, digest, runtimeUID string) (doc
 }
 
 // Namespace is the namespace the reader reads plans from.
-func (p *PlanReader) Namespace() string { return p.namespace }
+func (p *Reader) Namespace() string { return p.namespace }
 
 // configMap reads the plan ConfigMap of digest. A digest that names no plan ConfigMap is a
 // PlanUnreadable stall; a missing one is the API's NotFound error, with cm naming it.
-func (p *PlanReader) configMap(ctx context.Context, digest string) (*corev1.ConfigMap, *domain.Stall, error) {
+func (p *Reader) configMap(ctx context.Context, digest string) (*corev1.ConfigMap, *domain.Stall, error) {
 	name, err := configdoc.PlanConfigMapName(digest)
 	if err != nil {
-		return nil, Unreadable("plan digest %q is not a sha256 digest", digest), nil
+		return nil, plantrust.Unreadable("plan digest %q is not a sha256 digest", digest), nil
 	}
 	cm := &corev1.ConfigMap{}
 	if err = p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: name}, cm); err != nil {
@@ -96,7 +95,7 @@ func (p *PlanReader) configMap(ctx context.Context, digest string) (*corev1.Conf
 
 // fromConfigMap turns what configMap read (cm, stall, err) into the plan document of digest
 // for runtimeUID, with the stalls and errors of Document.
-func (p *PlanReader) fromConfigMap(ctx context.Context, cm *corev1.ConfigMap, stall *domain.Stall, err error,
+func (p *Reader) fromConfigMap(ctx context.Context, cm *corev1.ConfigMap, stall *domain.Stall, err error,
 	digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
 	doc, stall, err := p.header(cm, stall, err, digest, runtimeUID)
 	if doc == nil {
@@ -108,52 +107,40 @@ func (p *PlanReader) fromConfigMap(ctx context.Context, cm *corev1.ConfigMap, st
 // header is fromConfigMap without the values: the decoded plan document of digest for
 // runtimeUID, checked as PLAN-5 and PLAN-6 have it, whose values a schema 2 plan keeps in its
 // values ConfigMap.
-func (p *PlanReader) header(cm *corev1.ConfigMap, stall *domain.Stall, err error,
+func (p *Reader) header(cm *corev1.ConfigMap, stall *domain.Stall, err error,
 	digest, runtimeUID string) (*configdoc.Plan, *domain.Stall, error) {
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, Unreadable("plan %s: ConfigMap %s/%s not found", digest, p.namespace, cm.Name), nil
+		return nil, plantrust.Unreadable("plan %s: ConfigMap %s/%s not found", digest, p.namespace, cm.Name), nil
 	case cm == nil || err != nil:
 		return nil, stall, err
 	}
-	name := cm.Name
-	plan, err := p.decode(cm)
-	if err != nil {
-		return nil, Unreadable("plan %s: %v", digest, err), nil
+	plan, refusal := p.decode(cm)
+	if refusal == nil {
+		refusal = plantrust.Check(plantrust.Header(cm, plan), digest, runtimeUID)
 	}
-	stored := domain.StoredPlan{
-		DigestAnnotation: cm.Annotations[aicrv1alpha1.AnnotationPlanDigest],
-		SchemaLabel:      cm.Labels[aicrv1alpha1.LabelSchemaVersion],
-		PayloadSchema:    plan.SchemaVersion, PayloadDigest: plan.Digest,
-		RuntimeUID: plan.RuntimeUID, Source: plan.Source,
-	}
-	if s := domain.CheckPlanReadable(stored, runtimeUID); s != nil {
-		return nil, s, nil
-	}
-	if stored.DigestAnnotation != digest {
-		return nil, Unreadable("plan ConfigMap %s carries plan digest %s, not %s", name, stored.DigestAnnotation, digest), nil
+	if refusal != nil {
+		return nil, refusal.Stall, nil
 	}
 	return plan, nil, nil
 }
 
-func (p *PlanReader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, error) {
+// decode returns the plan document of a plan ConfigMap (plantrust.Decode), kept by the
+// ConfigMap's version; the digest of a schema 1 plan, whose values are inline, is checked here.
+func (p *Reader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, *plantrust.Refusal) {
 	key := cacheKey(cm)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if plan, ok := p.cached(key); ok {
 		return plan, nil
 	}
-	raw, ok := cm.Data[configdoc.PlanKey]
-	if !ok {
-		return nil, fmt.Errorf("no %s key", configdoc.PlanKey)
-	}
-	doc, err := configdoc.DecodePlan([]byte(raw))
-	if err != nil {
-		return nil, err
+	doc, refusal := plantrust.Decode(cm)
+	if refusal != nil {
+		return nil, refusal
 	}
 	if len(doc.ValuesRefs) == 0 { // schema 1: values inline
-		if s := checkDigest(doc); s != nil {
-			return nil, errors.New(s.Message)
+		if refusal = plantrust.CheckDigest(doc); refusal != nil {
+			return nil, refusal
 		}
 	}
 	p.remember(key, doc)
@@ -161,7 +148,7 @@ func (p *PlanReader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, error) {
 }
 
 // cached returns the plan kept under key, if it is still in the cache.
-func (p *PlanReader) cached(key string) (*configdoc.Plan, bool) {
+func (p *Reader) cached(key string) (*configdoc.Plan, bool) {
 	v, ok := p.decoded.Get(key)
 	if !ok {
 		return nil, false
@@ -170,17 +157,12 @@ func (p *PlanReader) cached(key string) (*configdoc.Plan, bool) {
 	return doc, ok
 }
 
-// remember keeps a decoded plan, evicting the least recently used one beyond planCacheSize.
-func (p *PlanReader) remember(key string, doc *configdoc.Plan) {
+// remember keeps a decoded plan, evicting the least recently used one beyond cacheSize.
+func (p *Reader) remember(key string, doc *configdoc.Plan) {
 	p.decoded.Add(key, doc)
 }
 
 // cacheKey identifies one version of an immutable ConfigMap.
 func cacheKey(cm *corev1.ConfigMap) string {
 	return string(cm.UID) + "/" + cm.ResourceVersion
-}
-
-// Unreadable is the PlanUnreadable stall with a formatted message (PLAN-6).
-func Unreadable(format string, args ...any) *domain.Stall {
-	return &domain.Stall{Reason: domain.StallPlanUnreadable, Message: fmt.Sprintf(format, args...)}
 }

@@ -1,4 +1,4 @@
-package shared
+package planstore
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -24,10 +25,10 @@ type PartsWrite struct {
 }
 
 // WriteParts writes the rebuilt parts of a recorded plan, each create-once (PLAN-5) under
-// PlanStore, as Write writes them. Every ConfigMap is built first and must have exactly the
+// Writes, as Write writes them. Every ConfigMap is built first and must have exactly the
 // name and digest the plan records, or nothing is written (PlanUnreadable); one that exists
 // meanwhile with other content is a Conflict. Any other error is transient.
-func (pw *PlanWriter) WriteParts(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w PartsWrite) (*domain.Stall, error) {
+func (pw *Writer) WriteParts(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w PartsWrite) (*domain.Stall, error) {
 	d := w.Doc.Digest
 	var objs []*corev1.ConfigMap
 	if w.Values != nil {
@@ -35,7 +36,7 @@ func (pw *PlanWriter) WriteParts(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 		plan.Releases = w.Values
 		values, refs, err := configdoc.EncodeValues(&plan)
 		if err != nil || !slices.Equal(refs, w.Doc.ValuesRefs) {
-			return Unreadable("plan %s: its rebuilt values are not the values ConfigMap it records (%v)", d, err), nil
+			return plantrust.Unreadable("plan %s: its rebuilt values are not the values ConfigMap it records (%v)", d, err), nil
 		}
 		objs = append(objs, pw.planObject(cr, aicrv1alpha1.RoleValues, values.Name, d, values.Data))
 	}
@@ -47,12 +48,12 @@ func (pw *PlanWriter) WriteParts(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 	for _, name := range names {
 		cm, ref, err := pw.recipeObject(cr, d, w.Recipes[name])
 		if err != nil || ref.Name != name || !recordsRecipe(w.Doc, ref) {
-			return Unreadable("plan %s: its rebuilt recipe is not the recipe ConfigMap %s it records", d, name), nil
+			return plantrust.Unreadable("plan %s: its rebuilt recipe is not the recipe ConfigMap %s it records", d, name), nil
 		}
 		objs = append(objs, cm)
 	}
-	PlanStore.Lock()
-	defer PlanStore.Unlock()
+	Writes.Lock()
+	defer Writes.Unlock()
 	for _, cm := range objs {
 		if stall, err := pw.createOnce(ctx, cm); stall != nil || err != nil {
 			return stall, err

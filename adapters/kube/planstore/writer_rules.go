@@ -1,8 +1,7 @@
-package shared
+package planstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 
@@ -11,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -19,7 +18,7 @@ import (
 // same digest is success, another digest a Conflict, an Unreadable plan
 // (PLAN-6) PlanUnreadable; a plan of another runtime UID is replaced, and a
 // rebuilt plan is replaced by a resolved one, never the reverse.
-func (pw *PlanWriter) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, cm *corev1.ConfigMap, w PlanWrite) (*domain.Stall, error) {
+func (pw *Writer) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, cm *corev1.ConfigMap, w Write) (*domain.Stall, error) {
 	err := pw.Client.Create(ctx, cm.DeepCopy())
 	if err == nil {
 		pw.Recorder.Eventf(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s written to ConfigMap %s", w.Plan.Digest, cm.Name)
@@ -32,13 +31,13 @@ func (pw *PlanWriter) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 	if err = pw.Reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
 		return nil, fmt.Errorf("get plan %s: %w", cm.Name, err)
 	}
-	stored := ReadStoredPlan(old)
+	stored := plantrust.Stored(old)
 	decision, stall := domain.DecidePlanWrite(stored, w.Plan)
 	if stall != nil {
 		return stall, nil
 	}
-	if s := domain.CheckPlanReadable(stored, stored.RuntimeUID); s != nil {
-		return s, nil
+	if refusal := plantrust.Check(stored, stored.DigestAnnotation, stored.RuntimeUID); refusal != nil {
+		return refusal.Stall, nil
 	}
 	if decision == domain.PlanWriteReplace {
 		if err = pw.replace(ctx, old, cm); err != nil {
@@ -64,7 +63,7 @@ func (pw *PlanWriter) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 // assessment). One that already exists with the same data is success (another
 // plan wrote it, or an earlier reconcile); other data under its name is a
 // Conflict, as PLAN-5 has it for plans.
-func (pw *PlanWriter) createOnce(ctx context.Context, cm *corev1.ConfigMap) (*domain.Stall, error) {
+func (pw *Writer) createOnce(ctx context.Context, cm *corev1.ConfigMap) (*domain.Stall, error) {
 	err := pw.Client.Create(ctx, cm)
 	if !apierrors.IsAlreadyExists(err) {
 		if err != nil {
@@ -82,23 +81,4 @@ func (pw *PlanWriter) createOnce(ctx context.Context, cm *corev1.ConfigMap) (*do
 			cm.Annotations[aicrv1alpha1.AnnotationPlanDigest])}, nil
 	}
 	return nil, nil
-}
-
-// ReadStoredPlan reads what PLAN-5 and PLAN-6 judge of a plan ConfigMap: its
-// labels, annotation and payload header. An unparsable payload yields a zero
-// payload schema, which CheckPlanReadable refuses.
-func ReadStoredPlan(cm *corev1.ConfigMap) domain.StoredPlan {
-	var payload struct {
-		SchemaVersion int               `json:"schemaVersion"`
-		Digest        string            `json:"desiredStateDigest"`
-		RuntimeUID    string            `json:"runtimeUID"`
-		Source        domain.PlanSource `json:"source"`
-	}
-	_ = json.Unmarshal([]byte(cm.Data[configdoc.PlanKey]), &payload)
-	return domain.StoredPlan{
-		DigestAnnotation: cm.Annotations[aicrv1alpha1.AnnotationPlanDigest],
-		SchemaLabel:      cm.Labels[aicrv1alpha1.LabelSchemaVersion],
-		PayloadSchema:    payload.SchemaVersion, PayloadDigest: payload.Digest,
-		RuntimeUID: payload.RuntimeUID, Source: payload.Source,
-	}
 }

@@ -1,4 +1,4 @@
-package shared
+package planstore
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -18,7 +19,7 @@ import (
 // returned as it is. doc is shared by the cache and never changed: the plan with values is a
 // copy, kept under planKey and the versions of the values ConfigMaps it was read from. A
 // missing values ConfigMap or values that do not match their digest stall PlanUnreadable.
-func (p *PlanReader) withValues(ctx context.Context, planKey string, doc *configdoc.Plan) (*configdoc.Plan, *domain.Stall, error) {
+func (p *Reader) withValues(ctx context.Context, planKey string, doc *configdoc.Plan) (*configdoc.Plan, *domain.Stall, error) {
 	if len(doc.ValuesRefs) == 0 {
 		return doc, nil, nil // schema 1: values inline, the digest checked when decoded
 	}
@@ -31,7 +32,7 @@ func (p *PlanReader) withValues(ctx context.Context, planKey string, doc *config
 		cm := &corev1.ConfigMap{}
 		if err := p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: ref.Name}, cm); err != nil {
 			if apierrors.IsNotFound(err) {
-				return nil, Unreadable("plan %s: values ConfigMap %s/%s not found", doc.Digest, p.namespace, ref.Name), nil
+				return nil, plantrust.Unreadable("plan %s: values ConfigMap %s/%s not found", doc.Digest, p.namespace, ref.Name), nil
 			}
 			return nil, nil, fmt.Errorf("read values %s of plan %s: %w", ref.Name, doc.Digest, err)
 		}
@@ -48,27 +49,13 @@ func (p *PlanReader) withValues(ctx context.Context, planKey string, doc *config
 	for i, ref := range doc.ValuesRefs {
 		values, err := configdoc.DecodeValues(ref, out.Releases[i].ValuesDigest, data[ref.Name])
 		if err != nil {
-			return nil, Unreadable("plan %s, release %s: %v", doc.Digest, out.Releases[i].ID, err), nil
+			return nil, plantrust.Unreadable("plan %s, release %s: %v", doc.Digest, out.Releases[i].ID, err), nil
 		}
 		out.Releases[i].Values = values
 	}
-	if s := checkDigest(&out); s != nil {
-		return nil, s, nil
+	if refusal := plantrust.CheckDigest(&out); refusal != nil {
+		return nil, refusal.Stall, nil
 	}
 	p.remember(key, &out)
 	return &out, nil, nil
-}
-
-// checkDigest recomputes the desiredStateDigest of a plan with its values (PLAN-4) and stalls
-// PlanUnreadable when it is not the digest the plan records: a plan is used only as it was
-// resolved, whatever its ConfigMaps' metadata claim (PLAN-6).
-func checkDigest(doc *configdoc.Plan) *domain.Stall {
-	got, err := domain.DesiredStateDigest(doc.Releases)
-	if err != nil {
-		return Unreadable("plan %s: %v", doc.Digest, err)
-	}
-	if got != doc.Digest {
-		return Unreadable("plan %s: its releases and values hash to %s, not to the digest it records", doc.Digest, got)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package shared
+package planstore
 
 import (
 	"context"
@@ -22,15 +22,19 @@ import (
 // aicr-recipe-<16 hex of the recipe document's content digest>.
 const RecipePrefix = "aicr-recipe-"
 
-// PlanStore serializes, within the operator process, writing a plan with its recipe and
-// values ConfigMaps (PlanWriter) and a retention pass deleting what no plan references, so a
-// pass never deletes a shared recipe or values ConfigMap a plan is about to reference.
-var PlanStore sync.Mutex
+// EventPlanWritten is recorded on the ClusterRuntime when a plan ConfigMap is created or
+// replaced (by the resolver, or by the runtime controller rebuilding a lost plan).
+const EventPlanWritten = "PlanWritten"
 
-// PlanWriter writes plan documents with their recipe, values and assessment ConfigMaps in
+// Writes serializes, within the operator process, writing a plan with its recipe and
+// values ConfigMaps (Writer) and a retention pass deleting what no plan references, so a
+// pass never deletes a shared recipe or values ConfigMap a plan is about to reference.
+var Writes sync.Mutex
+
+// Writer writes plan documents with their recipe, values and assessment ConfigMaps in
 // the operator namespace, each create-once (PLAN-5). The resolver writes the plans it
 // resolves, the runtime controller the plans it rebuilds (PLAN-7).
-type PlanWriter struct {
+type Writer struct {
 	Client   client.Client
 	Reader   client.Reader
 	Recorder record.EventRecorder
@@ -40,8 +44,8 @@ type PlanWriter struct {
 	Image string
 }
 
-// PlanWrite is one plan to write with what it references.
-type PlanWrite struct {
+// Write is one plan to write with what it references.
+type Write struct {
 	Plan             *domain.Plan
 	Recipe           []byte
 	ValidationRecipe []byte
@@ -60,11 +64,11 @@ type PlanWrite struct {
 // the plan with its values, so values that do not fit one ConfigMap are refused,
 // never split), the assessment and then the plan ConfigMap (configdoc layout),
 // each create-once (PLAN-5), and returns the stall that stops it or a transient error. Sizes are checked before anything is written
-// (PLAN-3). The writes hold PlanStore, so a retention pass never deletes a
+// (PLAN-3). The writes hold Writes, so a retention pass never deletes a
 // shared recipe or values ConfigMap this plan is about to reference. A plan
 // rebuilt from the engine objects (PLAN-7) is written the same way, without
 // recipes, bundle Job, render flags or bundle reference.
-func (pw *PlanWriter) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w PlanWrite) (*domain.Stall, error) {
+func (pw *Writer) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w Write) (*domain.Stall, error) {
 	d := w.Plan.Digest
 	var objs []*corev1.ConfigMap
 	doc := &configdoc.Plan{Plan: *w.Plan, AICRImage: pw.Image, RenderFlags: append([]string{}, w.RenderFlags...), BundleRef: w.BundleRef}
@@ -116,8 +120,8 @@ func (pw *PlanWriter) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 				"%s ConfigMap of plan %s has %d bytes, a ConfigMap holds at most %d", cm.Labels[aicrv1alpha1.LabelRole], d, n, domain.MaxPlanBytes)}, nil
 		}
 	}
-	PlanStore.Lock()
-	defer PlanStore.Unlock()
+	Writes.Lock()
+	defer Writes.Unlock()
 	for _, cm := range objs {
 		if stall, err := pw.createOnce(ctx, cm); stall != nil || err != nil {
 			return stall, err
@@ -128,7 +132,7 @@ func (pw *PlanWriter) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 
 // recipeObject stores a recipe as JSON under configdoc.RecipeKey in a
 // ConfigMap named after its content digest, so equal recipes share one.
-func (pw *PlanWriter) recipeObject(cr *aicrv1alpha1.ClusterRuntime, digest string, raw []byte) (*corev1.ConfigMap, *configdoc.ConfigMapRef, error) {
+func (pw *Writer) recipeObject(cr *aicrv1alpha1.ClusterRuntime, digest string, raw []byte) (*corev1.ConfigMap, *configdoc.ConfigMapRef, error) {
 	doc, err := yaml.YAMLToJSON(raw)
 	if err != nil {
 		return nil, nil, fmt.Errorf("recipe: %w", err)
@@ -138,7 +142,7 @@ func (pw *PlanWriter) recipeObject(cr *aicrv1alpha1.ClusterRuntime, digest strin
 	return pw.planObject(cr, aicrv1alpha1.RoleRecipe, ref.Name, digest, map[string]string{configdoc.RecipeKey: string(doc)}), ref, nil
 }
 
-func (pw *PlanWriter) planObject(cr *aicrv1alpha1.ClusterRuntime, role, name, digest string, data map[string]string) *corev1.ConfigMap {
+func (pw *Writer) planObject(cr *aicrv1alpha1.ClusterRuntime, role, name, digest string, data map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: pw.Namespace,
@@ -163,7 +167,7 @@ func configMapSize(cm *corev1.ConfigMap) int {
 }
 
 // replace deletes old (only that exact object) and creates cm.
-func (pw *PlanWriter) replace(ctx context.Context, old, cm *corev1.ConfigMap) error {
+func (pw *Writer) replace(ctx context.Context, old, cm *corev1.ConfigMap) error {
 	err := pw.Client.Delete(ctx, old, client.Preconditions{UID: &old.UID, ResourceVersion: &old.ResourceVersion})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %s: %w", old.Name, err)

@@ -1,4 +1,4 @@
-package shared
+package planstore
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // its values ConfigMap (schema 2) and its recipe and validation recipe ConfigMaps, each once.
 // Nothing is rebuilt here: Rebuilt and Source are left for the caller. Stalls are those of
 // Document for the plan ConfigMap itself; any other error is transient.
-func (p *PlanReader) Parts(ctx context.Context, digest, runtimeUID string) (*configdoc.Plan, []domain.PlanPart, *domain.Stall, error) {
+func (p *Reader) Parts(ctx context.Context, digest, runtimeUID string) (*configdoc.Plan, []domain.PlanPart, *domain.Stall, error) {
 	cm, stall, err := p.configMap(ctx, digest)
 	doc, stall, err := p.header(cm, stall, err, digest, runtimeUID)
 	if doc == nil {
@@ -52,7 +52,7 @@ func (p *PlanReader) Parts(ctx context.Context, digest, runtimeUID string) (*con
 
 // valuesPart reads the values ConfigMap of doc: intact when every release's values under it
 // have the valuesDigest the plan records and the plan with them has its digest.
-func (p *PlanReader) valuesPart(ctx context.Context, doc *configdoc.Plan) (domain.PlanPart, error) {
+func (p *Reader) valuesPart(ctx context.Context, doc *configdoc.Plan) (domain.PlanPart, error) {
 	part := domain.PlanPart{Kind: domain.PartValues, Name: doc.ValuesRefs[0].Name, Recorded: doc.Digest}
 	cm, err := p.get(ctx, part.Name)
 	switch {
@@ -79,7 +79,7 @@ func (p *PlanReader) valuesPart(ctx context.Context, doc *configdoc.Plan) (domai
 
 // recipePart reads the recipe ConfigMap ref names: intact when it holds, under
 // configdoc.RecipeKey, content of the digest the plan records.
-func (p *PlanReader) recipePart(ctx context.Context, doc *configdoc.Plan, kind domain.PlanPartKind,
+func (p *Reader) recipePart(ctx context.Context, doc *configdoc.Plan, kind domain.PlanPartKind,
 	ref *configdoc.ConfigMapRef) (domain.PlanPart, error) {
 	part := domain.PlanPart{Kind: kind, Name: ref.Name, Recorded: ref.Digest}
 	cm, err := p.get(ctx, ref.Name)
@@ -96,7 +96,7 @@ func (p *PlanReader) recipePart(ctx context.Context, doc *configdoc.Plan, kind d
 	return part, nil
 }
 
-func (p *PlanReader) get(ctx context.Context, name string) (*corev1.ConfigMap, error) {
+func (p *Reader) get(ctx context.Context, name string) (*corev1.ConfigMap, error) {
 	cm := &corev1.ConfigMap{}
 	return cm, p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: name}, cm)
 }

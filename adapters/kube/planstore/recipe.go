@@ -1,4 +1,4 @@
-package shared
+package planstore
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -22,11 +23,11 @@ import (
 // naming it (PLAN-5). A recipe whose content does not match the reference's digest, or a bundle
 // reference not pinned by digest, stalls PlanUnreadable: the operator never guesses (PLAN-6).
 // Any other error is transient.
-func (p *PlanReader) ReadValidation(ctx context.Context, doc *configdoc.Plan, env *domain.Environment) (*domain.Stall, error) {
+func (p *Reader) ReadValidation(ctx context.Context, doc *configdoc.Plan, env *domain.Environment) (*domain.Stall, error) {
 	if doc.BundleRef != "" {
 		_, digest, _ := strings.Cut(doc.BundleRef, "@")
 		if !configdoc.IsDigest(digest) {
-			return Unreadable("plan %s: bundle reference %q is not pinned by digest", doc.Digest, doc.BundleRef), nil
+			return plantrust.Unreadable("plan %s: bundle reference %q is not pinned by digest", doc.Digest, doc.BundleRef), nil
 		}
 		env.BundleDigest = ports.Digest(digest)
 	}
@@ -49,7 +50,7 @@ func (p *PlanReader) ReadValidation(ctx context.Context, doc *configdoc.Plan, en
 // matches the digest the plan records (PLAN-6). A missing recipe ConfigMap stalls
 // PlanWithoutRecipe naming it (PLAN-5); one without the recipe key or with other content
 // stalls PlanUnreadable. Any other error is transient.
-func (p *PlanReader) Recipe(ctx context.Context, doc *configdoc.Plan, ref *configdoc.ConfigMapRef) ([]byte, *domain.Stall, error) {
+func (p *Reader) Recipe(ctx context.Context, doc *configdoc.Plan, ref *configdoc.ConfigMapRef) ([]byte, *domain.Stall, error) {
 	cm := &corev1.ConfigMap{}
 	if err := p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: ref.Name}, cm); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -60,10 +61,10 @@ func (p *PlanReader) Recipe(ctx context.Context, doc *configdoc.Plan, ref *confi
 	}
 	raw, ok := cm.Data[configdoc.RecipeKey]
 	if !ok {
-		return nil, Unreadable("plan %s: recipe ConfigMap %s has no %s", doc.Digest, ref.Name, configdoc.RecipeKey), nil
+		return nil, plantrust.Unreadable("plan %s: recipe ConfigMap %s has no %s", doc.Digest, ref.Name, configdoc.RecipeKey), nil
 	}
 	if got := configdoc.ContentDigest([]byte(raw)); got != ref.Digest {
-		return nil, Unreadable("plan %s: recipe ConfigMap %s holds %s under %s, the plan records %s",
+		return nil, plantrust.Unreadable("plan %s: recipe ConfigMap %s holds %s under %s, the plan records %s",
 			doc.Digest, ref.Name, got, configdoc.RecipeKey, ref.Digest), nil
 	}
 	return []byte(raw), nil, nil
