@@ -17,6 +17,7 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/cli"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/planstoretest"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -131,7 +132,7 @@ func TestDescribe_EngineStatusBesideTheState(t *testing.T) {
 					return engine, nil
 				}
 			}
-			plans := []runtime.Object{planConfigMap(t, from, nil), planConfigMap(t, to, nil)}
+			plans := storedPlans(t, nil, planstoretest.Plan{Plan: from}, planstoretest.Plan{Plan: to})
 			describe := func(args ...string) (string, string) {
 				out, errOut, code, _ := fakeRunConfigured(t, aicr, plans, "alice", withEngine,
 					append([]string{"describe", ro.Name, "--engine-namespace", "gitops"}, args...)...)
@@ -193,7 +194,7 @@ func TestDescribe_EngineStatusByThePlanHoldingTheRelease(t *testing.T) {
 		{ID: "old-exporter", Namespace: "monitoring"}:   engineStatus("r1", "r1", ports.HealthDegraded, ports.OperationNone, ""),
 		{ID: "gpu-operator", Namespace: "gpu-operator"}: engineStatus("r1", "r1", ports.HealthHealthy, ports.OperationNone, ""),
 	}}
-	out, errOut, code, _ := fakeRunConfigured(t, []runtime.Object{ro, cr}, []runtime.Object{planConfigMap(t, from, nil)},
+	out, errOut, code, _ := fakeRunConfigured(t, []runtime.Object{ro, cr}, storedPlans(t, nil, planstoretest.Plan{Plan: from}),
 		"alice", func(o *cli.Options) {
 			o.Engine = func(*rest.Config, string) (cli.EngineReader, error) { return engine, nil }
 		}, "describe", ro.Name)

@@ -14,6 +14,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/cli"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/planstoretest"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -35,22 +36,15 @@ func describedPlan(t *testing.T, version, repository string) *domain.Plan {
 	return p
 }
 
-// planConfigMap is p as the operator stores it, rendered with flags.
-func planConfigMap(t *testing.T, p *domain.Plan, flags []string) *corev1.ConfigMap {
+// storedPlans are the ConfigMaps the operator stores for plans, each rendered with its flags,
+// written through the plan store; tamper, when not nil, alters them once written.
+func storedPlans(t *testing.T, tamper func(planstoretest.Store), plans ...planstoretest.Plan) []runtime.Object {
 	t.Helper()
-	_, refs, err := configdoc.EncodeValues(p)
-	require.NoError(t, err)
-	raw, err := configdoc.EncodePlan(&configdoc.Plan{Plan: *p, RenderFlags: flags, ValuesRefs: refs})
-	require.NoError(t, err)
-	name, err := configdoc.PlanConfigMapName(p.Digest)
-	require.NoError(t, err)
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cli.OperatorNamespace,
-			Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan,
-				aicrv1alpha1.LabelSchemaVersion: "2"},
-			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: p.Digest}},
-		Data: map[string]string{configdoc.PlanKey: string(raw)},
+	var out []runtime.Object
+	for _, cm := range planstoretest.Objects(t, cli.OperatorNamespace, plans, tamper) {
+		out = append(out, cm)
 	}
+	return out
 }
 
 func upgradeRollout(from, to *domain.Plan) *aicrv1alpha1.RuntimeRollout {
@@ -79,17 +73,17 @@ func TestDescribe_ValuesChangeBesideTheAssessment(t *testing.T) {
 	}{
 		{name: "an override changed the values under a safe verdict", toVersion: "1.1.0",
 			objs: func(from, to *domain.Plan) []runtime.Object {
-				return []runtime.Object{planConfigMap(t, from, repo), planConfigMap(t, to, evil)}
+				return storedPlans(t, nil, planstoretest.Plan{Plan: from, RenderFlags: repo}, planstoretest.Plan{Plan: to, RenderFlags: evil})
 			},
 			assessment: "safe; values changed by overrides: gpu-operator:driver.repository"},
 		{name: "values changed with the version only: the verdict covers them", toVersion: "1.1.0",
 			objs: func(from, to *domain.Plan) []runtime.Object {
-				return []runtime.Object{planConfigMap(t, from, repo), planConfigMap(t, to, repo)}
+				return storedPlans(t, nil, planstoretest.Plan{Plan: from, RenderFlags: repo}, planstoretest.Plan{Plan: to, RenderFlags: repo})
 			},
 			assessment: "safe"},
 		{name: "values changed without a version change", toVersion: "1.0.0",
 			objs: func(from, to *domain.Plan) []runtime.Object {
-				return []runtime.Object{planConfigMap(t, from, repo), planConfigMap(t, to, repo)}
+				return storedPlans(t, nil, planstoretest.Plan{Plan: from, RenderFlags: repo}, planstoretest.Plan{Plan: to, RenderFlags: repo})
 			},
 			assessment: "safe; values changed without a chart version change for AICR's verdict to cover"},
 		{name: "plans gone: the verdict alone", toVersion: "1.1.0",
@@ -97,9 +91,12 @@ func TestDescribe_ValuesChangeBesideTheAssessment(t *testing.T) {
 			assessment: "safe"},
 		{name: "a ConfigMap under the plan's name that is not the plan is warned about", toVersion: "1.1.0",
 			objs: func(from, to *domain.Plan) []runtime.Object {
-				forged := planConfigMap(t, from, repo)
-				forged.Annotations[aicrv1alpha1.AnnotationPlanDigest] = to.Digest
-				return []runtime.Object{forged, planConfigMap(t, to, evil)}
+				forge := func(s planstoretest.Store) {
+					name, err := configdoc.PlanConfigMapName(from.Digest)
+					require.NoError(t, err)
+					s.Tamper(t, name, func(cm *corev1.ConfigMap) { cm.Annotations[aicrv1alpha1.AnnotationPlanDigest] = to.Digest })
+				}
+				return storedPlans(t, forge, planstoretest.Plan{Plan: from, RenderFlags: repo}, planstoretest.Plan{Plan: to, RenderFlags: evil})
 			},
 			assessment: "safe", warning: "its plan-digest annotation is"},
 	}
