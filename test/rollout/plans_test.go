@@ -1,25 +1,17 @@
 package rollout_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nvidia/aicr-operator/adapters/aicr"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/planstoretest"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -56,82 +48,34 @@ func (h *harness) fixturePlan(dir, runtimeUID string) *domain.Plan {
 	return p
 }
 
-// writePlan stores p as the resolver would (PLAN-1, PLAN-2, PLAN-3): its resolved and
-// validation recipes and its values, then the plan document naming them and the rendered
-// bundle. It returns the digest.
+// writePlan stores p as the resolver does (PLAN-1, PLAN-2, PLAN-3), through the plan store: its
+// resolved and validation recipes and its values, then the plan document naming them and the
+// rendered bundle. It returns the digest.
 func (h *harness) writePlan(p *domain.Plan) string { return h.writePlanDoc(p, nil) }
 
-// writePlanDoc is writePlan with edit applied to the plan document before it is stored.
+// writePlanDoc is writePlan with edit applied to the stored plan document afterwards (nil: none).
 func (h *harness) writePlanDoc(p *domain.Plan, edit func(doc *configdoc.Plan)) string {
 	h.t.Helper()
-	doc := &configdoc.Plan{
-		Plan: *p, RenderFlags: []string{}, BundleRef: "registry.example.com/bundles/cluster@" + string(bundleDigest(p.Digest)),
-		ConfigMapRef:           h.writeRecipe(recipe(p.Digest, "resolved")),
-		ValidationConfigMapRef: h.writeRecipe(recipe(p.Digest, "validation")),
-		ValuesRefs:             h.writeValues(p),
-	}
+	h.plans().Write(h.t, planstoretest.Plan{Plan: p, Recipe: []byte(recipe(p.Digest, "resolved")),
+		ValidationRecipe: []byte(recipe(p.Digest, "validation")), BundleRef: bundleRef(p.Digest)})
 	if edit != nil {
-		edit(doc)
+		h.plans().EditPlan(h.t, p.Digest, edit)
 	}
-	raw, err := configdoc.EncodePlan(doc)
-	require.NoError(h.t, err)
-	h.storePlan(p.Digest, strconv.Itoa(domain.PlanSchemaVersion), raw)
 	return p.Digest
 }
 
 // writePlanSchema1 stores p as an operator of plan schema 1 did: its values inline in the plan
-// document, without a values ConfigMap. It returns the digest.
+// document, no validation recipe. It returns the digest.
 func (h *harness) writePlanSchema1(p *domain.Plan) string {
 	h.t.Helper()
-	doc := &configdoc.Plan{
-		Plan: *p, RenderFlags: []string{}, BundleRef: "registry.example.com/bundles/cluster@" + string(bundleDigest(p.Digest)),
-		ConfigMapRef: h.writeRecipe(recipe(p.Digest, "resolved")),
-	}
-	doc.SchemaVersion = 1
-	raw, err := json.Marshal(doc) // the schema 1 layout: domain.Release with its values
-	require.NoError(h.t, err)
-	require.Contains(h.t, string(raw), `"values":{`)
-	h.storePlan(p.Digest, "1", raw)
+	h.plans().Write(h.t, planstoretest.Plan{Plan: p, Recipe: []byte(recipe(p.Digest, "resolved")), BundleRef: bundleRef(p.Digest)})
+	h.plans().AsSchema1(h.t, p)
 	return p.Digest
 }
 
-// storePlan creates the plan ConfigMap of digest holding the plan document raw.
-func (h *harness) storePlan(digest, schema string, raw []byte) {
-	h.t.Helper()
-	name, err := configdoc.PlanConfigMapName(digest)
-	require.NoError(h.t, err)
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: operatorNamespace,
-			Labels: map[string]string{
-				aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: schema,
-				aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue,
-			},
-			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: digest},
-		},
-		Immutable: ptr.To(true),
-		Data:      map[string]string{configdoc.PlanKey: string(raw)},
-	}
-	require.NoError(h.t, k8s.Create(context.Background(), cm))
-}
-
-// writeValues stores the values ConfigMap of p as the resolver does (PLAN-3) and returns the
-// references of its releases.
-func (h *harness) writeValues(p *domain.Plan) []configdoc.ValuesRef {
-	h.t.Helper()
-	v, refs, err := configdoc.EncodeValues(p)
-	require.NoError(h.t, err)
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: v.Name, Namespace: operatorNamespace,
-			Labels:      map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleValues, aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue},
-			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: p.Digest},
-		},
-		Immutable: ptr.To(true),
-		Data:      v.Data,
-	}
-	require.NoError(h.t, client.IgnoreAlreadyExists(k8s.Create(context.Background(), cm)))
-	return refs
+// plans is the operator namespace's plan store.
+func (h *harness) plans() planstoretest.Store {
+	return planstoretest.Store{Client: k8s, Namespace: operatorNamespace}
 }
 
 // recipe is the recipe document of a plan; which tells its resolved and validation recipes apart.
@@ -139,21 +83,9 @@ func recipe(planDigest, which string) string {
 	return fmt.Sprintf(`{"apiVersion":"aicr.run/v1","kind":"RecipeResult","metadata":{"plan":%q,"recipe":%q}}`, planDigest, which)
 }
 
-// writeRecipe stores a recipe document as the resolver does (PLAN-3) and returns its reference.
-func (h *harness) writeRecipe(doc string) *configdoc.ConfigMapRef {
-	h.t.Helper()
-	ref := &configdoc.ConfigMapRef{Digest: configdoc.ContentDigest([]byte(doc))}
-	ref.Name = planstore.RecipePrefix + strings.TrimPrefix(ref.Digest, "sha256:")[:16]
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: ref.Name, Namespace: operatorNamespace,
-			Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleRecipe, aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue},
-		},
-		Immutable: ptr.To(true),
-		Data:      map[string]string{configdoc.RecipeKey: doc},
-	}
-	require.NoError(h.t, client.IgnoreAlreadyExists(k8s.Create(context.Background(), cm)))
-	return ref
+// bundleRef is the reference of a plan's rendered bundle in the runtime registry.
+func bundleRef(planDigest string) string {
+	return "registry.example.com/bundles/cluster@" + string(bundleDigest(planDigest))
 }
 
 // bundleDigest is the digest of a plan's rendered bundle in the runtime registry.

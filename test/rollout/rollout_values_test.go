@@ -1,14 +1,11 @@
 package rollout_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
@@ -56,42 +53,29 @@ func TestRolloutValues_PLAN1_PLAN3_BothSchemasRollOut(t *testing.T) {
 func TestRolloutValues_PLAN3_PLAN6_UnusableValuesStall(t *testing.T) {
 	tests := []struct {
 		name string
-		// prepare runs before the plan is written (its values ConfigMap first) and returns the
-		// plan document edit.
-		prepare func(h *harness, p *domain.Plan) func(doc *configdoc.Plan)
+		// tamper alters the plan once the plan store has written it.
+		tamper  func(h *harness, p *domain.Plan)
 		message func(p *domain.Plan, v *configdoc.Values) string
 	}{
-		{"missing values ConfigMap", func(*harness, *domain.Plan) func(doc *configdoc.Plan) {
-			return func(doc *configdoc.Plan) {
+		{"missing values ConfigMap", func(h *harness, p *domain.Plan) {
+			h.plans().EditPlan(h.t, p.Digest, func(doc *configdoc.Plan) {
 				for i := range doc.ValuesRefs {
 					doc.ValuesRefs[i].Name = "aicr-values-0000000000000000"
 				}
-			}
+			})
 		}, func(p *domain.Plan, _ *configdoc.Values) string {
 			return "plan " + p.Digest + ": values ConfigMap " + operatorNamespace + "/aicr-values-0000000000000000 not found"
 		}},
-		{"altered values ConfigMap", func(h *harness, p *domain.Plan) func(doc *configdoc.Plan) {
-			v, _, err := configdoc.EncodeValues(p)
-			require.NoError(h.t, err)
-			data := map[string]string{}
-			for k, raw := range v.Data {
-				data[k] = raw
-			}
-			data[p.Releases[0].ID] = `{"altered":true}`
-			require.NoError(h.t, k8s.Create(context.Background(), &corev1.ConfigMap{
-				ObjectMeta: metav1.ObjectMeta{Name: v.Name, Namespace: operatorNamespace, Labels: map[string]string{
-					aicrv1alpha1.LabelRole: aicrv1alpha1.RoleValues, aicrv1alpha1.LabelManagedBy: aicrv1alpha1.ManagedByValue}},
-				Immutable: ptr.To(true), Data: data,
-			}))
-			return nil
+		{"altered values ConfigMap", func(h *harness, p *domain.Plan) {
+			h.plans().AlterValues(h.t, p.Digest, func(data map[string]string) { data[p.Releases[0].ID] = `{"altered":true}` })
 		}, func(p *domain.Plan, v *configdoc.Values) string {
 			r := p.Releases[0]
 			return "plan " + p.Digest + ", release " + r.ID + ": values ConfigMap " + v.Name + " holds " +
 				configdoc.ContentDigest([]byte(`{"altered":true}`)) + " under " + r.ID + ", the plan records " + r.ValuesDigest +
 				": stored values do not match the plan"
 		}},
-		{"values reference of another digest", func(*harness, *domain.Plan) func(doc *configdoc.Plan) {
-			return func(doc *configdoc.Plan) { doc.ValuesRefs[0].Digest = "sha256:" + zeros }
+		{"values reference of another digest", func(h *harness, p *domain.Plan) {
+			h.plans().EditPlan(h.t, p.Digest, func(doc *configdoc.Plan) { doc.ValuesRefs[0].Digest = "sha256:" + zeros })
 		}, func(p *domain.Plan, _ *configdoc.Values) string {
 			return "plan " + p.Digest + ", release " + p.Releases[0].ID + ": valuesRef digest sha256:" + zeros +
 				" differs from valuesDigest " + p.Releases[0].ValuesDigest + ": stored values do not match the plan"
@@ -105,7 +89,9 @@ func TestRolloutValues_PLAN3_PLAN6_UnusableValuesStall(t *testing.T) {
 			plan := h.fixturePlan(fixtureInstall, uid)
 			v, _, err := configdoc.EncodeValues(plan)
 			require.NoError(t, err)
-			h.setCandidate(h.writePlanDoc(plan, tt.prepare(h, plan)), metav1.Condition{})
+			digest := h.writePlan(plan)
+			tt.tamper(h, plan)
+			h.setCandidate(digest, metav1.Condition{})
 			h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, string(domain.StallPlanUnreadable), tt.message(plan, v))
 			h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallPlanUnreadable), "")
 			assert.Empty(t, h.rollouts(), "no rollout starts")

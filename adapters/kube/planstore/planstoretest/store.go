@@ -101,6 +101,7 @@ func (s Store) AsSchema1(t testing.TB, p *domain.Plan) {
 	doc.SchemaVersion, doc.Releases, doc.ValuesRefs = 1, p.Releases, nil
 	raw, err := json.Marshal(doc) // the schema 1 layout: domain.Release with its values
 	require.NoError(t, err)
+	require.Contains(t, string(raw), `"values":{`, "the values are inline")
 	s.Tamper(t, s.planName(t, p.Digest), func(cm *corev1.ConfigMap) {
 		cm.Labels[aicrv1alpha1.LabelSchemaVersion] = strconv.Itoa(1)
 		cm.Data[configdoc.PlanKey] = string(raw)
