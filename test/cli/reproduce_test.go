@@ -2,22 +2,22 @@ package cli_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/planstoretest"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -48,70 +48,58 @@ type storedPlan struct {
 // own, new on every run of go test -count.
 var plans atomic.Int64
 
-// create writes the plan as the operator and returns its digest and ConfigMap name.
+// create writes the plan through the plan store as the operator does, then tampers with it as
+// the storedPlan asks, and returns its digest and ConfigMap name.
 func (sp storedPlan) create(t *testing.T) (digest, name string) {
 	t.Helper()
 	digest = digestOf(fmt.Sprintf("%s #%d", sp.seed, plans.Add(1)))
 	name, err := configdoc.PlanConfigMapName(digest)
 	require.NoError(t, err)
-	doc := &configdoc.Plan{
-		Plan: domain.Plan{
-			SchemaVersion: domain.PlanSchemaVersion, Digest: digest, RuntimeUID: runtimeUID,
-			Source: sp.source, AICRVersion: "v1.0.0", HasRecipe: !sp.noRecipe,
-			Releases: []domain.Release{{ID: "gpu-operator", Namespace: "gpu-operator", Component: "gpu-operator",
-				Values: map[string]any{"driver": map[string]any{"version": "580.82.07"}, "gone": nil}}},
-		},
-		AICRImage: aicrImage, RenderFlags: sp.renderFlags, BundleRef: bundleRef,
+	plan := &domain.Plan{
+		SchemaVersion: domain.PlanSchemaVersion, Digest: digest, RuntimeUID: runtimeUID,
+		Source: sp.source, AICRVersion: "v1.0.0", HasRecipe: !sp.noRecipe,
+		Releases: []domain.Release{{ID: "gpu-operator", Namespace: "gpu-operator", Component: "gpu-operator",
+			Values: map[string]any{"driver": map[string]any{"version": "580.82.07"}, "gone": nil}}},
 	}
 	for _, id := range sp.more {
-		doc.Releases = append(doc.Releases, domain.Release{ID: id, Namespace: id, Component: id})
+		plan.Releases = append(plan.Releases, domain.Release{ID: id, Namespace: id, Component: id})
 	}
-	for i := range doc.Releases {
-		doc.Releases[i].ValuesDigest, err = domain.Digest(doc.Releases[i].Values)
+	for i := range plan.Releases {
+		plan.Releases[i].ValuesDigest, err = domain.Digest(plan.Releases[i].Values)
 		require.NoError(t, err)
 	}
-	op := clientFor(operatorConfig())
-	ctx := context.Background()
-	immutable := true
-	if !sp.schema1 {
-		values, refs, valuesErr := configdoc.EncodeValues(&doc.Plan)
-		require.NoError(t, valuesErr)
-		doc.ValuesRefs = refs
-		require.NoError(t, client.IgnoreAlreadyExists(op.Create(ctx, &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: values.Name, Namespace: operatorNS,
-				Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleValues}},
-			Immutable: &immutable, Data: values.Data,
-		})))
-	}
+	written := planstoretest.Plan{Plan: plan, RenderFlags: sp.renderFlags, BundleRef: bundleRef, Image: aicrImage}
 	if !sp.noRecipe {
-		recipeName := "aicr-recipe-" + digest[7:23]
-		doc.ConfigMapRef = &configdoc.ConfigMapRef{Name: recipeName, Digest: configdoc.ContentDigest([]byte(recipe))}
-		if sp.recipeDigest != "" {
-			doc.ConfigMapRef.Digest = sp.recipeDigest
-		}
-		require.NoError(t, op.Create(ctx, &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: recipeName, Namespace: operatorNS,
-				Labels: map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RoleRecipe}},
-			Immutable: &immutable, Data: map[string]string{configdoc.RecipeKey: recipe},
-		}))
+		written.Recipe = []byte(recipe)
 	}
-	schema := sp.schemaLabel
-	if schema == "" {
-		schema = strconv.Itoa(domain.PlanSchemaVersion)
+	store := planstoretest.Store{Client: clientFor(operatorConfig()), Namespace: operatorNS}
+	store.Write(t, written)
+	if sp.renderFlags == nil || sp.recipeDigest != "" {
+		store.EditPlan(t, digest, func(doc *configdoc.Plan) {
+			if sp.renderFlags == nil {
+				doc.RenderFlags = nil // the plan store records an empty list for a resolved plan
+			}
+			if sp.recipeDigest != "" {
+				doc.ConfigMapRef.Digest = sp.recipeDigest
+			}
+		})
 	}
-	raw, err := configdoc.EncodePlan(doc)
+	if sp.schemaLabel != "" {
+		store.Tamper(t, name, func(cm *corev1.ConfigMap) { cm.Labels[aicrv1alpha1.LabelSchemaVersion] = sp.schemaLabel })
+	}
 	if sp.schema1 {
-		doc.SchemaVersion, schema = 1, "1"
-		raw, err = json.Marshal(doc) // the schema 1 layout: releases with their values
+		store.AsSchema1(t, plan)
 	}
-	require.NoError(t, err)
-	require.NoError(t, op.Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS,
-			Labels:      map[string]string{aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: schema},
-			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: digest}},
-		Immutable: &immutable, Data: map[string]string{configdoc.PlanKey: string(raw)},
-	}))
 	return digest, name
+}
+
+// storedRecipeName is the name the plan store gives the recipe ConfigMap of recipe: its content
+// digest's first 16 hex.
+func storedRecipeName(t *testing.T) string {
+	t.Helper()
+	d, err := planstore.RecipeDigest([]byte(recipe))
+	require.NoError(t, err)
+	return planstore.RecipePrefix + strings.TrimPrefix(d, "sha256:")[:16]
 }
 
 func resolvedPlan(seed string) storedPlan {
@@ -135,7 +123,7 @@ func TestReproduce_ByDigestAndByName(t *testing.T) {
 	t.Parallel()
 	digest, name := resolvedPlan("reproduce by digest").create(t)
 	dir := t.TempDir()
-	recipeName := "aicr-recipe-" + digest[7:23]
+	recipeName := storedRecipeName(t)
 
 	for _, arg := range []string{digest, name} {
 		r := run(approverUser, "reproduce", arg, "--dir", dir, "--operator-namespace", operatorNS)

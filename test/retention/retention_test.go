@@ -84,8 +84,8 @@ func TestRetentionKeepsRET1PlansAndRET3ResultsWithWhatTheyReference(t *testing.T
 	want := []string{
 		planName(5), planName(6), planName(7), planName(8), planName(9),
 		planName(activePlan), planName(candidatePlan), planName(pinnedPlan),
-		"recipe-shared-a", "recipe-c", "recipe-s5", "recipe-s6", "recipe-s7", "recipe-s8", "recipe-s9", "recipe-p",
-		"values-shared", "values-a", "values-c", "values-p", "values-s5", "values-s6", "values-s7", "values-s8",
+		recipeCM("recipe-shared-a"), recipeCM("recipe-c"), recipeCM("recipe-s5"), recipeCM("recipe-s6"), recipeCM("recipe-s7"), recipeCM("recipe-s8"), recipeCM("recipe-s9"), recipeCM("recipe-p"),
+		valuesCM("values-shared"), valuesCM("values-a"), valuesCM("values-c"), valuesCM("values-p"), valuesCM("values-s5"), valuesCM("values-s6"), valuesCM("values-s7"), valuesCM("values-s8"),
 		"aicr-assessment-c", recorded, "aicr-snapshot-2",
 	}
 	sort.Strings(want)
@@ -158,12 +158,12 @@ func TestRetentionKeepsAConfigMapChangedSinceItWasListedRET1(t *testing.T) {
 	res := pass(t, r)
 	assert.Less(t, res.RequeueAfter, time.Hour, "a pass that found a change runs again soon")
 	assert.Contains(t, configMaps(t, operatorNamespace), planName(1), "the precondition kept the changed plan")
-	assert.Contains(t, configMaps(t, operatorNamespace), "recipe-s1", "and what it references while it stays")
+	assert.Contains(t, configMaps(t, operatorNamespace), recipeCM("recipe-s1"), "and what it references while it stays")
 	assert.NotContains(t, configMaps(t, operatorNamespace), planName(2), "the other doomed plan went")
 
 	pass(t, r)
 	assert.NotContains(t, configMaps(t, operatorNamespace), planName(1), "the next pass judges the plan as it is now")
-	assert.NotContains(t, configMaps(t, operatorNamespace), "recipe-s1")
+	assert.NotContains(t, configMaps(t, operatorNamespace), recipeCM("recipe-s1"))
 }
 
 func TestRetentionTouchesNothingUnlabelledOrElsewhereRET1RET3(t *testing.T) {
@@ -186,7 +186,7 @@ func TestRetentionTouchesNothingUnlabelledOrElsewhereRET1RET3(t *testing.T) {
 	pass(t, r)
 	want := []string{"aicr-evidence-1", "aicr-values-foreign", "aicr-values-unlabelled", planName(1) + "-copy"}
 	for i := 5; i <= 9; i++ {
-		want = append(want, planName(i), fmt.Sprintf("recipe-s%d", i), fmt.Sprintf("values-s%d", i))
+		want = append(want, planName(i), recipeCM(fmt.Sprintf("recipe-s%d", i)), valuesCM(fmt.Sprintf("values-s%d", i)))
 	}
 	sort.Strings(want)
 	assert.Equal(t, want, configMaps(t, operatorNamespace))

@@ -20,6 +20,8 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/planstoretest"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -71,29 +73,49 @@ func storeResult(t *testing.T, name, role string) {
 	storeConfigMap(t, operatorNamespace, name, managed(role), nil, map[string]string{"output": name})
 }
 
-// storePlan stores plan i of uid naming its recipe, validation recipe ("" for none) and
-// values ConfigMaps, and stores those unless they exist.
+// storePlan stores plan i of uid through the plan store with its recipe, validation recipe
+// ("" for none) and values, each named by the test: recipes and values are content-addressed,
+// so the name is their content and recipeCM and valuesCM the names the store gives them.
 func storePlan(t *testing.T, i int, uid, recipe, validation, values string) {
 	t.Helper()
-	doc := &configdoc.Plan{
-		Plan: domain.Plan{SchemaVersion: domain.PlanSchemaVersion, Digest: digest(i), RuntimeUID: uid, Source: domain.SourceResolved,
-			Releases: []domain.Release{{ID: "gpu-operator", Namespace: "gpu-operator"}}},
-		RenderFlags:  []string{},
-		ConfigMapRef: &configdoc.ConfigMapRef{Name: recipe, Digest: digest(i)},
-		ValuesRefs:   []configdoc.ValuesRef{{Name: values, Key: "gpu-operator", Digest: digest(i)}},
-	}
-	storeDependent(t, recipe, aicrv1alpha1.RoleRecipe, i)
+	plan := &domain.Plan{SchemaVersion: domain.PlanSchemaVersion, Digest: digest(i), RuntimeUID: uid, Source: domain.SourceResolved,
+		Releases: valuesReleases(values)}
+	p := planstoretest.Plan{Plan: plan, Recipe: recipeDoc(recipe)}
 	if validation != "" {
-		doc.ValidationConfigMapRef = &configdoc.ConfigMapRef{Name: validation, Digest: digest(i)}
-		storeDependent(t, validation, aicrv1alpha1.RoleRecipe, i)
+		p.ValidationRecipe = recipeDoc(validation)
 	}
-	storeDependent(t, values, aicrv1alpha1.RoleValues, i)
-	raw, err := configdoc.EncodePlan(doc)
-	require.NoError(t, err)
-	labels := managed(aicrv1alpha1.RolePlan)
-	labels[aicrv1alpha1.LabelRuntimeUID] = uid
-	storeConfigMap(t, operatorNamespace, planName(i), labels,
-		map[string]string{aicrv1alpha1.AnnotationPlanDigest: digest(i)}, map[string]string{configdoc.PlanKey: string(raw)})
+	planstoretest.Store{Client: k8s, Namespace: operatorNamespace}.Write(t, p)
+}
+
+// recipeDoc is the recipe document a test names name.
+func recipeDoc(name string) []byte { return []byte(fmt.Sprintf(`{"recipe":%q}`, name)) }
+
+// recipeCM is the name of the recipe ConfigMap the plan store writes for the recipe named name.
+func recipeCM(name string) string {
+	d, err := planstore.RecipeDigest(recipeDoc(name))
+	if err != nil {
+		panic(err)
+	}
+	return planstore.RecipePrefix + strings.TrimPrefix(d, "sha256:")[:16]
+}
+
+// valuesReleases is the one release of a plan whose values a test names name.
+func valuesReleases(name string) []domain.Release {
+	r := domain.Release{ID: "gpu-operator", Namespace: "gpu-operator", Values: map[string]any{"name": name}}
+	var err error
+	if r.ValuesDigest, err = domain.Digest(r.Values); err != nil {
+		panic(err)
+	}
+	return []domain.Release{r}
+}
+
+// valuesCM is the name of the values ConfigMap the plan store writes for the values named name.
+func valuesCM(name string) string {
+	v, _, err := configdoc.EncodeValues(&domain.Plan{Releases: valuesReleases(name)})
+	if err != nil {
+		panic(err)
+	}
+	return v.Name
 }
 
 // createRuntime creates the ClusterRuntime and sets its status; it returns the runtime UID.
