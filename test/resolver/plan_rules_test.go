@@ -2,7 +2,6 @@ package resolver_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -17,61 +16,65 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/adapters/kube/planstore/planstoretest"
 	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// storedPlan is a hand-made plan ConfigMap: the name of want, with the given
-// digest annotation, schema label, payload digest, runtime UID and source.
+// storedPlan is a plan in the way of the resolver: the plan of want written through the plan
+// store for uid with source, then tampered with so that it claims the digest annotation,
+// schema label and payload digest given ("": as written).
 type storedPlan struct {
 	annotation, schema, payloadDigest, uid string
 	source                                 domain.PlanSource
 }
 
-func createStoredPlan(t *testing.T, want string, p storedPlan) *corev1.ConfigMap {
+func createStoredPlan(t *testing.T, want *domain.Plan, p storedPlan) *corev1.ConfigMap {
 	t.Helper()
-	payload, err := json.Marshal(map[string]any{
-		"schemaVersion": 1, "desiredStateDigest": p.payloadDigest, "runtimeUID": p.uid, "source": p.source,
-	})
-	require.NoError(t, err)
-	name, err := configdoc.PlanConfigMapName(want)
-	require.NoError(t, err)
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: operatorNS,
-			Labels: map[string]string{
-				aicrv1alpha1.LabelRole: aicrv1alpha1.RolePlan, aicrv1alpha1.LabelSchemaVersion: p.schema,
-				aicrv1alpha1.LabelRuntimeUID: p.uid,
-			},
-			Annotations: map[string]string{aicrv1alpha1.AnnotationPlanDigest: p.annotation},
-		},
-		Immutable: ptr.To(true), Data: map[string]string{configdoc.PlanKey: string(payload)},
+	plan := *want
+	plan.RuntimeUID, plan.Source = p.uid, p.source
+	store := planstoretest.Store{Client: k8s, Namespace: operatorNS}
+	store.Write(t, planstoretest.Plan{Plan: &plan})
+	if p.payloadDigest != "" {
+		store.EditPlan(t, want.Digest, func(doc *configdoc.Plan) { doc.Digest = p.payloadDigest })
 	}
-	require.NoError(t, k8s.Create(context.Background(), cm))
-	return cm
+	if p.annotation != "" || p.schema != "" {
+		name, err := configdoc.PlanConfigMapName(want.Digest)
+		require.NoError(t, err)
+		store.Tamper(t, name, func(cm *corev1.ConfigMap) {
+			if p.annotation != "" {
+				cm.Annotations[aicrv1alpha1.AnnotationPlanDigest] = p.annotation
+			}
+			if p.schema != "" {
+				cm.Labels[aicrv1alpha1.LabelSchemaVersion] = p.schema
+			}
+		})
+	}
+	return planConfigMap(t, want.Digest)
 }
 
 // TestPlanRules_Conflicts covers PLAN-5 and PLAN-6 for plans in the way
 // before the runtime resolves: another digest is a Conflict, a hand-edited
 // plan is PlanUnreadable, a plan of another runtime UID is replaced.
 func TestPlanRules_Conflicts(t *testing.T) {
-	want := wantDigest(t, v1Synthetic)
+	wanted := wantPlan(t, v1Synthetic)
+	want := wanted.Digest
 	other := want[:len("sha256:")+16] + strings.Repeat("0", 48)
 	for _, tc := range []struct {
 		name   string
 		plan   storedPlan
 		reason string
 	}{
-		{"MismatchingDigestIsConflict", storedPlan{other, "1", other, "uid-x", domain.SourceResolved}, string(domain.StallConflict)},
-		{"EditedSchemaLabelIsUnreadable", storedPlan{want, "2", want, "uid-x", domain.SourceResolved}, string(domain.StallPlanUnreadable)},
-		{"EditedPayloadDigestIsUnreadable", storedPlan{want, "1", other, "uid-x", domain.SourceResolved}, string(domain.StallPlanUnreadable)},
-		{"AnotherRuntimeIsReplaced", storedPlan{want, "1", want, "uid-of-an-earlier-runtime", domain.SourceResolved}, resolver.ReasonResolved},
+		{"MismatchingDigestIsConflict", storedPlan{other, "", other, "uid-x", domain.SourceResolved}, string(domain.StallConflict)},
+		{"EditedSchemaLabelIsUnreadable", storedPlan{"", "1", "", "uid-x", domain.SourceResolved}, string(domain.StallPlanUnreadable)},
+		{"EditedPayloadDigestIsUnreadable", storedPlan{"", "", other, "uid-x", domain.SourceResolved}, string(domain.StallPlanUnreadable)},
+		{"AnotherRuntimeIsReplaced", storedPlan{"", "", "", "uid-of-an-earlier-runtime", domain.SourceResolved}, resolver.ReasonResolved},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 			start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
-			old := createStoredPlan(t, want, tc.plan)
+			old := createStoredPlan(t, wanted, tc.plan)
 			cr := createRuntime(t, runtimeSpec())
 			cond, _ := resolved(t, tc.reason)
 			live := planConfigMap(t, want)
@@ -90,7 +93,8 @@ func TestPlanRules_Conflicts(t *testing.T) {
 // create: the same resolved plan is success and kept, a rebuilt plan of the
 // digest is replaced by the resolved one.
 func TestPlanRules_SameRuntime(t *testing.T) {
-	want := wantDigest(t, v1Synthetic)
+	wanted := wantPlan(t, v1Synthetic)
+	want := wanted.Digest
 	for _, tc := range []struct {
 		source  domain.PlanSource
 		replace bool
@@ -100,7 +104,7 @@ func TestPlanRules_SameRuntime(t *testing.T) {
 			h := start(t, options{version: "1.1.0", allowed: allowed, behavior: holding(f, ports.JobBundle)})
 			cr := createRuntime(t, runtimeSpec())
 			resolvedWith(t, resolver.ReasonResolving, "aicr-bundle-")
-			old := createStoredPlan(t, want, storedPlan{want, "1", want, string(cr.UID), tc.source})
+			old := createStoredPlan(t, wanted, storedPlan{"", "", "", string(cr.UID), tc.source})
 			h.SetBehavior(f.Behavior())
 			resolved(t, resolver.ReasonResolved)
 			live := planConfigMap(t, want)

@@ -16,9 +16,9 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// Reader reads plan ConfigMaps of the operator namespace through configdoc and checks
-// PLAN-5/PLAN-6 before returning a plan, with the values of its releases loaded from its
-// values ConfigMap (schema 2) and checked against their valuesDigest. Plan and values
+// Reader reads plan ConfigMaps of the operator namespace through configdoc and checks them
+// (plantrust: PLAN-5, PLAN-6) before returning a plan, with the values of its releases loaded
+// from its values ConfigMap (schema 2) and checked against their valuesDigest. Plan and values
 // ConfigMaps are immutable, so plans are kept by the UIDs and resourceVersions of the
 // ConfigMaps they were read from and decoded once, in a least-recently-used cache of
 // cacheSize plans.
