@@ -75,7 +75,7 @@ func TestAdvanceRollout_StopsWhereTheCallerMustPersist(t *testing.T) {
 			assert.Len(t, decisions, tt.decisions)
 			if tt.stall != "" {
 				require.NotNil(t, out.Stall)
-				assert.Equal(t, tt.stall, out.Stall.Reason)
+				assert.Equal(t, tt.stall, out.Stall.Reason())
 			}
 		})
 	}

@@ -63,7 +63,7 @@ func TestPullBundleParts(t *testing.T) {
 			assert.Equal(t, tt.why, why)
 			if tt.stall != "" {
 				require.NotNil(t, stall)
-				assert.Equal(t, tt.stall, stall.Reason)
+				assert.Equal(t, tt.stall, stall.Reason())
 			} else {
 				assert.Nil(t, stall)
 			}

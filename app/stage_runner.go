@@ -12,18 +12,6 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// Reasons of the events a stage reports; a stall is reported with the domain's
-// stall reason verbatim.
-const (
-	// EventStageStarted: the stage's AICR Job was created.
-	EventStageStarted = "ResolveStageStarted"
-	// EventStageSucceeded: the stage's result is recorded.
-	EventStageSucceeded = "ResolveStageSucceeded"
-	// EventKeptResultIgnored: what stands at a kept result's name is not the runner's sealed
-	// copy, so the stage's Job runs again.
-	EventKeptResultIgnored = "KeptResultIgnored"
-)
-
 // Stage is one AICR Job of a resolution (RES-1): its name is its identity (a hash of every
 // input that decides its result), so a stage whose inputs did not change reuses its Job or
 // its kept result.
@@ -45,7 +33,7 @@ type Stage struct {
 type StageEvent struct {
 	// Warning marks an event of type Warning (else Normal).
 	Warning bool
-	Reason  string
+	Reason  domain.EventReason
 	Message string
 }
 
@@ -93,7 +81,7 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 		files, err := s.Jobs.Kept(ctx, st.kept(runtimeUID))
 		switch {
 		case errors.Is(err, ports.ErrUntrustedOutput):
-			run.event(true, EventKeptResultIgnored, "kept %s result ignored, the job runs again: %s", st.Kind, err)
+			run.event(true, domain.EventKeptResultIgnored, "kept %s result ignored, the job runs again: %s", st.Kind, err)
 		case err != nil:
 			return run.transient(err)
 		case files != nil:
@@ -138,7 +126,7 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 func (s StageRunner) running(st Stage, ref ports.JobRef, js ports.JobStatus, run StageRun) StageRun {
 	if js.Waiting != nil {
 		if stall := domain.JobWaitStall(st.describe(ref.Name), js.Waiting, s.Clock.Now()); stall != nil {
-			run.Stall = &domain.Stall{Reason: stall.Reason, Message: stall.Message + "; " + newResolution}
+			run.Stall = stall.Reworded("", "; "+newResolution)
 			return run
 		}
 	}
@@ -173,10 +161,10 @@ func (s StageRunner) start(ctx context.Context, runtimeUID string, st Stage, att
 		return run.transient(err)
 	}
 	if killed != nil {
-		run.event(true, EventStageStarted, "%s started: run %d of %d, the run before was killed by %s",
+		run.event(true, domain.EventResolveStageStarted, "%s started: run %d of %d, the run before was killed by %s",
 			st.describe(name), attempt, domain.JobKillAttempts, domain.KillCause(*killed))
 	} else {
-		run.event(false, EventStageStarted, "%s started", st.describe(name))
+		run.event(false, domain.EventResolveStageStarted, "%s started", st.describe(name))
 	}
 	return run.waiting(st, name)
 }
@@ -196,13 +184,13 @@ func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, re
 		return run.transient(err)
 	}
 	if stall := domain.CheckAICRVersion(s.AICRVersion, js.AICRVersion); stall != nil && domain.OutputRecordsVersion(st.Kind) {
-		run.Stall = &domain.Stall{Reason: stall.Reason, Message: fmt.Sprintf("%s: %s", st.describe(ref.Name), stall.Message)}
+		run.Stall = stall.Reworded(st.describe(ref.Name)+": ", "")
 		return run
 	}
 	if st.KeepRole != "" {
 		err = s.Jobs.Keep(ctx, ref, st.kept(runtimeUID))
 		if errors.Is(err, ports.ErrForeignObject) {
-			run.Stall = &domain.Stall{Reason: domain.StallForeignObject, Message: err.Error()}
+			run.Stall = domain.PortStall(st.describe(ref.Name)+": keep result", err)
 			return run
 		}
 		if err != nil {
@@ -212,7 +200,7 @@ func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, re
 			return run.transient(err)
 		}
 	}
-	run.event(false, EventStageSucceeded, "%s succeeded", st.describe(ref.Name))
+	run.event(false, domain.EventResolveStageSucceeded, "%s succeeded", st.describe(ref.Name))
 	run.Files = files
 	return run
 }
@@ -235,13 +223,13 @@ func (s StageRunner) fail(ctx context.Context, st Stage, attempt int, js ports.J
 			}
 		}
 		stall := domain.JobKilledStall(st.describe(ref.Name), js)
-		run.Stall = &domain.Stall{Reason: stall.Reason, Message: stall.Message + "; " + newResolution}
+		run.Stall = stall.Reworded("", "; "+newResolution)
 		return run
 	}
 	if err := s.Jobs.Retain(ctx, ref); err != nil {
 		return run.transient(err)
 	}
-	run.Stall = &domain.Stall{Reason: exit.Stall.Reason, Message: fmt.Sprintf("%s failed: %s", st.describe(ref.Name), exit.Stall.Message)}
+	run.Stall = exit.Stall.Reworded(st.describe(ref.Name)+" failed: ", "")
 	return run
 }
 
@@ -298,7 +286,7 @@ func (st Stage) kept(runtimeUID string) ports.KeptResult {
 	return ports.KeptResult{Name: st.Name, Role: st.KeepRole, RuntimeUID: runtimeUID}
 }
 
-func (r *StageRun) event(warning bool, reason, format string, args ...any) {
+func (r *StageRun) event(warning bool, reason domain.EventReason, format string, args ...any) {
 	r.Events = append(r.Events, StageEvent{Warning: warning, Reason: reason, Message: fmt.Sprintf(format, args...)})
 }
 

@@ -78,7 +78,7 @@ func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 				j.Status(gomock.Any(), ref).Return(waitingFor("ImagePullBackOff", "", domain.JobPodWaitBound-time.Second), nil)
 			}},
 		{name: "exit 137 runs again as the second run once the backoff passed", waiting: ref2.Name + " running",
-			events: []string{app.EventStageStarted},
+			events: []string{domain.EventResolveStageStarted.String()},
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
 				j.Status(gomock.Any(), ref).Return(killed(137, ""), nil)
 				j.Status(gomock.Any(), ref2).Return(ports.JobStatus{}, ports.ErrJobNotFound)
@@ -95,7 +95,7 @@ func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 				j.Status(gomock.Any(), ref2).Return(ports.JobStatus{}, ports.ErrJobNotFound)
 			}},
 		{name: "an evicted then OOMKilled stage starts its third run", waiting: ref3.Name + " running",
-			events: []string{app.EventStageStarted},
+			events: []string{domain.EventResolveStageStarted.String()},
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
 				j.Status(gomock.Any(), ref).Return(killed(0, "Evicted"), nil)
 				j.Status(gomock.Any(), ref2).Return(killed(137, "OOMKilled"), nil)
@@ -113,7 +113,7 @@ func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 					j.Retain(gomock.Any(), r).Return(nil)
 				}
 			}},
-		{name: "a second run that succeeded is kept and deleted", files: true, events: []string{app.EventStageSucceeded},
+		{name: "a second run that succeeded is kept and deleted", files: true, events: []string{domain.EventResolveStageSucceeded.String()},
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
 				j.Status(gomock.Any(), ref).Return(killed(137, "OOMKilled"), nil)
 				j.Status(gomock.Any(), ref2).Return(ports.JobStatus{State: ports.JobSucceeded, AICRVersion: "1.1.0"}, nil)
@@ -165,14 +165,14 @@ func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 				assert.Nil(t, run.Stall)
 			} else {
 				require.NotNil(t, run.Stall)
-				assert.Equal(t, tt.stall, run.Stall.Reason)
+				assert.Equal(t, tt.stall, run.Stall.Reason())
 				for _, part := range tt.contains {
-					assert.Contains(t, run.Stall.Message, part)
+					assert.Contains(t, run.Stall.Message(), part)
 				}
 			}
 			var reasons []string
 			for _, e := range run.Events {
-				reasons = append(reasons, e.Reason)
+				reasons = append(reasons, e.Reason.String())
 			}
 			assert.Equal(t, tt.events, reasons)
 		})

@@ -51,7 +51,7 @@ func TestStageRunner_Run(t *testing.T) {
 		{name: "a kept result is reused without a Job", files: true,
 			expect: func(j *mocks.MockJobRunnerMockRecorder) { j.Kept(gomock.Any(), kept).Return(result, nil) }},
 		{name: "a kept result that does not verify is ignored and the Job starts", waiting: true,
-			events: []string{app.EventKeptResultIgnored, app.EventStageStarted},
+			events: []string{domain.EventKeptResultIgnored.String(), domain.EventResolveStageStarted.String()},
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
 				j.Kept(gomock.Any(), kept).Return(nil, ports.ErrUntrustedOutput)
 				j.Status(gomock.Any(), ref).Return(ports.JobStatus{}, ports.ErrJobNotFound)
@@ -64,7 +64,7 @@ func TestStageRunner_Run(t *testing.T) {
 				j.Kept(gomock.Any(), kept).Return(nil, nil)
 				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobRunning}, nil)
 			}},
-		{name: "a succeeded Job is kept and deleted", files: true, events: []string{app.EventStageSucceeded},
+		{name: "a succeeded Job is kept and deleted", files: true, events: []string{domain.EventResolveStageSucceeded.String()},
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
 				j.Kept(gomock.Any(), kept).Return(nil, nil)
 				j.Status(gomock.Any(), ref).Return(succeeded, nil)
@@ -133,7 +133,7 @@ func TestStageRunner_Run(t *testing.T) {
 			assert.Equal(t, tt.waiting, run.Waiting != "", "waiting: %q", run.Waiting)
 			if tt.stall != "" {
 				require.NotNil(t, run.Stall)
-				assert.Equal(t, tt.stall, run.Stall.Reason)
+				assert.Equal(t, tt.stall, run.Stall.Reason())
 			} else {
 				assert.Nil(t, run.Stall)
 			}
@@ -145,7 +145,7 @@ func TestStageRunner_Run(t *testing.T) {
 			}
 			var reasons []string
 			for _, e := range run.Events {
-				reasons = append(reasons, e.Reason)
+				reasons = append(reasons, e.Reason.String())
 			}
 			assert.Equal(t, tt.events, reasons)
 		})

@@ -27,6 +27,16 @@ const (
 // handed in a terminal phase is returned as it is with Outcome.Ended false; an
 // outcome decided in this call has Outcome.Ended true.
 func (r *Rollout) Advance(ctx context.Context, p Ports, env Environment) (Outcome, error) {
+	from := r.status
+	out, err := r.advance(ctx, p, env)
+	if out.Event != "" {
+		out.EventReason, out.EventWarning = decisionEvent(from, out.Status)
+	}
+	return out, err
+}
+
+// advance takes one decision; Advance names its Event.
+func (r *Rollout) advance(ctx context.Context, p Ports, env Environment) (Outcome, error) {
 	if r.status.Phase.Terminal() {
 		return Outcome{Status: r.status, Stall: terminalStall(r.status.Phase, r.spec.Name, r.status.Message)}, nil
 	}
@@ -122,7 +132,7 @@ func (r *Rollout) checkBoundInventory(ctx context.Context, p Ports, approved Out
 	if err != nil {
 		return r.stallOrError("list engine objects", err)
 	}
-	drift.Message += ", which the approval is bound to"
+	drift = drift.Reworded("", ", which the approval is bound to")
 	return r.stalled(drift), nil
 }
 

@@ -68,7 +68,7 @@ func TestAdvance_AdoptTakesOverThenApplies(t *testing.T) {
 			assert.Equal(t, tc.started, !out.Status.StepStartedAt.IsZero())
 			if tc.stall != "" {
 				require.NotNil(t, out.Stall)
-				assert.Equal(t, tc.stall, out.Stall.Reason)
+				assert.Equal(t, tc.stall, out.Stall.Reason())
 			}
 		})
 	}

@@ -27,10 +27,10 @@ func TestClassifyAICRExit_UnauthorizedSaysWhatToDo(t *testing.T) {
 			t.Parallel()
 			got := domain.ClassifyAICRExit(tt.code, tt.log)
 			require.NotNil(t, got.Stall)
-			assert.Equal(t, domain.StallAICRUnauthorized, got.Stall.Reason)
-			assert.Contains(t, got.Stall.Message, tt.want)
-			assert.Contains(t, got.Stall.Message, "restore the chart's RBAC")
-			assert.Contains(t, got.Stall.Message, "resolve-requested-at")
+			assert.Equal(t, domain.StallAICRUnauthorized, got.Stall.Reason())
+			assert.Contains(t, got.Stall.Message(), tt.want)
+			assert.Contains(t, got.Stall.Message(), "restore the chart's RBAC")
+			assert.Contains(t, got.Stall.Message(), "resolve-requested-at")
 		})
 	}
 }

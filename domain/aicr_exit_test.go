@@ -20,6 +20,6 @@ func TestClassifyAICRExit(t *testing.T) {
 	assert.Equal(t, "Success", domain.ClassifyAICRExit(0, "").Category)
 	nf := domain.ClassifyAICRExit(2, `{"msg":"command failed","exitCode":2,"error":"[INVALID_REQUEST] bundle: [NOT_FOUND] recipe file not found"}`)
 	require.NotNil(t, nf.Stall)
-	assert.Equal(t, domain.StallAICRNotFound, nf.Stall.Reason, "the root cause wins")
+	assert.Equal(t, domain.StallAICRNotFound, nf.Stall.Reason(), "the root cause wins")
 	assert.Nil(t, domain.CheckAICRVersion("v1.1.0", "1.1.0"))
 }

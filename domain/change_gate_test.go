@@ -101,9 +101,9 @@ func TestDisruptionGate(t *testing.T) {
 			if tt.stall == "" {
 				assert.Nil(t, out.Stall)
 			} else if assert.NotNil(t, out.Stall) {
-				assert.Equal(t, tt.stall, out.Stall.Reason)
+				assert.Equal(t, tt.stall, out.Stall.Reason())
 				if tt.message != "" {
-					assert.Equal(t, tt.message, out.Stall.Message)
+					assert.Equal(t, tt.message, out.Stall.Message())
 				}
 				assert.Equal(t, domain.PhaseProgressing, out.Phase(), "a held step keeps the rollout in progress")
 			}
@@ -128,15 +128,15 @@ func TestAwaitingApproval_SaysWhenNoWindowOpensBeforeTheDeadline(t *testing.T) {
 	late := spec(t, needsApproval, disruptiveGPU, func(s *domain.RolloutSpec) { s.Deadline = t0.Add(6 * time.Hour) })
 	out := advanceAt(t, late, domain.RolloutStatus{}, e, t0, func(r recorders, _ string) { pendingReady(r) })
 	if assert.NotNil(t, out.Stall) {
-		assert.Equal(t, domain.StallAwaitingApproval, out.Stall.Reason)
+		assert.Equal(t, domain.StallAwaitingApproval, out.Stall.Reason())
 		assert.Equal(t, "rollout "+rolloutName+" awaiting approval; its deadline 2026-03-01T18:00:00Z falls before the "+
 			"next change window (it opens at 2026-03-02T02:00:00Z): its disruptive step gpu-operator cannot start "+
-			"before the deadline unless an approver overrides it", out.Stall.Message)
+			"before the deadline unless an approver overrides it", out.Stall.Message())
 	}
 
 	inTime := spec(t, needsApproval, disruptiveGPU, func(s *domain.RolloutSpec) { s.Deadline = t0.Add(24 * time.Hour) })
 	out = advanceAt(t, inTime, domain.RolloutStatus{}, e, t0, func(r recorders, _ string) { pendingReady(r) })
 	if assert.NotNil(t, out.Stall) {
-		assert.Equal(t, "rollout "+rolloutName+" awaiting approval", out.Stall.Message, "the window opens before the deadline")
+		assert.Equal(t, "rollout "+rolloutName+" awaiting approval", out.Stall.Message(), "the window opens before the deadline")
 	}
 }

@@ -94,8 +94,8 @@ func TestPublishCharts_Failures(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.NotNil(t, s)
-			assert.Equal(t, tc.want, s.Reason)
-			assert.Contains(t, s.Message, "cert-manager:v1.17.2")
+			assert.Equal(t, tc.want, s.Reason())
+			assert.Contains(t, s.Message(), "cert-manager:v1.17.2")
 		})
 	}
 	t.Run("unreadable bundle folder", func(t *testing.T) {
@@ -105,7 +105,7 @@ func TestPublishCharts_Failures(t *testing.T) {
 		s, err := domain.PublishCharts(context.Background(), p.Registry, localPlan(t), noLocal)
 		require.NoError(t, err)
 		require.NotNil(t, s)
-		assert.Equal(t, domain.StallChartSourceUnsupported, s.Reason)
-		assert.Contains(t, s.Message, "no such folder")
+		assert.Equal(t, domain.StallChartSourceUnsupported, s.Reason())
+		assert.Contains(t, s.Message(), "no such folder")
 	})
 }

@@ -89,10 +89,10 @@ func transitionBlocked(r *Rollout, _ Environment) *Stall {
 // someone deleted the rollout); until then it stalls with s.
 func (r *Rollout) blocked(s *Stall, env Environment) Outcome {
 	if env.Deleting {
-		return r.end(PhaseOrphaned, deletingMessage+", while "+s.Message)
+		return r.end(PhaseOrphaned, deletingMessage+", while "+s.Message())
 	}
 	if env.TargetPlanDigest != "" && env.TargetPlanDigest != r.spec.ToPlanDigest {
-		return r.end(PhaseSuperseded, "the runtime's target is now plan "+env.TargetPlanDigest+", while "+s.Message)
+		return r.end(PhaseSuperseded, "the runtime's target is now plan "+env.TargetPlanDigest+", while "+s.Message())
 	}
 	return r.stalled(s)
 }

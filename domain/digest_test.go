@@ -114,7 +114,7 @@ func TestBuildPlan_Bounds(t *testing.T) {
 	_, err := domain.BuildPlan(domain.PlanInput{Bundle: v1Bundle(long)})
 	var se *domain.StallError
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, domain.StallContentTooLarge, se.Stall.Reason)
+	assert.Equal(t, domain.StallContentTooLarge, se.Stall.Reason())
 
 	ok := release("a2345678901234567890123456789012345678901234567890123") // 53 chars
 	_, err = domain.BuildPlan(domain.PlanInput{Bundle: v1Bundle(ok)})
@@ -123,8 +123,8 @@ func TestBuildPlan_Bounds(t *testing.T) {
 	for _, name := range []string{"GPU-operator", "gpu_operator", "gpu-operator-", "a..b", "x=y"} {
 		_, err = domain.BuildPlan(domain.PlanInput{Bundle: v1Bundle(release(name))})
 		require.ErrorAs(t, err, &se, name)
-		assert.Equal(t, domain.StallAICRArtifactUnsupported, se.Stall.Reason, name)
-		assert.Contains(t, se.Stall.Message, "is not a Helm release name", name)
+		assert.Equal(t, domain.StallAICRArtifactUnsupported, se.Stall.Reason(), name)
+		assert.Contains(t, se.Stall.Message(), "is not a Helm release name", name)
 	}
 	_, err = domain.BuildPlan(domain.PlanInput{Bundle: v1Bundle(release("kube-prometheus.stack-2"))})
 	require.NoError(t, err, "dots and digits are Helm release names")

@@ -49,11 +49,11 @@ func TestCheckSelectorsNamesTheInvalidGroup(t *testing.T) {
 	assert.Nil(t, domain.CheckSelectors(domain.Placement{System: domain.NodeSelector{"pool": "system"}, Accelerated: domain.NodeSelector{"pool": "gpu"}}))
 	s := domain.CheckSelectors(domain.Placement{System: domain.NodeSelector{"pool": "system"}, Accelerated: domain.NodeSelector{"pool": "bad value!"}})
 	if assert.NotNil(t, s) {
-		assert.Equal(t, domain.StallInvalidPlacement, s.Reason)
-		assert.Contains(t, s.Message, "placement.accelerated.nodeSelector")
+		assert.Equal(t, domain.StallInvalidPlacement, s.Reason())
+		assert.Contains(t, s.Message(), "placement.accelerated.nodeSelector")
 	}
 	s = domain.CheckSelectors(domain.Placement{Accelerated: domain.NodeSelector{"pool": "gpu"}})
 	if assert.NotNil(t, s) {
-		assert.Contains(t, s.Message, "placement.system.nodeSelector: at least one entry is required")
+		assert.Contains(t, s.Message(), "placement.system.nodeSelector: at least one entry is required")
 	}
 }

@@ -88,9 +88,9 @@ func TestAdvance_DRARestartWaitsForTheAcknowledgement(t *testing.T) {
 	st := domain.RolloutStatus{Phase: domain.PhaseAwaitingAcknowledgement, Step: 1}
 	out := advanceAt(t, s, st, e, t0.Add(time.Minute), nil)
 	require.NotNil(t, out.Stall)
-	assert.Equal(t, domain.StallAwaitingAcknowledgement, out.Stall.Reason)
-	assert.Contains(t, out.Stall.Message, "the DRA driver's kubelet plugin restarted after the upgraded GPU Operator's driver")
-	assert.Contains(t, out.Stall.Message, "before the apply of nvidia-dra-driver-gpu")
+	assert.Equal(t, domain.StallAwaitingAcknowledgement, out.Stall.Reason())
+	assert.Contains(t, out.Stall.Message(), "the DRA driver's kubelet plugin restarted after the upgraded GPU Operator's driver")
+	assert.Contains(t, out.Stall.Message(), "before the apply of nvidia-dra-driver-gpu")
 	assert.Equal(t, domain.PhaseAwaitingAcknowledgement, out.Phase())
 }
 

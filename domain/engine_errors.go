@@ -7,26 +7,37 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
+// portReasons is the one table from a port's sentinel error to the stall it decides.
+var portReasons = []struct {
+	sentinel error
+	reason   StallReason
+}{
+	{ports.ErrEngineMissing, StallEngineMissing},
+	{ports.ErrProjectMissing, StallProjectMissing},
+	{ports.ErrEngineUnsupported, StallEngineMissing},
+	{ports.ErrUnauthorized, StallUnauthorized},
+	{ports.ErrForeignObject, StallForeignObject},
+	{ports.ErrSuspensionRefused, StallEngineSuspensionRefused},
+	{ports.ErrCredentialsUnavailable, StallRegistryCredentialsUnavailable},
+	{ports.ErrCredentialsStale, StallRegistryCredentialsStale},
+}
+
+// PortStall decides the stall a port's sentinel error means, its message "what: err"; nil for
+// any other error, which is transient and retried with backoff.
+func PortStall(what string, err error) *Stall {
+	for _, r := range portReasons {
+		if errors.Is(err, r.sentinel) {
+			return stallf(r.reason, fmt.Sprintf("%s: %v", what, err))
+		}
+	}
+	return nil
+}
+
 // portStall maps a port's sentinel error to a stall; any other error is
 // transient and returned wrapped for the caller to retry with backoff.
 func portStall(what string, err error) (*Stall, error) {
-	reasons := []struct {
-		sentinel error
-		reason   StallReason
-	}{
-		{ports.ErrEngineMissing, StallEngineMissing},
-		{ports.ErrProjectMissing, StallProjectMissing},
-		{ports.ErrEngineUnsupported, StallEngineMissing},
-		{ports.ErrUnauthorized, StallUnauthorized},
-		{ports.ErrForeignObject, StallForeignObject},
-		{ports.ErrSuspensionRefused, StallEngineSuspensionRefused},
-		{ports.ErrCredentialsUnavailable, StallRegistryCredentialsUnavailable},
-		{ports.ErrCredentialsStale, StallRegistryCredentialsStale},
-	}
-	for _, r := range reasons {
-		if errors.Is(err, r.sentinel) {
-			return stallf(r.reason, fmt.Sprintf("%s: %v", what, err)), nil
-		}
+	if s := PortStall(what, err); s != nil {
+		return s, nil
 	}
 	return nil, fmt.Errorf("%s: %w", what, err)
 }
@@ -34,7 +45,7 @@ func portStall(what string, err error) (*Stall, error) {
 // stalled builds a stall outcome that keeps the status unchanged.
 func (r *Rollout) stalled(s *Stall) Outcome {
 	st := r.status
-	st.Message = s.Message
+	st.Message = s.message
 	return Outcome{Status: st, Stall: s}
 }
 

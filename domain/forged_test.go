@@ -109,10 +109,10 @@ func TestAdvance_ForgedPhaseWithoutValidApproval(t *testing.T) {
 				out := advanceAt(t, spec(t, append([]specOpt{a.opt}, f.spec...)...), f.status, e, forgedNow, reads)
 				assert.Equal(t, a.phase, out.Phase())
 				require.NotNil(t, out.Stall)
-				assert.Equal(t, a.stall, out.Stall.Reason)
+				assert.Equal(t, a.stall, out.Stall.Reason())
 				assert.Equal(t, a.phase != domain.PhaseAwaitingApproval, out.Ended)
 				if a.phase == domain.PhaseAwaitingApproval {
-					assert.Equal(t, domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval, Message: out.Stall.Message}, out.Status,
+					assert.Equal(t, domain.RolloutStatus{Phase: domain.PhaseAwaitingApproval, Message: out.Stall.Message()}, out.Status,
 						"back before the first step")
 					assert.Contains(t, out.Event, "without the approval its spec requires")
 				}

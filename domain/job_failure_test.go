@@ -45,7 +45,7 @@ func TestClassifyJobFailure(t *testing.T) {
 				assert.Nil(t, exit.Stall)
 			} else {
 				require.NotNil(t, exit.Stall)
-				assert.Equal(t, tc.stall, exit.Stall.Reason)
+				assert.Equal(t, tc.stall, exit.Stall.Reason())
 			}
 			if tc.killed {
 				assert.Equal(t, tc.cause, domain.KillCause(tc.st))
@@ -83,9 +83,9 @@ func TestJobWaitStall(t *testing.T) {
 			assert.Nil(t, domain.JobWaitStall("aicr snapshot job s", w, since.Add(domain.JobPodWaitBound-time.Second)))
 			s := domain.JobWaitStall("aicr snapshot job s", w, since.Add(domain.JobPodWaitBound))
 			require.NotNil(t, s)
-			assert.Equal(t, domain.StallJobPodNotRunning, s.Reason)
+			assert.Equal(t, domain.StallJobPodNotRunning, s.Reason())
 			for _, part := range []string{"aicr snapshot job s", tc.reason, tc.message, tc.fix} {
-				assert.Contains(t, s.Message, part)
+				assert.Contains(t, s.Message(), part)
 			}
 		})
 	}
@@ -101,8 +101,8 @@ func TestJobDeletionStall(t *testing.T) {
 	assert.Nil(t, domain.JobDeletionStall("aicr recipe job r", time.Time{}, since), "a Job not being deleted")
 	s := domain.JobDeletionStall("aicr recipe job r", since, since.Add(domain.JobDeletionBound))
 	require.NotNil(t, s)
-	assert.Equal(t, domain.StallJobUndeletable, s.Reason)
+	assert.Equal(t, domain.StallJobUndeletable, s.Reason())
 	for _, part := range []string{"aicr recipe job r", "finalizer", "batch.kubernetes.io/job-name"} {
-		assert.Contains(t, s.Message, part)
+		assert.Contains(t, s.Message(), part)
 	}
 }

@@ -1,6 +1,9 @@
 package domain
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // StepMessage is the Ready message while a step runs (CR-8), for example
 // "rollout <name>: step 9/18 gpu-operator (Upgrade)". index is 0-based.
@@ -26,4 +29,17 @@ func StalledMessage(rollout, message string) string {
 // NotRolledOutMessage is the Ready message before the target's rollout exists (CR-8).
 func NotRolledOutMessage(targetPlanDigest string) string {
 	return "target plan " + targetPlanDigest + " is not rolled out yet"
+}
+
+// MaxMessage is the longest condition, Event or annotation message the operator writes, the
+// CRDs' bound of a condition message (CR-4, RO-5).
+const MaxMessage = 1024
+
+// Truncate trims s and cuts it to at most MaxMessage bytes, ending in "..." when cut.
+func Truncate(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= MaxMessage {
+		return s
+	}
+	return s[:MaxMessage-3] + "..."
 }

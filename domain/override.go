@@ -119,13 +119,13 @@ func UnlistedComponents(overrides []Override, components map[string]bool) []stri
 // neither a component nor an alias of that name (RES-3). Any other stall is
 // returned as it is.
 func RejectedOverride(s *Stall, unlisted []string) *Stall {
-	if s == nil || s.Reason != StallAICRInvalidRequest {
+	if s == nil || s.Reason() != StallAICRInvalidRequest {
 		return s
 	}
 	for _, c := range unlisted {
-		if namesComponent(s.Message, c) {
+		if namesComponent(s.Message(), c) {
 			return stallf(StallOverridePathUnknown, fmt.Sprintf(
-				"override names component %q, which is neither a component of the recipe nor an alias AICR knows: %s", c, s.Message))
+				"override names component %q, which is neither a component of the recipe nor an alias AICR knows: %s", c, s.Message()))
 		}
 	}
 	return s

@@ -80,7 +80,7 @@ func TestUnlistedComponents(t *testing.T) {
 // unlisted component as a whole word becomes OverridePathUnknown (RES-3).
 func TestRejectedOverride(t *testing.T) {
 	invalid := func(msg string) *domain.Stall {
-		return &domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: msg}
+		return domain.StallFromCondition(string(domain.StallAICRInvalidRequest), msg)
 	}
 	for _, tc := range []struct {
 		name     string
@@ -94,14 +94,14 @@ func TestRejectedOverride(t *testing.T) {
 		{"only inside a longer name", invalid(`unknown component "gpu-operator-x"`), []string{"gpu-operator"}, domain.StallAICRInvalidRequest},
 		{"only as a prefix of a longer name", invalid(`unknown component "xgpu"`), []string{"gpu"}, domain.StallAICRInvalidRequest},
 		{"no unlisted component", invalid(`unknown component "nosuch"`), nil, domain.StallAICRInvalidRequest},
-		{"another reason", &domain.Stall{Reason: domain.StallAICRInternal, Message: `nosuch`}, []string{"nosuch"}, domain.StallAICRInternal},
+		{"another reason", domain.StallFromCondition(string(domain.StallAICRInternal), `nosuch`), []string{"nosuch"}, domain.StallAICRInternal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := domain.RejectedOverride(tc.stall, tc.unlisted)
-			assert.Equal(t, tc.want, got.Reason)
+			assert.Equal(t, tc.want, got.Reason())
 			if tc.want == domain.StallOverridePathUnknown {
-				assert.Contains(t, got.Message, `"`+tc.unlisted[0]+`"`)
-				assert.Contains(t, got.Message, tc.stall.Message, "AICR's own words are kept")
+				assert.Contains(t, got.Message(), `"`+tc.unlisted[0]+`"`)
+				assert.Contains(t, got.Message(), tc.stall.Message(), "AICR's own words are kept")
 			} else {
 				assert.Same(t, tc.stall, got)
 			}

@@ -1,5 +1,7 @@
 package domain
 
+import "strings"
+
 // Phase is a rollout's phase; the last six are outcomes (RO-6) and end it.
 type Phase string
 
@@ -39,18 +41,46 @@ func (p Phase) Terminal() bool {
 	return false
 }
 
-// terminalStall returns the stall an outcome reports (RO-11), nil for none.
-func terminalStall(p Phase, name, msg string) *Stall {
+// Phases returns every phase, the outcomes last; tests use it to prove coverage.
+func Phases() []Phase {
+	return []Phase{
+		PhasePending, PhaseAwaitingApproval, PhaseProgressing, PhaseAwaitingAcknowledgement, PhaseValidating,
+		PhaseSucceeded, PhaseFailed, PhaseExpired, PhaseRevoked, PhaseSuperseded, PhaseOrphaned,
+	}
+}
+
+// outcomeReason is the stall reason an outcome reports (RO-11), false for none: the one table
+// from phases to reasons.
+func outcomeReason(p Phase) (StallReason, bool) {
 	switch p {
 	case PhaseFailed:
-		return stallf(StallRolloutFailed, "rollout "+name+" failed: "+msg)
+		return StallRolloutFailed, true
 	case PhaseExpired:
-		return stallf(StallRolloutExpired, "rollout "+name+" expired: "+msg)
+		return StallRolloutExpired, true
 	case PhaseRevoked:
-		return stallf(StallRolloutRevoked, "rollout "+name+" revoked: "+msg)
+		return StallRolloutRevoked, true
 	case PhasePending, PhaseAwaitingApproval, PhaseProgressing, PhaseAwaitingAcknowledgement,
 		PhaseValidating, PhaseSucceeded, PhaseSuperseded, PhaseOrphaned:
+		return "", false
+	}
+	return "", false
+}
+
+// terminalStall returns the stall an outcome reached in this call reports, nil for none.
+func terminalStall(p Phase, name, msg string) *Stall {
+	reason, ok := outcomeReason(p)
+	if !ok {
 		return nil
 	}
-	return nil
+	return stallf(reason, "rollout "+name+" "+strings.ToLower(string(p))+": "+msg)
+}
+
+// OutcomeStall returns the stall of a rollout read back with its outcome label and no Stalled
+// condition (a restored rollout has none), nil for an outcome that reports none.
+func OutcomeStall(outcome Phase, rollout string) *Stall {
+	reason, ok := outcomeReason(outcome)
+	if !ok {
+		return nil
+	}
+	return stallf(reason, "rollout "+rollout+" "+string(outcome))
 }

@@ -70,9 +70,9 @@ func TestDecidePlanParts(t *testing.T) {
 				return
 			}
 			require.NotNil(t, d.Stall)
-			assert.Equal(t, domain.StallConflict, d.Stall.Reason)
+			assert.Equal(t, domain.StallConflict, d.Stall.Reason())
 			assert.Equal(t, "validation recipe ConfigMap "+recipeName+" of plan sha256:0a holds other content than the plan records: "+
-				"the operator neither uses nor replaces it; delete it and the operator rebuilds it", d.Stall.Message)
+				"the operator neither uses nor replaces it; delete it and the operator rebuilds it", d.Stall.Message())
 		})
 	}
 }
@@ -84,12 +84,12 @@ func TestStillLost(t *testing.T) {
 	assert.Nil(t, domain.StillLost(partsPlan, "aicr-plan-0a", []domain.PlanPart{partValues(domain.PartIntact, "")}))
 	s := domain.StillLost(partsPlan, "aicr-plan-0a", []domain.PlanPart{partValues(domain.PartIntact, ""), partRecipe(domain.PartLost, "", "")})
 	require.NotNil(t, s)
-	assert.Equal(t, domain.StallPlanWithoutRecipe, s.Reason)
+	assert.Equal(t, domain.StallPlanWithoutRecipe, s.Reason())
 	assert.Equal(t, "plan sha256:0a was resolved again and its validation recipe ConfigMap "+recipeName+" is still not found: "+
-		"delete its plan ConfigMap aicr-plan-0a and the operator resolves it anew", s.Message)
+		"delete its plan ConfigMap aicr-plan-0a and the operator resolves it anew", s.Message())
 	s = domain.StillLost(partsPlan, "aicr-plan-0a", []domain.PlanPart{partValues(domain.PartLost, "")})
 	require.NotNil(t, s)
-	assert.Equal(t, domain.StallPlanUnreadable, s.Reason)
+	assert.Equal(t, domain.StallPlanUnreadable, s.Reason())
 }
 
 // TestRestoreValues: values found for a plan's releases are taken only when each has the

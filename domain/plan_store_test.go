@@ -30,8 +30,8 @@ func TestCheckPlanReadable_PLAN1_PLAN6_Schemas(t *testing.T) {
 			continue
 		}
 		require.NotNil(t, s, "label %q payload %d", tc.label, tc.payload)
-		assert.Equal(t, domain.StallPlanUnreadable, s.Reason)
-		assert.Contains(t, s.Message, "this operator reads 1 to 2")
+		assert.Equal(t, domain.StallPlanUnreadable, s.Reason())
+		assert.Contains(t, s.Message(), "this operator reads 1 to 2")
 	}
 }
 

@@ -40,7 +40,7 @@ func TestBuildPlan_RefusesLegacyBundles(t *testing.T) {
 			_, err = domain.BuildPlan(domain.PlanInput{RuntimeUID: "uid-1", Bundle: b})
 			var se *domain.StallError
 			require.ErrorAs(t, err, &se)
-			assert.Equal(t, domain.StallAICRArtifactUnsupported, se.Stall.Reason)
+			assert.Equal(t, domain.StallAICRArtifactUnsupported, se.Stall.Reason())
 		})
 	}
 }
@@ -52,7 +52,7 @@ func TestBuildPlan_RefusesV1LayoutFromUnsupportedVersion(t *testing.T) {
 		_, err := domain.BuildPlan(domain.PlanInput{Bundle: b})
 		var se *domain.StallError
 		require.ErrorAs(t, err, &se, v)
-		assert.Equal(t, domain.StallAICRArtifactUnsupported, se.Stall.Reason, v)
+		assert.Equal(t, domain.StallAICRArtifactUnsupported, se.Stall.Reason(), v)
 	}
 	for _, v := range []string{"1.0.0", "v1.1.0", "1.99.3", "1.2.0-rc.1"} {
 		b := ports.Bundle{Layout: ports.LayoutV1, AICRVersion: v, Releases: []ports.BundleRelease{release("a")}}
@@ -143,7 +143,7 @@ func TestPlanTransition_Assessments(t *testing.T) {
 		}})
 	require.NoError(t, err)
 	require.NotNil(t, tr.Blocked)
-	assert.Equal(t, domain.StallTransitionBlocked, tr.Blocked.Reason)
+	assert.Equal(t, domain.StallTransitionBlocked, tr.Blocked.Reason())
 	last := tr.Steps[len(tr.Steps)-1]
 	assert.Equal(t, "nvsentinel", last.Release.ID)
 	assert.Equal(t, ports.VerdictManual, last.Assessment)
@@ -191,6 +191,6 @@ func TestReinstallAfterRestore(t *testing.T) {
 	assert.Nil(t, domain.MovedReleasesMissing(p.Digest, nil), "nothing missing: no stall")
 	s := domain.MovedReleasesMissing(p.Digest, []ports.ReleaseRef{gpuOperator})
 	require.NotNil(t, s)
-	assert.Equal(t, domain.StallMovedReleaseMissing, s.Reason)
-	assert.Contains(t, s.Message, "releases "+gpuOperator.String()+" of the active plan "+p.Digest+" were lost with a restore")
+	assert.Equal(t, domain.StallMovedReleaseMissing, s.Reason())
+	assert.Contains(t, s.Message(), "releases "+gpuOperator.String()+" of the active plan "+p.Digest+" were lost with a restore")
 }

@@ -33,6 +33,8 @@ const (
 	ReasonDeleting = "Deleting"
 	// ReasonResolving is the Resolved reason while AICR Jobs run; it never stalls the runtime.
 	ReasonResolving = "Resolving"
+	// ReasonResolved is the Resolved reason when the spec resolved to the candidate plan.
+	ReasonResolved = "Resolved"
 )
 
 // Condition is an engine-neutral status condition.
@@ -77,11 +79,11 @@ func ReadyCondition(in ReadyInput) Condition {
 	case in.Deleting:
 		return Condition{ConditionFalse, ReasonDeleting, "the ClusterRuntime is being deleted"}
 	case in.EngineStall != nil:
-		return Condition{ConditionFalse, string(in.EngineStall.Reason), in.EngineStall.Message}
+		return Condition{ConditionFalse, string(in.EngineStall.Reason()), in.EngineStall.Message()}
 	case in.PlanStall != nil:
-		return Condition{ConditionFalse, string(in.PlanStall.Reason), in.PlanStall.Message}
+		return Condition{ConditionFalse, string(in.PlanStall.Reason()), in.PlanStall.Message()}
 	case in.SuspensionStall != nil:
-		return Condition{ConditionFalse, string(in.SuspensionStall.Reason), in.SuspensionStall.Message}
+		return Condition{ConditionFalse, string(in.SuspensionStall.Reason()), in.SuspensionStall.Message()}
 	case in.Paused:
 		return Condition{ConditionFalse, ReasonPaused, "the runtime is paused (spec.paused)"}
 	case in.Suspension != nil && in.Suspension.Holds():
@@ -103,10 +105,10 @@ func RolloutProgressMessage(v RolloutView, targetPlanDigest string) string {
 	switch {
 	case !v.Exists:
 		return NotRolledOutMessage(targetPlanDigest)
-	case v.Stall != nil && v.Stall.Reason.HeldByChangePolicy():
-		return v.Stall.Message
-	case v.Stall != nil && v.Stall.Reason != StallAwaitingApproval:
-		return StalledMessage(v.Name, v.Stall.Message)
+	case v.Stall != nil && v.Stall.Reason().HeldByChangePolicy():
+		return v.Stall.Message()
+	case v.Stall != nil && v.Stall.Reason() != StallAwaitingApproval:
+		return StalledMessage(v.Name, v.Stall.Message())
 	case v.Phase == PhaseAwaitingApproval:
 		return AwaitingApprovalMessage(v.Name)
 	case v.Phase == PhaseValidating:
@@ -123,7 +125,7 @@ func StalledFromResolved(resolved Condition) *Stall {
 	if resolved.Status != ConditionFalse || resolved.Reason == ReasonResolving || resolved.Reason == "" {
 		return nil
 	}
-	return &Stall{Reason: StallReason(resolved.Reason), Message: resolved.Message}
+	return stallf(StallReason(resolved.Reason), resolved.Message)
 }
 
 // ReleaseAvailability is one release's observation for Available (CR-9).

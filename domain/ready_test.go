@@ -30,21 +30,21 @@ func TestReadyCondition_Messages(t *testing.T) {
 		{"step", rolling(domain.RolloutView{Phase: domain.PhaseProgressing, Step: 8}),
 			domain.ReasonRollingOut, "rollout r1: step 9/18 gpu-operator (Upgrade)"},
 		{"approval", rolling(domain.RolloutView{Phase: domain.PhaseAwaitingApproval,
-			Stall: &domain.Stall{Reason: domain.StallAwaitingApproval, Message: "x"}}),
+			Stall: domain.StallFromCondition(string(domain.StallAwaitingApproval), "x")}),
 			domain.ReasonRollingOut, "rollout r1 awaiting approval"},
 		{"validation", rolling(domain.RolloutView{Phase: domain.PhaseValidating, Run: "run-7"}),
 			domain.ReasonRollingOut, "rollout r1: deployment validation run run-7"},
 		{"stalled", rolling(domain.RolloutView{Phase: domain.PhaseFailed,
-			Stall: &domain.Stall{Reason: domain.StallRolloutFailed, Message: "step 2/3 x (Install) sync failed"}}),
+			Stall: domain.StallFromCondition(string(domain.StallRolloutFailed), "step 2/3 x (Install) sync failed")}),
 			domain.ReasonRollingOut, "rollout r1 stalled: step 2/3 x (Install) sync failed"},
 		{"no rollout yet", domain.ReadyInput{TargetPlanDigest: "sha256:b"},
 			domain.ReasonRollingOut, "target plan sha256:b is not rolled out yet"},
 		{"rolled out", domain.ReadyInput{ActivePlanDigest: "sha256:a", TargetPlanDigest: "sha256:a", ReleasesReady: true},
 			domain.ReasonRolledOut, "plan sha256:a rolled out and validated"},
-		{"engine", domain.ReadyInput{EngineStall: &domain.Stall{Reason: domain.StallEngineMissing, Message: "m"}},
+		{"engine", domain.ReadyInput{EngineStall: domain.StallFromCondition(string(domain.StallEngineMissing), "m")},
 			string(domain.StallEngineMissing), "m"},
 		{"paused", domain.ReadyInput{Paused: true}, domain.ReasonPaused, "the runtime is paused (spec.paused)"},
-		{"deleting comes first", domain.ReadyInput{Deleting: true, Paused: true, EngineStall: &domain.Stall{Reason: domain.StallEngineMissing}},
+		{"deleting comes first", domain.ReadyInput{Deleting: true, Paused: true, EngineStall: domain.StallFromCondition(string(domain.StallEngineMissing), "")},
 			domain.ReasonDeleting, "the ClusterRuntime is being deleted"},
 		{"engine suspended once it holds", domain.ReadyInput{ActivePlanDigest: "sha256:a", TargetPlanDigest: "sha256:a",
 			ReleasesReady: true, Suspension: &suspended}, domain.ReasonEngineSuspended,
@@ -52,8 +52,7 @@ func TestReadyCondition_Messages(t *testing.T) {
 		{"engine suspension not yet true of the engine objects", domain.ReadyInput{ActivePlanDigest: "sha256:a",
 			TargetPlanDigest: "sha256:a", ReleasesReady: true, Suspension: &suspending},
 			domain.ReasonRolledOut, "plan sha256:a rolled out and validated"},
-		{"engine suspension refused", domain.ReadyInput{Paused: true, Suspension: &suspending, SuspensionStall: &domain.Stall{
-			Reason: domain.StallEngineSuspensionRefused, Message: "suspend a/b: syncing"}},
+		{"engine suspension refused", domain.ReadyInput{Paused: true, Suspension: &suspending, SuspensionStall: domain.StallFromCondition(string(domain.StallEngineSuspensionRefused), "suspend a/b: syncing")},
 			string(domain.StallEngineSuspensionRefused), "suspend a/b: syncing"},
 	}
 	for _, tt := range tests {
@@ -71,7 +70,7 @@ func TestStalledFromResolved(t *testing.T) {
 	assert.Nil(t, domain.StalledFromResolved(domain.Condition{Status: domain.ConditionFalse, Reason: domain.ReasonResolving}))
 	assert.Nil(t, domain.StalledFromResolved(domain.Condition{Status: domain.ConditionTrue, Reason: "Resolved"}))
 	s := domain.StalledFromResolved(domain.Condition{Status: domain.ConditionFalse, Reason: "AICRTimeout", Message: "m"})
-	assert.Equal(t, &domain.Stall{Reason: domain.StallAICRTimeout, Message: "m"}, s)
+	assert.Equal(t, domain.StallFromCondition(string(domain.StallAICRTimeout), "m"), s)
 }
 
 func TestAvailableCondition(t *testing.T) {

@@ -65,7 +65,7 @@ func RebuildPlan(runtimeUID, digest string, specs []ports.ReleaseSpec) (*Plan, *
 	if err := p.seal(); err != nil {
 		var se *StallError
 		if errors.As(err, &se) {
-			return refuse("%s", se.Stall.Message)
+			return refuse("%s", se.Stall.Message())
 		}
 		return refuse("%v", err)
 	}

@@ -142,10 +142,10 @@ func TestRebuildPlan_Refused(t *testing.T) {
 			rebuilt, stall := domain.RebuildPlan(p.RuntimeUID, p.Digest, c.change(engineSpecs(t, p)))
 			assert.Nil(t, rebuilt)
 			require.NotNil(t, stall)
-			assert.Equal(t, domain.StallPlanUnreadable, stall.Reason)
-			assert.Contains(t, stall.Message, c.want)
-			assert.Contains(t, stall.Message, "the operator never guesses")
-			assert.Contains(t, stall.Message, p.Digest)
+			assert.Equal(t, domain.StallPlanUnreadable, stall.Reason())
+			assert.Contains(t, stall.Message(), c.want)
+			assert.Contains(t, stall.Message(), "the operator never guesses")
+			assert.Contains(t, stall.Message(), p.Digest)
 		})
 	}
 }
@@ -179,6 +179,6 @@ func TestRebuiltPlanWithoutRecipe(t *testing.T) {
 		e.Target, e.ValidationRequired, e.ValidationRecipe = rebuilt, true, nil
 	}, nil)(t, p, r)
 	require.NotNil(t, got)
-	assert.Equal(t, domain.StallPlanWithoutRecipe, got.Reason)
-	assert.Contains(t, got.Message, rebuilt.Digest)
+	assert.Equal(t, domain.StallPlanWithoutRecipe, got.Reason())
+	assert.Contains(t, got.Message(), rebuilt.Digest)
 }

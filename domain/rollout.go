@@ -221,6 +221,9 @@ type Outcome struct {
 	RequeueAfter time.Duration
 	// Event describes the decision taken ("" when nothing changed).
 	Event string
+	// EventReason names the decision's Event (set with Event); EventWarning makes it a Warning.
+	EventReason  EventReason
+	EventWarning bool
 	// Mutated reports that this Advance made the step's mutation through the engine: on an
 	// engine whose reads show its writes at once, the next Advance may judge the step at once.
 	Mutated bool

@@ -82,7 +82,7 @@ func TestAdvance_StepActionTimeout(t *testing.T) {
 	out := advance(t, p, rollout(t, s, inFlight(0, t0)), env(t))
 	assert.Equal(t, domain.PhaseFailed, out.Phase())
 	require.NotNil(t, out.Stall)
-	assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason)
+	assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason())
 }
 
 // TestAdvance_SyncFailureOfTheStep: the engine reports its last operation,
@@ -161,8 +161,8 @@ func TestAdvance_ForeignObjectsNeverWrittenRO11(t *testing.T) {
 			r.engine.Status(gomock.Any(), cm).Return(tt.live, nil)
 			out := advance(t, p, rollout(t, s, progressing(0)), e)
 			require.NotNil(t, out.Stall)
-			assert.Equal(t, domain.StallForeignObject, out.Stall.Reason)
-			assert.Contains(t, out.Stall.Message, "cert-manager")
+			assert.Equal(t, domain.StallForeignObject, out.Stall.Reason())
+			assert.Contains(t, out.Stall.Message(), "cert-manager")
 		})
 	}
 }
@@ -251,7 +251,7 @@ func TestAdvance_RestoredInProgress(t *testing.T) {
 				return
 			}
 			require.NotNil(t, out.Stall)
-			assert.Equal(t, tt.stall, out.Stall.Reason)
+			assert.Equal(t, tt.stall, out.Stall.Reason())
 		})
 	}
 }
@@ -347,7 +347,7 @@ func TestAdvance_OrphanedAndTerminal(t *testing.T) {
 	out = advance(t, p, failed, env(t))
 	assert.Equal(t, domain.PhaseFailed, out.Phase())
 	require.NotNil(t, out.Stall)
-	assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason)
+	assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason())
 }
 
 func TestAdvance_TransientErrors(t *testing.T) {

@@ -166,11 +166,35 @@ func StallReasons() []StallReason {
 	}
 }
 
-// Stall describes why progress stopped. Message is human-readable, stable
-// across reconciles (no timestamps) and has no trailing punctuation.
+// Stall describes why progress stopped. Only this package builds one: every reason is decided
+// here, from the facts the adapters gather. Its message is human-readable, stable across
+// reconciles (no timestamps) and has no trailing punctuation.
 type Stall struct {
-	Reason  StallReason
-	Message string
+	reason  StallReason
+	message string
+}
+
+// Reason returns the machine-readable reason.
+func (s Stall) Reason() StallReason { return s.reason }
+
+// Message returns the human-readable message.
+func (s Stall) Message() string { return s.message }
+
+// Reworded returns the stall with the same reason and its message set between prefix and
+// suffix: the caller says where it happened and what to do, never why.
+func (s Stall) Reworded(prefix, suffix string) *Stall {
+	return &Stall{reason: s.reason, message: prefix + s.message + suffix}
+}
+
+// StallFromCondition reads back a stall the operator recorded as a condition's reason and
+// message; nil when the reason is not one of StallReasons.
+func StallFromCondition(reason, message string) *Stall {
+	for _, r := range StallReasons() {
+		if string(r) == reason {
+			return stallf(r, message)
+		}
+	}
+	return nil
 }
 
 // StallError carries a Stall through an error return of a pure function
@@ -180,12 +204,12 @@ type StallError struct {
 }
 
 // Error returns the stall message.
-func (e *StallError) Error() string { return string(e.Stall.Reason) + ": " + e.Stall.Message }
+func (e *StallError) Error() string { return string(e.Stall.reason) + ": " + e.Stall.message }
 
 func stallf(reason StallReason, msg string) *Stall {
-	return &Stall{Reason: reason, Message: msg}
+	return &Stall{reason: reason, message: msg}
 }
 
 func stallErr(reason StallReason, msg string) error {
-	return &StallError{Stall: Stall{Reason: reason, Message: msg}}
+	return &StallError{Stall: Stall{reason: reason, message: msg}}
 }

@@ -81,9 +81,9 @@ func TestStallReasons(t *testing.T) {
 			p, r := newPorts(t)
 			got := tt.run(t, p, r)
 			require.NotNil(t, got, "expected a stall")
-			assert.Equal(t, tt.want, got.Reason)
-			assert.NotEmpty(t, got.Message)
-			assert.NotRegexp(t, `\.$`, got.Message, "messages have no trailing period")
+			assert.Equal(t, tt.want, got.Reason())
+			assert.NotEmpty(t, got.Message())
+			assert.NotRegexp(t, `\.$`, got.Message(), "messages have no trailing period")
 		})
 	}
 
@@ -252,8 +252,7 @@ func resolverStallCases() []stallCase {
 			pure(func() *domain.Stall {
 				unlisted := domain.UnlistedComponents([]domain.Override{{Component: "nope", Path: "a.b", Value: 1.0}},
 					map[string]bool{"gpu-operator": true})
-				return domain.RejectedOverride(&domain.Stall{Reason: domain.StallAICRInvalidRequest,
-					Message: `invalid --set-json "nope:a.b=1": unknown component "nope"`}, unlisted)
+				return domain.RejectedOverride(domain.StallFromCondition(string(domain.StallAICRInvalidRequest), `invalid --set-json "nope:a.b=1": unknown component "nope"`), unlisted)
 			})},
 		{"InvalidOverride when an override path has an empty key", domain.StallInvalidOverride,
 			pure(func() *domain.Stall {

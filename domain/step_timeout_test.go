@@ -58,7 +58,7 @@ func TestAdvance_StepTimeoutPerComponent(t *testing.T) {
 			assert.Equal(t, tt.want, out.Phase())
 			if tt.wantMsg != "" {
 				require.NotNil(t, out.Stall)
-				assert.Contains(t, out.Stall.Message, tt.wantMsg)
+				assert.Contains(t, out.Stall.Message(), tt.wantMsg)
 			}
 		})
 	}
@@ -99,7 +99,7 @@ func TestAdvance_TimedOutStepSaysWhatTheEngineLastReported(t *testing.T) {
 			out := advance(t, p, rollout(t, s, inFlight(0, t0)), env(t))
 			assert.Equal(t, domain.PhaseFailed, out.Phase())
 			require.NotNil(t, out.Stall)
-			assert.Contains(t, out.Stall.Message, tt.wantMsg)
+			assert.Contains(t, out.Stall.Message(), tt.wantMsg)
 		})
 	}
 }

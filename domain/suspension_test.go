@@ -118,9 +118,9 @@ func TestSuspensionRefused_CR8(t *testing.T) {
 				return
 			}
 			require.NotNil(t, s)
-			assert.Equal(t, tt.want, s.Reason)
+			assert.Equal(t, tt.want, s.Reason())
 			if tt.wantMsg != "" {
-				assert.Equal(t, tt.wantMsg, s.Message)
+				assert.Equal(t, tt.wantMsg, s.Message())
 			}
 		})
 	}

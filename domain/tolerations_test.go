@@ -24,8 +24,8 @@ func TestCheckTolerations_WhatAICRCannotExpress(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := domain.CheckTolerations(map[string][]domain.Toleration{"accelerated": {tt.in}})
 			require.NotNil(t, s)
-			assert.Equal(t, domain.StallInvalidPlacement, s.Reason)
-			assert.Contains(t, s.Message, tt.want)
+			assert.Equal(t, domain.StallInvalidPlacement, s.Reason())
+			assert.Contains(t, s.Message(), tt.want)
 		})
 	}
 	assert.Nil(t, domain.CheckTolerations(map[string][]domain.Toleration{

@@ -73,7 +73,7 @@ func (r *Rollout) validationFailed(ctx context.Context, p Ports, ref ports.JobRe
 		msg := st.Message
 		switch {
 		case st.DeadlineExceeded:
-			msg = exit.Stall.Message
+			msg = exit.Stall.Message()
 		case exit.Killed:
 			msg = "killed by " + KillCause(st)
 		}

@@ -180,7 +180,7 @@ func TestAdvance_ValidationReportDecides(t *testing.T) {
 			assert.Equal(t, domain.PhaseFailed, out.Phase())
 			assert.Empty(t, out.EvidenceDigest)
 			require.NotNil(t, out.Stall)
-			assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason)
+			assert.Equal(t, domain.StallRolloutFailed, out.Stall.Reason())
 			assert.Contains(t, out.Status.Message, failedPrefix+tt.message)
 		})
 	}
@@ -349,9 +349,9 @@ func TestAdvance_ValidationRunNotRunning(t *testing.T) {
 				return
 			}
 			require.NotNil(t, out.Stall)
-			assert.Equal(t, tc.stall, out.Stall.Reason)
+			assert.Equal(t, tc.stall, out.Stall.Reason())
 			for _, part := range tc.contains {
-				assert.Contains(t, out.Stall.Message, part)
+				assert.Contains(t, out.Stall.Message(), part)
 			}
 		})
 	}

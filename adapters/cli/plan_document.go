@@ -32,7 +32,7 @@ func (s *session) planDocument(name, digest string) (*configdoc.Plan, error) {
 		}
 	}
 	if refusal != nil {
-		return nil, fmt.Errorf("plan %s %w: %s", name, ErrNotAPlan, refusal.Stall.Message)
+		return nil, fmt.Errorf("plan %s %w: %s", name, ErrNotAPlan, refusal.Stall.Message())
 	}
 	return plan, nil
 }

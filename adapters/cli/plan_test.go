@@ -118,7 +118,7 @@ func TestPlan_Errors(t *testing.T) {
 	_, err = run(t, "plan", "--bundle", filepath.Join(fixtures, "eks-h100-ubuntu-training-kubeflow/bundle-helm"))
 	var se *domain.StallError
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, domain.StallAICRArtifactUnsupported, se.Stall.Reason)
+	assert.Equal(t, domain.StallAICRArtifactUnsupported, se.Stall.Reason())
 }
 
 func TestRoot_Help(t *testing.T) {

@@ -50,8 +50,8 @@ func TestCopyImageRefs(t *testing.T) {
 				assert.Empty(t, got)
 				exit := domain.ClassifyAICRExit(CopyFailedExitCode, FailureRecord(err))
 				require.NotNil(t, exit.Stall)
-				assert.Equal(t, domain.StallAICRInternal, exit.Stall.Reason)
-				assert.Contains(t, exit.Stall.Message, tc.refused)
+				assert.Equal(t, domain.StallAICRInternal, exit.Stall.Reason())
+				assert.Contains(t, exit.Stall.Message(), tc.refused)
 				return
 			}
 			require.NoError(t, err)

@@ -185,7 +185,7 @@ func TestHungAWSEndpointWithoutATokenStallsThenRecovers(t *testing.T) {
 	assert.True(t, isTimeout(err), "the AWS client's timeout ended the fetch: %v", err)
 	stall := domain.RegistryStall("publish", err)
 	require.NotNil(t, stall, "no token at all: the stage stalls")
-	assert.Equal(t, domain.StallRegistryCredentialsUnavailable, stall.Reason)
+	assert.Equal(t, domain.StallRegistryCredentialsUnavailable, stall.Reason())
 
 	h.release()
 	clock.Add(oci.ECRRetryMin)

@@ -171,7 +171,7 @@ func TestFact9_4_TolerationGrammar(t *testing.T) {
 	bounded := domain.CheckTolerations(map[string][]domain.Toleration{"accelerated": {{Key: "k", Operator: "Exists",
 		Effect: "NoExecute", Bounded: true}}})
 	require.NotNil(t, bounded)
-	assert.Equal(t, domain.StallInvalidPlacement, bounded.Reason)
+	assert.Equal(t, domain.StallInvalidPlacement, bounded.Reason())
 }
 
 // 9.5: node selectors are key=value, validated as node labels; a value without = is refused.

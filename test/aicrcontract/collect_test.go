@@ -96,7 +96,7 @@ func TestFact5_4_RestrictedAgentMeasuresOnlyK8sAndOS(t *testing.T) {
 		assert.Empty(t, facts(t, what, got)["accelerator"], what)
 		st := domain.CheckSnapshot(declared, facts(t, what, got))
 		require.NotNil(t, st, "%s: the operator resolves a restricted snapshot", what)
-		assert.Equal(t, domain.StallSnapshotIncomplete, st.Reason, what)
+		assert.Equal(t, domain.StallSnapshotIncomplete, st.Reason(), what)
 	}
 }
 
@@ -125,6 +125,6 @@ func TestFact5_7_FailedCollectorsAreLeftOut(t *testing.T) {
 		assert.Equal(t, jobexec.ImageOSRelease["ID"], facts(t, what, got)["os"], what)
 		st := domain.CheckSnapshot(map[string]string{"os": declared["os"]}, facts(t, what, got))
 		require.NotNil(t, st, "%s: the operator accepts the image's OS for the node's", what)
-		assert.Equal(t, domain.StallCriteriaConflict, st.Reason, what)
+		assert.Equal(t, domain.StallCriteriaConflict, st.Reason(), what)
 	}
 }

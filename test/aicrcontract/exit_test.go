@@ -160,7 +160,7 @@ func TestFact11_3_AgentWaitExitCodes(t *testing.T) {
 		assert.Contains(t, res.Log, `"error":"[`+tt.code+`] `, tt.code)
 		exit := domain.ClassifyAICRExit(int(res.ExitCode), res.Log)
 		require.NotNil(t, exit.Stall, tt.code)
-		assert.Equal(t, tt.reason, exit.Stall.Reason, tt.code)
-		assert.Contains(t, exit.Stall.Message, "snapshot agent Job aicr-validate-"+runID, "the stall names the agent Job")
+		assert.Equal(t, tt.reason, exit.Stall.Reason(), tt.code)
+		assert.Contains(t, exit.Stall.Message(), "snapshot agent Job aicr-validate-"+runID, "the stall names the agent Job")
 	}
 }

@@ -181,7 +181,7 @@ func TestFact6_3_PreflightFailureIsExit2(t *testing.T) {
 	assert.False(t, exit.Transient)
 	assert.False(t, exit.Killed)
 	require.NotNil(t, exit.Stall)
-	assert.Equal(t, domain.StallAICRInvalidRequest, exit.Stall.Reason)
+	assert.Equal(t, domain.StallAICRInvalidRequest, exit.Stall.Reason())
 }
 
 // 6.4: each check runs as its own Job aicr-<check>-<8 hex> with AICR's labels, no retries, the
@@ -372,5 +372,5 @@ func TestFact6_10_ValidateExit(t *testing.T) {
 	assert.Contains(t, args, "--fail-on-error=false")
 	exit := domain.ClassifyAICRExit(8, `{"msg":"command failed","error":"[INTERNAL] validation failed: 1 check failed","exitCode":8}`)
 	require.NotNil(t, exit.Stall)
-	assert.Equal(t, domain.StallAICRInternal, exit.Stall.Reason)
+	assert.Equal(t, domain.StallAICRInternal, exit.Stall.Reason())
 }

@@ -18,7 +18,7 @@ import (
 	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/mocks"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/aicroci"
@@ -47,7 +47,7 @@ func (w *world) waitInstalled(digest string) string {
 			return false
 		}
 		c := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionResolved)
-		if c == nil || c.Reason != resolver.ReasonResolved || cr.Status.CandidatePlanDigest != digest ||
+		if c == nil || c.Reason != domain.ReasonResolved || cr.Status.CandidatePlanDigest != digest ||
 			cr.Status.ActivePlanDigest != digest {
 			return false
 		}

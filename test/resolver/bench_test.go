@@ -17,7 +17,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 )
@@ -57,7 +57,7 @@ func BenchmarkResolve_UpdateToPlan(b *testing.B) {
 	f, allowed := fixture(b, "1.1.0", v1Synthetic, nil)
 	start(b, options{version: "1.1.0", allowed: allowed, behavior: rendering(b, f)})
 	createRuntime(b, runtimeSpec())
-	resolved(b, resolver.ReasonResolved)
+	resolved(b, domain.ReasonResolved)
 	ctx := context.Background()
 	live := &aicrv1alpha1.ClusterRuntime{}
 	b.ResetTimer()

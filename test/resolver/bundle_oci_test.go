@@ -22,7 +22,6 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/oci"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/mocks"
@@ -72,7 +71,7 @@ func TestResolved_BundleOverOCIOfMoreThanOneMiB(t *testing.T) {
 	bundles := serveBundleRegistry(t, pushPass)
 	start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{Registry: chartsPinned(t), Bundles: bundles.reg}})
 	createRuntime(t, runtimeSpec())
-	_, live := resolved(t, resolver.ReasonResolved)
+	_, live := resolved(t, domain.ReasonResolved)
 	stored, err := configdoc.DecodePlan([]byte(planConfigMap(t, live.Status.CandidatePlanDigest).Data[configdoc.PlanKey]))
 	require.NoError(t, err)
 	digest, ok := strings.CutPrefix(stored.BundleRef, bundles.repository()+"@")

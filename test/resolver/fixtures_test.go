@@ -17,7 +17,6 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
@@ -39,7 +38,7 @@ func TestResolve_V1FixturesMatchOfflinePlan(t *testing.T) {
 			cr := createRuntime(t, runtimeSpec())
 			want := wantDigest(t, tc.dir)
 
-			cond, live := resolved(t, resolver.ReasonResolved)
+			cond, live := resolved(t, domain.ReasonResolved)
 			assert.Equal(t, metav1.ConditionTrue, cond.Status)
 			assert.Equal(t, "candidate plan "+want, cond.Message)
 			assert.True(t, h.clock.Now().Equal(cond.LastTransitionTime.Time), "transition time from the fake clock")
@@ -70,7 +69,7 @@ func TestResolve_OverrideAliasAccepted(t *testing.T) {
 	spec := runtimeSpec()
 	spec.Overrides = []aicrv1alpha1.Override{{Component: "gpuoperator", Path: "driver.version", Value: apiextensionsv1.JSON{Raw: []byte(`"580.95.05"`)}}}
 	createRuntime(t, spec)
-	cond, _ := resolved(t, resolver.ReasonResolved)
+	cond, _ := resolved(t, domain.ReasonResolved)
 	assert.Equal(t, metav1.ConditionTrue, cond.Status)
 	mu.Lock()
 	defer mu.Unlock()

@@ -20,7 +20,6 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
@@ -116,7 +115,7 @@ func TestResolve_PodNotRunningStalls(t *testing.T) {
 			}))
 			createRuntime(t, runtimeSpec())
 			require.Eventually(t, func() bool { return waitingPod(tc.reason) }, wait, tick, "the recipe pod waits")
-			resolvedWith(t, resolver.ReasonResolving, "job aicr-recipe-")
+			resolvedWith(t, domain.ReasonResolving, "job aicr-recipe-")
 			h.clock.Step(domain.JobPodWaitBound)
 			poke(t)
 			cond, _ := resolvedWith(t, string(domain.StallJobPodNotRunning), tc.reason)
@@ -124,7 +123,7 @@ func TestResolve_PodNotRunningStalls(t *testing.T) {
 				assert.Contains(t, cond.Message, part)
 			}
 			h.exec.SetBehavior(f.Behavior())
-			resolved(t, resolver.ReasonResolved)
+			resolved(t, domain.ReasonResolved)
 		})
 	}
 }
@@ -142,10 +141,10 @@ func TestResolve_KilledRunsAgain(t *testing.T) {
 		return jobexec.Result{ExitCode: 137}
 	}))
 	createRuntime(t, runtimeSpec())
-	resolvedWith(t, resolver.ReasonResolving, "run 2 of 3 starts after a 30s backoff")
+	resolvedWith(t, domain.ReasonResolving, "run 2 of 3 starts after a 30s backoff")
 	h.clock.Step(30 * time.Second)
 	poke(t)
-	resolved(t, resolver.ReasonResolved)
+	resolved(t, domain.ReasonResolved)
 	var first string
 	for _, name := range h.exec.Executed() {
 		if strings.HasPrefix(name, "aicr-recipe-") && !strings.HasSuffix(name, "-2") {
@@ -174,7 +173,7 @@ func TestResolve_LostOutputRunsAgain(t *testing.T) {
 		return res
 	}))
 	createRuntime(t, runtimeSpec())
-	resolved(t, resolver.ReasonResolved)
+	resolved(t, domain.ReasonResolved)
 	var recipes []string
 	for _, name := range h.exec.Executed() {
 		if strings.HasPrefix(name, "aicr-recipe-") {
@@ -194,10 +193,10 @@ func TestResolve_KilledThreeTimesStalls(t *testing.T) {
 		return jobexec.Result{Kill: jobexec.KillOOM}
 	}))
 	createRuntime(t, runtimeSpec())
-	resolvedWith(t, resolver.ReasonResolving, "run 2 of 3 starts after a 30s backoff")
+	resolvedWith(t, domain.ReasonResolving, "run 2 of 3 starts after a 30s backoff")
 	h.clock.Step(30 * time.Second)
 	poke(t)
-	resolvedWith(t, resolver.ReasonResolving, "run 3 of 3 starts after a 1m0s backoff")
+	resolvedWith(t, domain.ReasonResolving, "run 3 of 3 starts after a 1m0s backoff")
 	h.clock.Step(time.Minute)
 	poke(t)
 	cond, _ := resolvedWith(t, string(domain.StallJobPodKilled), "OOMKilled")
@@ -332,7 +331,7 @@ func TestResolve_UndeletableJobStalls(t *testing.T) {
 	require.NoError(t, k8s.Get(ctx, client.ObjectKeyFromObject(job), job))
 	require.NotNil(t, job.DeletionTimestamp)
 	poke(t)
-	resolvedWith(t, resolver.ReasonResolving, job.Name+" is being deleted")
+	resolvedWith(t, domain.ReasonResolving, job.Name+" is being deleted")
 
 	// The API server stamps the deletion with its own time; the operator measures on its clock.
 	h.clock.Set(job.DeletionTimestamp.Add(domain.JobDeletionBound))
@@ -345,5 +344,5 @@ func TestResolve_UndeletableJobStalls(t *testing.T) {
 	job.Finalizers = slices.DeleteFunc(job.Finalizers, func(s string) bool { return s == hold })
 	require.NoError(t, k8s.Patch(ctx, job, patch))
 	poke(t)
-	resolved(t, resolver.ReasonResolved)
+	resolved(t, domain.ReasonResolved)
 }

@@ -8,7 +8,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -31,5 +30,5 @@ func TestResolve_RelabelledNodeResumesDiscovery(t *testing.T) {
 
 	spare.Labels["aicr.test/pool"] = "late"
 	require.NoError(t, k8s.Update(ctx, spare))
-	resolved(t, resolver.ReasonResolved)
+	resolved(t, domain.ReasonResolved)
 }

@@ -14,6 +14,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -38,14 +39,14 @@ func TestResolved_DisjointFieldManagers(t *testing.T) {
 	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: holding(f, ports.JobSnapshot)})
 	cr := createRuntime(t, runtimeSpec())
-	resolvedWith(t, resolver.ReasonResolving, "aicr-snapshot-")
+	resolvedWith(t, domain.ReasonResolving, "aicr-snapshot-")
 
 	applyReady(t, cr.Generation, "NoActivePlan")
-	_, live := resolvedWith(t, resolver.ReasonResolving, "aicr-snapshot-")
+	_, live := resolvedWith(t, domain.ReasonResolving, "aicr-snapshot-")
 	require.NotNil(t, meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionReady))
 
 	h.SetBehavior(f.Behavior())
-	_, live = resolved(t, resolver.ReasonResolved)
+	_, live = resolved(t, domain.ReasonResolved)
 	ready := meta.FindStatusCondition(live.Status.Conditions, aicrv1alpha1.ConditionReady)
 	require.NotNil(t, ready, "the resolver's apply kept Ready")
 	assert.Equal(t, "NoActivePlan", ready.Reason)
@@ -55,7 +56,7 @@ func TestResolved_DisjointFieldManagers(t *testing.T) {
 		}
 	}
 	applyReady(t, cr.Generation, "RollingOut")
-	_, live = resolved(t, resolver.ReasonResolved)
+	_, live = resolved(t, domain.ReasonResolved)
 	assert.NotEmpty(t, live.Status.CandidatePlanDigest, "candidatePlanDigest kept")
 }
 
@@ -66,7 +67,7 @@ func TestResolve_ConfigurationReusesSnapshotRequestTakesNew(t *testing.T) {
 	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
 	createRuntime(t, runtimeSpec())
-	resolved(t, resolver.ReasonResolved)
+	resolved(t, domain.ReasonResolved)
 	assertJobsGone(t)
 	require.Equal(t, 1, countJobs(h, "snapshot"))
 
@@ -79,7 +80,7 @@ func TestResolve_ConfigurationReusesSnapshotRequestTakesNew(t *testing.T) {
 	// The bundle Job goes before the resolver applies Resolved of the new generation (and
 	// Resolved of the previous one is still there): wait for that apply, so the Update below
 	// does not race it.
-	resolvedFor(t, resolver.ReasonResolved, live.Generation)
+	resolvedFor(t, domain.ReasonResolved, live.Generation)
 	assertJobsGone(t)
 	assert.Equal(t, 1, countJobs(h, "snapshot"), "no new snapshot for an override change")
 	assert.Equal(t, 1, countJobs(h, "recipe"), "no new recipe for an override change")
@@ -91,7 +92,7 @@ func TestResolve_ConfigurationReusesSnapshotRequestTakesNew(t *testing.T) {
 		return k8s.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, live) == nil &&
 			live.Status.HandledRequests.ResolveRequestedAt == "2026-11-29T13:00:00Z"
 	}, wait, tick)
-	resolved(t, resolver.ReasonResolved)
+	resolved(t, domain.ReasonResolved)
 	assertJobsGone(t)
 	assert.Equal(t, 2, countJobs(h, "snapshot"), "one new snapshot per request")
 }

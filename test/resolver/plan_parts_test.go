@@ -16,7 +16,6 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/domain"
 )
@@ -34,7 +33,7 @@ type recorded struct {
 func resolveRecorded(t *testing.T) recorded {
 	t.Helper()
 	cr := createRuntime(t, runtimeSpec())
-	_, live := resolved(t, resolver.ReasonResolved)
+	_, live := resolved(t, domain.ReasonResolved)
 	assertJobsGone(t)
 	rec := recorded{cr: cr, digest: live.Status.CandidatePlanDigest}
 	doc, err := configdoc.DecodePlan([]byte(planConfigMap(t, rec.digest).Data[configdoc.PlanKey]))
@@ -123,10 +122,10 @@ func TestPlanParts_LostValuesRebuiltFromTheBundle(t *testing.T) {
 		registry: realBundles{Registry: chartsPinned(t), Bundles: bundles.reg}})
 	rec := resolveRecorded(t)
 	lose(t, rec, rec.values)
-	eventually(t, rec, resolver.EventPlanPartsRebuilt)
+	eventually(t, rec, domain.EventPlanPartsRebuilt.String())
 	_, stall := readBack(t, rec)
 	assert.Nil(t, stall)
-	resolved(t, resolver.ReasonResolved)
+	resolved(t, domain.ReasonResolved)
 	assert.Equal(t, 1, countJobs(h, "bundle"), "rebuilt, not resolved again")
 }
 
@@ -141,7 +140,7 @@ func TestPlanParts_LostRecipesRebuilt(t *testing.T) {
 		registry: realBundles{Registry: chartsPinned(t), Bundles: bundles.reg}})
 	rec := resolveRecorded(t)
 	lose(t, rec, rec.recipes...)
-	eventually(t, rec, resolver.EventPlanPartsRebuilt)
+	eventually(t, rec, domain.EventPlanPartsRebuilt.String())
 	env, stall := readBack(t, rec)
 	require.Nil(t, stall)
 	assert.NotEmpty(t, env.ValidationRecipe)
@@ -157,7 +156,7 @@ func TestPlanParts_UnprovenResolvedAgain(t *testing.T) {
 	rec := resolveRecorded(t)
 	assert.Equal(t, wantDigest(t, v1Synthetic), rec.digest)
 	lose(t, rec, append([]*corev1.ConfigMap{rec.values}, rec.recipes...)...)
-	eventually(t, rec, resolver.EventPlanResolvedAgain)
+	eventually(t, rec, domain.EventPlanResolvedAgain.String())
 	env, stall := readBack(t, rec)
 	require.Nil(t, stall)
 	assert.NotEmpty(t, env.ValidationRecipe)
@@ -205,13 +204,13 @@ func TestPlanParts_ForgedPartNotTrusted(t *testing.T) {
 				"the operator neither uses nor replaces it; delete it and the operator rebuilds it")
 			_, stall := readBack(t, rec)
 			require.NotNil(t, stall, "the forged content is not read")
-			assert.Equal(t, tc.reason, stall.Reason)
+			assert.Equal(t, tc.reason, stall.Reason())
 			kept := liveConfigMap(t, real.Name)
 			assert.Equal(t, forged.Data, kept.Data, "the forged ConfigMap is not replaced")
 
 			require.NoError(t, k8s.Delete(ctx, kept))
 			rebuilt(t, rec, kept.UID, real)
-			resolved(t, resolver.ReasonResolved)
+			resolved(t, domain.ReasonResolved)
 			_, stall = readBack(t, rec)
 			assert.Nil(t, stall)
 			assert.Equal(t, 1, countJobs(h, "bundle"))

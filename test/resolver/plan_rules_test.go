@@ -15,7 +15,6 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/kube/planstore/planstoretest"
 	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
@@ -69,7 +68,7 @@ func TestPlanRules_Conflicts(t *testing.T) {
 		{"MismatchingDigestIsConflict", storedPlan{other, "", other, "uid-x", domain.SourceResolved}, string(domain.StallConflict)},
 		{"EditedSchemaLabelIsUnreadable", storedPlan{"", "1", "", "uid-x", domain.SourceResolved}, string(domain.StallPlanUnreadable)},
 		{"EditedPayloadDigestIsUnreadable", storedPlan{"", "", other, "uid-x", domain.SourceResolved}, string(domain.StallPlanUnreadable)},
-		{"AnotherRuntimeIsReplaced", storedPlan{"", "", "", "uid-of-an-earlier-runtime", domain.SourceResolved}, resolver.ReasonResolved},
+		{"AnotherRuntimeIsReplaced", storedPlan{"", "", "", "uid-of-an-earlier-runtime", domain.SourceResolved}, domain.ReasonResolved},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
@@ -78,7 +77,7 @@ func TestPlanRules_Conflicts(t *testing.T) {
 			cr := createRuntime(t, runtimeSpec())
 			cond, _ := resolved(t, tc.reason)
 			live := planConfigMap(t, want)
-			if tc.reason != resolver.ReasonResolved {
+			if tc.reason != domain.ReasonResolved {
 				assert.Equal(t, metav1.ConditionFalse, cond.Status)
 				assert.Equal(t, old.UID, live.UID, "the plan in the way is left alone")
 				return
@@ -103,10 +102,10 @@ func TestPlanRules_SameRuntime(t *testing.T) {
 			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 			h := start(t, options{version: "1.1.0", allowed: allowed, behavior: holding(f, ports.JobBundle)})
 			cr := createRuntime(t, runtimeSpec())
-			resolvedWith(t, resolver.ReasonResolving, "aicr-bundle-")
+			resolvedWith(t, domain.ReasonResolving, "aicr-bundle-")
 			old := createStoredPlan(t, wanted, storedPlan{"", "", "", string(cr.UID), tc.source})
 			h.SetBehavior(f.Behavior())
-			resolved(t, resolver.ReasonResolved)
+			resolved(t, domain.ReasonResolved)
 			live := planConfigMap(t, want)
 			assert.Equal(t, tc.replace, old.UID != live.UID)
 			assert.Equal(t, domain.SourceResolved, plantrust.Stored(live).Source)
@@ -149,7 +148,7 @@ func TestPlanRules_PLAN3_PLAN5_ValuesCreatedOnce(t *testing.T) {
 		data   map[string]string
 		reason string
 	}{
-		{"SameValuesAreShared", values.Data, resolver.ReasonResolved},
+		{"SameValuesAreShared", values.Data, domain.ReasonResolved},
 		{"OtherValuesAreAConflict", altered, string(domain.StallConflict)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,7 +166,7 @@ func TestPlanRules_PLAN3_PLAN5_ValuesCreatedOnce(t *testing.T) {
 			require.NoError(t, err)
 			plan := &corev1.ConfigMap{}
 			err = k8s.Get(context.Background(), client.ObjectKey{Namespace: operatorNS, Name: name}, plan)
-			if tc.reason == resolver.ReasonResolved {
+			if tc.reason == domain.ReasonResolved {
 				require.NoError(t, err)
 				assert.Nil(t, domain.CheckPlanReadable(plantrust.Stored(plan), string(cr.UID)))
 				stored, decodeErr := configdoc.DecodePlan([]byte(plan.Data[configdoc.PlanKey]))
@@ -190,7 +189,7 @@ func TestPlanRules_LostPlanResolvedAgain(t *testing.T) {
 	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
 	createRuntime(t, runtimeSpec())
 	want := wantDigest(t, v1Synthetic)
-	resolved(t, resolver.ReasonResolved)
+	resolved(t, domain.ReasonResolved)
 	assertJobsGone(t)
 	lost := planConfigMap(t, want)
 	require.NoError(t, k8s.Delete(context.Background(), lost))

@@ -12,7 +12,6 @@ import (
 
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
@@ -149,9 +148,9 @@ func jobCases() []reasonCase {
 		return func(f jobexec.Fixture) jobexec.Behavior { return failing(f, kind, code, log) }
 	}
 	return []reasonCase{
-		{name: "Resolving", reason: resolver.ReasonResolving, contains: "job aicr-recipe-",
+		{name: "Resolving", reason: domain.ReasonResolving, contains: "job aicr-recipe-",
 			behavior: func(f jobexec.Fixture) jobexec.Behavior { return holding(f, ports.JobRecipe) }},
-		{name: "TransientRetries", reason: resolver.ReasonResolving, contains: "retrying after a transient failure",
+		{name: "TransientRetries", reason: domain.ReasonResolving, contains: "retrying after a transient failure",
 			behavior: fail(ports.JobRecipe, 6, failed("SERVICE_UNAVAILABLE", "SERVICE_UNAVAILABLE", 6))},
 		{name: "AICRInvalidRequest", reason: string(domain.StallAICRInvalidRequest), contains: "invalid criteria",
 			behavior: fail(ports.JobRecipe, 2, failed("INVALID_REQUEST", "INVALID_REQUEST", 2))},

@@ -15,7 +15,6 @@ import (
 	"oras.land/oras-go/v2/registry"
 
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/mocks"
 	"github.com/nvidia/aicr-operator/ports"
@@ -40,7 +39,7 @@ func TestResolved_RegistryReasons(t *testing.T) {
 		{"RegistryCredentialsUnavailable", string(domain.StallRegistryCredentialsUnavailable), "publish chart ", ports.ErrCredentialsUnavailable},
 		{"RegistryCredentialsStale", string(domain.StallRegistryCredentialsStale), "publish chart ", ports.ErrCredentialsStale},
 		{"Unauthorized", string(domain.StallUnauthorized), "publish chart ", ports.ErrUnauthorized},
-		{"TransientOutage", resolver.ReasonResolving, "retrying after a transient failure", errors.New("connection reset by peer")},
+		{"TransientOutage", domain.ReasonResolving, "retrying after a transient failure", errors.New("connection reset by peer")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := mocks.NewMockRegistry(gomock.NewController(t))
@@ -64,7 +63,7 @@ func TestResolved_RegistryReasons(t *testing.T) {
 		bundles := serveBundleRegistry(t, pushPass)
 		start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{Registry: reg, Bundles: bundles.reg}})
 		createRuntime(t, runtimeSpec())
-		_, live := resolved(t, resolver.ReasonResolved)
+		_, live := resolved(t, domain.ReasonResolved)
 		require.NotEqual(t, wantDigest(t, v1Synthetic), live.Status.CandidatePlanDigest, "pinning is part of the digest")
 		stored, err := configdoc.DecodePlan([]byte(planConfigMap(t, live.Status.CandidatePlanDigest).Data[configdoc.PlanKey]))
 		require.NoError(t, err)

@@ -18,7 +18,6 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
@@ -110,8 +109,8 @@ func TestResolve_StalledJobRetainedAndEvents(t *testing.T) {
 	}, wait, tick, "the failed recipe job is retained for seven days")
 	require.Eventually(t, func() bool {
 		reasons := eventReasons(ctx, cr)
-		return reasons[resolver.EventResolveStageStarted] >= 2 && reasons[resolver.EventResolveStageSucceeded] >= 1 &&
-			reasons[resolver.EventResolveStageFailed] == 1
+		return reasons[domain.EventResolveStageStarted.String()] >= 2 && reasons[domain.EventResolveStageSucceeded.String()] >= 1 &&
+			reasons[domain.EventResolveStageFailed.String()] == 1
 	}, wait, tick, "events %v", eventReasons(ctx, cr))
 }
 
@@ -136,7 +135,7 @@ func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
 	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
 	h := start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior()})
 	createRuntime(t, runtimeSpec())
-	_, live := resolved(t, resolver.ReasonResolved)
+	_, live := resolved(t, domain.ReasonResolved)
 	first := live.Status.CandidatePlanDigest
 
 	applyActive(t, first)
@@ -149,7 +148,7 @@ func TestResolve_UpgradeCheckAgainstActivePlan(t *testing.T) {
 	// The resolver writes the assessment with the plan and only then applies Resolved with
 	// the candidate: wait for the outcome of the new generation (Resolved of the previous one
 	// is still there) before comparing them.
-	_, live = resolvedFor(t, resolver.ReasonResolved, gen)
+	_, live = resolvedFor(t, domain.ReasonResolved, gen)
 	kept := &corev1.ConfigMapList{}
 	require.Eventually(t, func() bool {
 		return k8s.List(ctx, kept, client.InNamespace(operatorNS),
@@ -225,8 +224,8 @@ func TestRunner_ValidationAgentFailures(t *testing.T) {
 		assert.Equal(t, want[outcome].code, st.ExitCode, outcome)
 		exit := domain.ClassifyAICRExit(st.ExitCode, st.FailureLog)
 		require.NotNil(t, exit.Stall, outcome)
-		assert.Equal(t, want[outcome].reason, exit.Stall.Reason, outcome)
-		assert.Contains(t, exit.Stall.Message, "snapshot agent Job aicr-validate-", outcome)
+		assert.Equal(t, want[outcome].reason, exit.Stall.Reason(), outcome)
+		assert.Contains(t, exit.Stall.Message(), "snapshot agent Job aicr-validate-", outcome)
 	}
 	assert.Empty(t, exec.Violations(), "an agent that does not complete is AICR's failure, not a refused write")
 	leftovers := &batchv1.JobList{}

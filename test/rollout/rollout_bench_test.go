@@ -17,7 +17,6 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -201,7 +200,7 @@ func rolloutEvents(h *harness) int {
 	items := h.rollouts()
 	require.Len(h.t, items, 1)
 	uid := string(items[0].UID)
-	h.waitEvent(uid, corev1.EventTypeNormal, string(shared.EventRolloutEnded), "")
+	h.waitEvent(uid, corev1.EventTypeNormal, domain.EventRolloutEnded.String(), "")
 	n := 0
 	for _, e := range h.events(uid) {
 		n += int(max(e.Count, 1))

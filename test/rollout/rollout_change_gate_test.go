@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -178,7 +177,7 @@ func TestRolloutDisruptionOverrideLetsTheStepGoAndIsEvidence(t *testing.T) {
 	}
 	h.patchApproval(ro.Name, map[string]any{"disruptionOverrides": overrides})
 	ro = h.waitPhase(ro.Name, aicrv1alpha1.PhaseValidating)
-	h.waitEvent(string(ro.UID), corev1.EventTypeNormal, string(shared.EventStepStarted),
+	h.waitEvent(string(ro.UID), corev1.EventTypeNormal, domain.EventStepStarted.String(),
 		"started, let go by "+approver+" outside the change policy: job checkpointed")
 	h.jobs.finish(ro.Status.ValidationRun, ports.JobSucceeded, "", ctrfReport(t, "validate-deployment-passed.ctrf.json"))
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)

@@ -13,7 +13,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
+	"github.com/nvidia/aicr-operator/domain"
 )
 
 // forgedRecipe is a recipe with a component nobody asked for.
@@ -74,7 +74,7 @@ func swapKept(t *testing.T, role string) {
 	require.NoError(t, setOverride(ctx, "999.0.0"))
 	waitCondition(t, "Resolved", "ForeignObject", kept.Name)
 	assert.Equal(t, w.target, liveRuntime(t).Status.CandidatePlanDigest, "the candidate plan stays")
-	assert.True(t, eventRecorded(t, resolver.EventKeptResultIgnored), "the forged result is ignored, not used")
+	assert.True(t, eventRecorded(t, domain.EventKeptResultIgnored.String()), "the forged result is ignored, not used")
 	assert.Equal(t, aicrv1alpha1.PhaseAwaitingApproval, liveRollout(t, w.awaiting).Status.Phase)
 }
 
@@ -128,7 +128,7 @@ func (w *world) resolveBack(t *testing.T, forged *corev1.ConfigMap) {
 		require.NoError(t, client.IgnoreNotFound(as(cmEditorUser).Delete(ctx, forged)))
 	}
 	require.NoError(t, setOverride(ctx, overrideValue))
-	waitCondition(t, "Resolved", resolver.ReasonResolved, w.target)
+	waitCondition(t, "Resolved", domain.ReasonResolved, w.target)
 }
 
 // keptResult returns the operator's sealed kept result of role.

@@ -100,9 +100,9 @@ func TestSnapshotAgent_MissingRightStallsUnauthorized(t *testing.T) {
 	}, waitFor, tick, "the API server no longer grants the removed right")
 
 	run := runSnapshotStage(t, "aicr-snapshot-agent-no-pods", func(run app.StageRun) bool { return run.Stall != nil })
-	assert.Equal(t, domain.StallAICRUnauthorized, run.Stall.Reason)
-	assert.Contains(t, run.Stall.Message, `cannot list resource "pods"`)
-	assert.Contains(t, run.Stall.Message, "restore the chart's RBAC")
+	assert.Equal(t, domain.StallAICRUnauthorized, run.Stall.Reason())
+	assert.Contains(t, run.Stall.Message(), `cannot list resource "pods"`)
+	assert.Contains(t, run.Stall.Message(), "restore the chart's RBAC")
 }
 
 // TestSnapshotAgent_SnapshotOutsideTheAgentContractFails: a snapshot run in the Job namespace
@@ -117,8 +117,8 @@ func TestSnapshotAgent_SnapshotOutsideTheAgentContractFails(t *testing.T) {
 	t.Cleanup(func() { deleteStageJob(t, runner, jobsNS, name) })
 	stage := app.Stage{Kind: ports.JobSnapshot, Name: name, Args: []string{"--log-json", "snapshot", "-o", runner.OutputRef(name)}}
 	run := pollStage(t, runner, stage, func(run app.StageRun) bool { return run.Stall != nil })
-	assert.Equal(t, domain.StallAICRUnauthorized, run.Stall.Reason)
-	assert.Contains(t, run.Stall.Message, `cannot create resource "jobs" in API group "batch" in the namespace "default"`)
+	assert.Equal(t, domain.StallAICRUnauthorized, run.Stall.Reason())
+	assert.Contains(t, run.Stall.Message(), `cannot create resource "jobs" in API group "batch" in the namespace "default"`)
 	assert.NotEmpty(t, violationsOf(w.exec, name), "the executor reports the broken contract")
 }
 

@@ -45,8 +45,7 @@ var providers = map[string]string{"aws://": "eks", "gce://": "gke", "azure://": 
 // checkArtifact refuses an artifact that is not an AICR v1 artifact of kind (RES-5).
 func checkArtifact(a artifactHeader, kind string) *domain.Stall {
 	if !strings.HasPrefix(a.APIVersion, "aicr.run/") || (a.Kind != "" && a.Kind != kind) {
-		return &domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: fmt.Sprintf(
-			"%s artifact has apiVersion %q and kind %q, the operator reads aicr.run/* %s", kind, a.APIVersion, a.Kind, kind)}
+		return domain.ArtifactKindUnsupported(kind, a.APIVersion, a.Kind)
 	}
 	return domain.CheckAICRArtifact(strings.ToLower(kind), a.Metadata.Version)
 }

@@ -41,7 +41,7 @@ measurements:
 			require.NoError(t, err)
 			if tc.reason != "" {
 				require.NotNil(t, stall)
-				assert.Equal(t, tc.reason, stall.Reason)
+				assert.Equal(t, tc.reason, stall.Reason())
 				return
 			}
 			assert.Nil(t, stall)

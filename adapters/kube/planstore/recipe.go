@@ -54,8 +54,8 @@ func (p *Reader) Recipe(ctx context.Context, doc *configdoc.Plan, ref *configdoc
 	cm := &corev1.ConfigMap{}
 	if err := p.reader.Get(ctx, types.NamespacedName{Namespace: p.namespace, Name: ref.Name}, cm); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, &domain.Stall{Reason: domain.StallPlanWithoutRecipe, Message: fmt.Sprintf(
-				"plan %s: recipe ConfigMap %s/%s not found", doc.Digest, p.namespace, ref.Name)}, nil
+			return nil, domain.PlanRecipeMissing(fmt.Sprintf(
+				"plan %s: recipe ConfigMap %s/%s not found", doc.Digest, p.namespace, ref.Name)), nil
 		}
 		return nil, nil, fmt.Errorf("read recipe %s of plan %s: %w", ref.Name, doc.Digest, err)
 	}

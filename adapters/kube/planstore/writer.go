@@ -22,10 +22,6 @@ import (
 // aicr-recipe-<16 hex of the recipe document's content digest>.
 const RecipePrefix = "aicr-recipe-"
 
-// EventPlanWritten is recorded on the ClusterRuntime when a plan ConfigMap is created or
-// replaced (by the resolver, or by the runtime controller rebuilding a lost plan).
-const EventPlanWritten = "PlanWritten"
-
 // Writes serializes, within the operator process, writing a plan with its recipe and
 // values ConfigMaps (Writer) and a retention pass deleting what no plan references, so a
 // pass never deletes a shared recipe or values ConfigMap a plan is about to reference.
@@ -84,14 +80,14 @@ func (pw *Writer) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w 
 		}
 		cm, ref, err := pw.recipeObject(cr, d, rc.raw)
 		if err != nil {
-			return &domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()}, nil
+			return domain.ArtifactUnreadable(err.Error()), nil
 		}
 		*rc.ref = ref
 		objs = append(objs, cm)
 	}
 	values, refs, err := configdoc.EncodeValues(w.Plan)
 	if err != nil {
-		return &domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()}, nil
+		return domain.ArtifactUnreadable(err.Error()), nil
 	}
 	doc.ValuesRefs = refs
 	objs = append(objs, pw.planObject(cr, aicrv1alpha1.RoleValues, values.Name, d, values.Data))
@@ -116,8 +112,7 @@ func (pw *Writer) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w 
 	}
 	for _, cm := range append(objs, planCM) {
 		if n := configMapSize(cm); n > domain.MaxPlanBytes {
-			return &domain.Stall{Reason: domain.StallContentTooLarge, Message: fmt.Sprintf(
-				"%s ConfigMap of plan %s has %d bytes, a ConfigMap holds at most %d", cm.Labels[aicrv1alpha1.LabelRole], d, n, domain.MaxPlanBytes)}, nil
+			return domain.PlanPartTooLarge(cm.Labels[aicrv1alpha1.LabelRole], d, n), nil
 		}
 	}
 	Writes.Lock()

@@ -21,7 +21,7 @@ import (
 func (pw *Writer) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, cm *corev1.ConfigMap, w Write) (*domain.Stall, error) {
 	err := pw.Client.Create(ctx, cm.DeepCopy())
 	if err == nil {
-		pw.Recorder.Eventf(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s written to ConfigMap %s", w.Plan.Digest, cm.Name)
+		pw.Recorder.Eventf(cr, corev1.EventTypeNormal, domain.EventPlanWritten.String(), "plan %s written to ConfigMap %s", w.Plan.Digest, cm.Name)
 		return nil, nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
@@ -43,7 +43,7 @@ func (pw *Writer) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 		if err = pw.replace(ctx, old, cm); err != nil {
 			return nil, err
 		}
-		pw.Recorder.Eventf(cr, corev1.EventTypeNormal, EventPlanWritten, "plan %s replaced in ConfigMap %s", w.Plan.Digest, cm.Name)
+		pw.Recorder.Eventf(cr, corev1.EventTypeNormal, domain.EventPlanWritten.String(), "plan %s replaced in ConfigMap %s", w.Plan.Digest, cm.Name)
 		return nil, nil
 	}
 	if w.BundleJob != "" && old.Labels[aicrv1alpha1.LabelResolvedBy] != w.BundleJob {
@@ -76,9 +76,9 @@ func (pw *Writer) createOnce(ctx context.Context, cm *corev1.ConfigMap) (*domain
 		return nil, fmt.Errorf("get %s: %w", cm.Name, err)
 	}
 	if !maps.Equal(old.Data, cm.Data) || len(old.BinaryData) > 0 {
-		return &domain.Stall{Reason: domain.StallConflict, Message: fmt.Sprintf(
+		return domain.PlanRecordConflict(fmt.Sprintf(
 			"%s ConfigMap %s exists with other content than plan %s records", cm.Labels[aicrv1alpha1.LabelRole], cm.Name,
-			cm.Annotations[aicrv1alpha1.AnnotationPlanDigest])}, nil
+			cm.Annotations[aicrv1alpha1.AnnotationPlanDigest])), nil
 	}
 	return nil, nil
 }

@@ -26,10 +26,10 @@ func (r *Reconciler) activeRecipe(ctx context.Context, cr *aicrv1alpha1.ClusterR
 	switch {
 	case err != nil:
 		return nil, nil, transient(err)
-	case stall != nil && stall.Reason == domain.StallPlanUnreadable && (r.planMissing(ctx, active) || r.valuesLost(ctx, cr, active)):
+	case stall != nil && stall.Reason() == domain.StallPlanUnreadable && (r.planMissing(ctx, active) || r.valuesLost(ctx, cr, active)):
 		return nil, nil, nil
 	case stall != nil:
-		return nil, nil, stalled(&domain.Stall{Reason: stall.Reason, Message: "active plan for " + purpose + ": " + stall.Message})
+		return nil, nil, stalled(stall.Reworded("active plan for "+purpose+": ", ""))
 	case doc.ConfigMapRef == nil || !use(doc):
 		return doc, nil, nil
 	}
@@ -37,10 +37,10 @@ func (r *Reconciler) activeRecipe(ctx context.Context, cr *aicrv1alpha1.ClusterR
 	switch {
 	case err != nil:
 		return nil, nil, transient(err)
-	case stall != nil && stall.Reason == domain.StallPlanWithoutRecipe:
+	case stall != nil && stall.Reason() == domain.StallPlanWithoutRecipe:
 		return doc, nil, nil // a lost recipe leaves nothing to compare: every Upgrade then needs approval
 	case stall != nil:
-		return nil, nil, stalled(&domain.Stall{Reason: domain.StallPlanUnreadable, Message: "active plan for " + purpose + ": " + stall.Message})
+		return nil, nil, stalled(domain.PlanUnreadable("active plan for " + purpose + ": " + stall.Message()))
 	}
 	return doc, raw, nil
 }

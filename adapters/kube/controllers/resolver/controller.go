@@ -18,6 +18,7 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
 
@@ -123,7 +124,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	switch {
 	case out.transient != nil:
 		return ctrl.Result{}, out.transient
-	case out.reason == ReasonResolving:
+	case out.reason == domain.ReasonResolving:
 		return ctrl.Result{RequeueAfter: resolverPoll}, nil
 	}
 	return ctrl.Result{}, nil

@@ -77,7 +77,7 @@ func TestNodeGroupsReadEveryPageAndReuseTheirOutcome(t *testing.T) {
 	stall, err := g.check(ctx, reader, pl)
 	require.NoError(t, err)
 	require.NotNil(t, stall)
-	assert.Equal(t, domain.StallAcceleratedGroupHeterogeneous, stall.Reason, "the last page's Node is read")
+	assert.Equal(t, domain.StallAcceleratedGroupHeterogeneous, stall.Reason(), "the last page's Node is read")
 	assert.Equal(t, 1+3, reader.lists, "one page of system Nodes, three of accelerated ones")
 
 	again, err := g.check(ctx, reader, pl)
@@ -96,11 +96,11 @@ func TestNodeGroupsReadEveryPageAndReuseTheirOutcome(t *testing.T) {
 	stall, err = g.check(ctx, reader, narrower)
 	require.NoError(t, err)
 	require.NotNil(t, stall)
-	assert.Equal(t, domain.StallNodeGroupEmpty, stall.Reason, "another placement is discovered anew")
+	assert.Equal(t, domain.StallNodeGroupEmpty, stall.Reason(), "another placement is discovered anew")
 
 	stall, err = g.check(ctx, reader, domain.Placement{System: pl.System, Accelerated: domain.NodeSelector{"bad key!": "x"}})
 	require.NoError(t, err)
-	assert.Equal(t, domain.StallInvalidPlacement, stall.Reason, "an invalid selector is never sent")
+	assert.Equal(t, domain.StallInvalidPlacement, stall.Reason(), "an invalid selector is never sent")
 	assert.Equal(t, 4+3+2, reader.lists)
 }
 

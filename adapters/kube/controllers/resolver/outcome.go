@@ -20,11 +20,11 @@ type outcome struct {
 }
 
 func waiting(msg string) *outcome {
-	return &outcome{status: metav1.ConditionFalse, reason: ReasonResolving, message: msg}
+	return &outcome{status: metav1.ConditionFalse, reason: domain.ReasonResolving, message: msg}
 }
 
 func stalled(s *domain.Stall) *outcome {
-	return &outcome{status: metav1.ConditionFalse, reason: string(s.Reason), message: s.Message}
+	return &outcome{status: metav1.ConditionFalse, reason: string(s.Reason()), message: s.Message()}
 }
 
 // rejectedOverride reports a stalled bundle Job AICR rejected for an
@@ -34,18 +34,18 @@ func rejectedOverride(out *outcome, unlisted []string) *outcome {
 	if out.reason != string(domain.StallAICRInvalidRequest) {
 		return out
 	}
-	return stalled(domain.RejectedOverride(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: out.message}, unlisted))
+	return stalled(domain.RejectedOverride(domain.RequestInvalid(out.message), unlisted))
 }
 
 // transient reports a failure worth retrying with backoff (RES-6).
 func transient(err error) *outcome {
 	return &outcome{
-		status: metav1.ConditionFalse, reason: ReasonResolving,
+		status: metav1.ConditionFalse, reason: domain.ReasonResolving,
 		message: "retrying after a transient failure: " + err.Error(), transient: err,
 	}
 }
 
 // resolvedTo is the outcome of a resolution that recorded the candidate plan of digest.
 func resolvedTo(digest string) *outcome {
-	return &outcome{status: metav1.ConditionTrue, reason: ReasonResolved, message: "candidate plan " + digest, candidate: digest}
+	return &outcome{status: metav1.ConditionTrue, reason: domain.ReasonResolved, message: "candidate plan " + digest, candidate: digest}
 }

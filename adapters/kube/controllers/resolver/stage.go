@@ -2,7 +2,6 @@ package resolver
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,8 +51,7 @@ func (r *Reconciler) fileStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunt
 	}
 	data, err := fs.ReadFile(files, ports.JobArtifactFile)
 	if err != nil {
-		return nil, stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported,
-			Message: fmt.Sprintf("aicr %s job %s wrote no %s", st.Kind, st.Name, ports.JobArtifactFile)})
+		return nil, stalled(domain.ArtifactMissing(string(st.Kind), st.Name, ports.JobArtifactFile))
 	}
 	return data, nil
 }

@@ -108,9 +108,9 @@ func (r *Reconciler) refuseBundle(ctx context.Context, job, msg string) *outcome
 	if err := r.Jobs.Retain(ctx, ports.JobRef{Name: job}); err != nil {
 		return transient(err)
 	}
-	return stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: msg +
+	return stalled(domain.ArtifactUnreadable(msg +
 		"; the Job is kept for inspection: check what else pushes to the bundle repository, then request a new resolution " +
-		"(annotate the ClusterRuntime with " + aicrv1alpha1.AnnotationResolveRequestedAt + "=<now>)"})
+		"(annotate the ClusterRuntime with " + aicrv1alpha1.AnnotationResolveRequestedAt + "=<now>)"))
 }
 
 // registryOutcome stalls on a credential problem (RES-6) and retries anything else.

@@ -76,7 +76,7 @@ type builtPlan struct {
 func (r *Reconciler) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (builtPlan, *outcome) {
 	bundle, err := r.Bundles.ReadBundle(files)
 	if err != nil {
-		return builtPlan{}, stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+		return builtPlan{}, stalled(domain.ArtifactUnreadable(err.Error()))
 	}
 	if s := domain.CheckAICRVersion(r.Config.AICRVersion, bundle.AICRVersion); s != nil && bundle.Layout == ports.LayoutV1 {
 		return builtPlan{}, stalled(s)
@@ -87,7 +87,7 @@ func (r *Reconciler) buildPlan(cr *aicrv1alpha1.ClusterRuntime, files fs.FS) (bu
 		return builtPlan{}, stalled(&se.Stall)
 	}
 	if err != nil {
-		return builtPlan{}, stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+		return builtPlan{}, stalled(domain.ArtifactUnreadable(err.Error()))
 	}
 	if s := domain.CheckNamespaces(plan, r.Config.AllowedNamespaces); s != nil {
 		return builtPlan{}, stalled(s)

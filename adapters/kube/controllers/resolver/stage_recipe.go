@@ -18,7 +18,7 @@ func (r *Reconciler) recipeStage(ctx context.Context, run *resolution) *outcome 
 	cr := run.cr
 	config, err := shared.AICRConfig(cr)
 	if err != nil {
-		return stalled(&domain.Stall{Reason: domain.StallAICRInvalidRequest, Message: err.Error()})
+		return stalled(domain.RequestInvalid(err.Error()))
 	}
 	inherit, out := r.inheritance(ctx, cr)
 	if out != nil {
@@ -41,14 +41,14 @@ func (r *Reconciler) recipeStage(ctx context.Context, run *resolution) *outcome 
 	}
 	components, stall, err := configdoc.RecipeComponents(recipe)
 	if err != nil {
-		return stalled(&domain.Stall{Reason: domain.StallAICRArtifactUnsupported, Message: err.Error()})
+		return stalled(domain.ArtifactUnreadable(err.Error()))
 	}
 	if stall != nil {
 		return stalled(stall)
 	}
 	overrides, err := specOverrides(cr.Spec.Overrides)
 	if err != nil {
-		return stalled(&domain.Stall{Reason: domain.StallInvalidOverride, Message: err.Error()})
+		return stalled(domain.OverrideUnparsable(err.Error()))
 	}
 	if s := domain.CheckOverrides(overrides); s != nil {
 		return stalled(s)

@@ -14,16 +14,6 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 )
 
-// Event reasons of a recorded plan whose values or recipe ConfigMap was lost.
-const (
-	// EventPlanPartsRebuilt is recorded when the lost parts of a recorded plan were rebuilt
-	// from sources the operator can prove; the message names each part and its source.
-	EventPlanPartsRebuilt = "PlanPartsRebuilt"
-	// EventPlanResolvedAgain is recorded when a lost part of a recorded plan cannot be
-	// proven, so the plan is resolved again; the message names the part and why.
-	EventPlanResolvedAgain = "PlanResolvedAgain"
-)
-
 // repairRecorded judges the plan of digest the current render already recorded before it is
 // reported as the candidate again: its values and recipe ConfigMaps must be there as the plan
 // records them (domain.DecidePlanParts). Lost ones are rebuilt, when every one is proven: the
@@ -56,7 +46,7 @@ func (r *Reconciler) judgeRecorded(ctx context.Context, cr *aicrv1alpha1.Cluster
 	case domain.PartsRefused:
 		return stalled(d.Stall)
 	case domain.PartsResolveAgain:
-		r.event(cr, corev1.EventTypeWarning, EventPlanResolvedAgain, "%s", d.Message)
+		r.event(cr, corev1.EventTypeWarning, domain.EventPlanResolvedAgain, "%s", d.Message)
 		return nil
 	case domain.PartsRebuild:
 		writer := &planstore.Writer{Client: r.Client, Reader: r.Reader, Recorder: r.Recorder, Namespace: r.Config.OperatorNamespace}
@@ -66,7 +56,7 @@ func (r *Reconciler) judgeRecorded(ctx context.Context, cr *aicrv1alpha1.Cluster
 			}
 			return stalled(stall)
 		}
-		r.event(cr, corev1.EventTypeNormal, EventPlanPartsRebuilt, "%s", d.Message)
+		r.event(cr, corev1.EventTypeNormal, domain.EventPlanPartsRebuilt, "%s", d.Message)
 	case domain.PartsIntact:
 	}
 	return resolvedTo(digest)

@@ -24,7 +24,7 @@ func (r *Reconciler) snapshotStage(ctx context.Context, run *resolution) *outcom
 	}
 	facts, stall, err := configdoc.SnapshotFacts(snapshot)
 	if err != nil {
-		return stalled(&domain.Stall{Reason: domain.StallSnapshotIncomplete, Message: err.Error()})
+		return stalled(domain.SnapshotUnreadable(err.Error()))
 	}
 	if stall != nil {
 		return stalled(stall)

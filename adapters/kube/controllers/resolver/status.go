@@ -3,7 +3,6 @@ package resolver
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,10 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/domain"
 )
-
-// maxConditionMessage is the CRD bound of a condition message (CR-4).
-const maxConditionMessage = 1024
 
 // applyResolved applies, with the resolver's field manager, exactly the
 // Resolved condition plus status.candidatePlanDigest and
@@ -34,7 +31,7 @@ func (r *Reconciler) applyResolved(ctx context.Context, cr *aicrv1alpha1.Cluster
 	if out.handled != "" {
 		handled = out.handled
 	}
-	msg := truncate(out.message, maxConditionMessage)
+	msg := domain.Truncate(out.message)
 	same, prev := sameResolved(cr, out, msg)
 	if same && candidate == cr.Status.CandidatePlanDigest && handled == cr.Status.HandledRequests.ResolveRequestedAt {
 		return nil
@@ -79,9 +76,9 @@ func (r *Reconciler) applyResolved(ctx context.Context, cr *aicrv1alpha1.Cluster
 func (r *Reconciler) recordTransition(cr *aicrv1alpha1.ClusterRuntime, out *outcome, msg string) {
 	switch {
 	case out.status == metav1.ConditionTrue:
-		r.event(cr, corev1.EventTypeNormal, ReasonResolved, "%s", msg)
-	case out.reason != ReasonResolving:
-		r.event(cr, corev1.EventTypeWarning, EventResolveStageFailed, "%s: %s", out.reason, msg)
+		r.event(cr, corev1.EventTypeNormal, domain.EventResolved, "%s", msg)
+	case out.reason != domain.ReasonResolving:
+		r.event(cr, corev1.EventTypeWarning, domain.EventResolveStageFailed, "%s: %s", out.reason, msg)
 	}
 }
 
@@ -90,13 +87,4 @@ func sameResolved(cr *aicrv1alpha1.ClusterRuntime, out *outcome, msg string) (bo
 	prev := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionResolved)
 	return prev != nil && prev.Status == out.status && prev.Reason == out.reason && prev.Message == msg &&
 		prev.ObservedGeneration == cr.Generation, prev
-}
-
-// truncate trims s and cuts it to at most n bytes, ending in "..." when cut.
-func truncate(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }

@@ -18,6 +18,7 @@ import (
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
+	"github.com/nvidia/aicr-operator/domain"
 )
 
 // DefaultInterval is how often the retention pass runs besides its triggers.
@@ -103,7 +104,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 		conflicted, err = r.deleteAll(ctx, decision.dependents, deleted)
 	}
 	if len(deleted) > 0 {
-		r.recorder.Eventf(cr, corev1.EventTypeNormal, string(shared.EventRetentionApplied), "retention (RET-1..3) deleted %s", deletedSummary(deleted))
+		r.recorder.Eventf(cr, corev1.EventTypeNormal, domain.EventRetentionApplied.String(), "retention (RET-1..3) deleted %s", deletedSummary(deleted))
 	}
 	if err != nil {
 		return ctrl.Result{}, err

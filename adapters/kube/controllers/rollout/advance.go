@@ -43,7 +43,7 @@ func (r *Reconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRo
 	env.AcceleratedNodes = shared.AcceleratedNodes(cr)
 	policy, err := shared.ChangePolicy(cr.Spec.ChangePolicy)
 	if err != nil {
-		return env, &domain.Stall{Reason: domain.StallChangePolicyInvalid, Message: "the runtime's change policy: " + err.Error()}, nil
+		return env, domain.ChangePolicyUnreadable(err.Error()), nil
 	}
 	env.ChangePolicy = policy
 	if env.RuntimeUID != ro.Spec.RuntimeUID {
@@ -76,7 +76,7 @@ func (r *Reconciler) advance(ctx context.Context, ro *aicrv1alpha1.RuntimeRollou
 	}
 	rollout, err := domain.RolloutFromStatus(toDomainSpec(ro, env.Target, env.Active), st)
 	if err != nil {
-		stall := &domain.Stall{Reason: domain.StallStepUnknown, Message: err.Error()}
+		stall := domain.StepsUnknown(err.Error())
 		return domain.Outcome{Status: st, Stall: stall}, nil, nil
 	}
 	return app.AdvanceRollout(ctx, rollout, r.ports, env)

@@ -22,7 +22,7 @@ func rolloutConditions(ro *aicrv1alpha1.RuntimeRollout, st domain.RolloutStatus,
 	gen := ro.Generation
 	switch {
 	case stall != nil:
-		shared.MarkStalled(&conds, string(stall.Reason), stall.Message, gen, now)
+		shared.MarkStalled(&conds, string(stall.Reason()), stall.Message(), gen, now)
 	case st.Phase == domain.PhaseSucceeded || st.Phase == domain.PhaseSuperseded || st.Phase == domain.PhaseOrphaned:
 		shared.ClearProgress(&conds)
 		shared.SetCondition(&conds, metav1.Condition{Type: shared.CondReady, Status: metav1.ConditionTrue,

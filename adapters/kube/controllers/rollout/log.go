@@ -6,7 +6,6 @@ import (
 	"github.com/go-logr/logr"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 )
@@ -14,17 +13,17 @@ import (
 // logDecision writes, at info level, one line for a decision that records an Event (a rollout
 // started, approved, acknowledged, validated or ended; a step started or finished), with the
 // rollout, its target plan, and the step and release it acted on.
-func logDecision(log logr.Logger, ro *aicrv1alpha1.RuntimeRollout, d app.Decision, reason shared.EventReason) {
+func logDecision(log logr.Logger, ro *aicrv1alpha1.RuntimeRollout, d app.Decision, reason domain.EventReason) {
 	kv := []any{"rollout", ro.Name, "plan", ro.Spec.ToPlanDigest, "phase", string(d.Out.Phase())}
 	if i := d.From.Step; i < len(ro.Spec.Steps) {
 		kv = append(kv, "step", strconv.Itoa(i+1)+"/"+strconv.Itoa(len(ro.Spec.Steps)),
 			"release", ro.Spec.Steps[i].Release, "operation", string(ro.Spec.Steps[i].Operation))
 	}
-	log.Info(string(reason)+": "+shared.Truncate(d.Out.Event), kv...)
+	log.Info(reason.String()+": "+domain.Truncate(d.Out.Event), kv...)
 }
 
 // logStall writes, at info level, one line for a stall the rollout newly reports.
 func logStall(log logr.Logger, ro *aicrv1alpha1.RuntimeRollout, s *domain.Stall) {
-	log.Info("stalled "+string(s.Reason)+": "+shared.Truncate(s.Message),
-		"rollout", ro.Name, "plan", ro.Spec.ToPlanDigest, "reason", string(s.Reason))
+	log.Info("stalled "+string(s.Reason())+": "+domain.Truncate(s.Message()),
+		"rollout", ro.Name, "plan", ro.Spec.ToPlanDigest, "reason", string(s.Reason()))
 }

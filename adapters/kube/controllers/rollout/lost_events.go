@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/app"
 	"github.com/nvidia/aicr-operator/domain"
 )
@@ -31,7 +30,7 @@ func (e *unrecordedEvents) Unwrap() error { return e.err }
 func withOwedEvents(err error, ro *aicrv1alpha1.RuntimeRollout, decisions []app.Decision, labelled bool) error {
 	var owed []app.Decision
 	for _, d := range decisions {
-		if reason, _ := eventReason(d.From, d.Out.Status); labelled || d.Out.Event != "" && reason == shared.EventStepStarted {
+		if labelled || d.Out.Event != "" && d.Out.EventReason == domain.EventStepStarted {
 			owed = append(owed, d)
 		}
 	}

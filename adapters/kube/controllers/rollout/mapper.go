@@ -6,7 +6,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 )
@@ -125,7 +124,7 @@ func toDomainStatus(ro *aicrv1alpha1.RuntimeRollout) domain.RolloutStatus {
 func toStatus(ro *aicrv1alpha1.RuntimeRollout, st domain.RolloutStatus, stall *domain.Stall, now time.Time) aicrv1alpha1.RuntimeRolloutStatus {
 	out := *ro.Status.DeepCopy()
 	out.ObservedGeneration = ro.Generation
-	out.Phase, out.Message, out.ValidationRun = aicrv1alpha1.Phase(st.Phase), shared.Truncate(st.Message), st.ValidationRun
+	out.Phase, out.Message, out.ValidationRun = aicrv1alpha1.Phase(st.Phase), domain.Truncate(st.Message), st.ValidationRun
 	out.CurrentStep = 0
 	if st.Phase != domain.PhasePending && st.Phase != domain.PhaseAwaitingApproval && len(ro.Spec.Steps) > 0 {
 		out.CurrentStep = int32(min(st.Step+1, len(ro.Spec.Steps))) // #nosec G115 -- at most 256 steps (RO-5)
@@ -161,9 +160,9 @@ func releaseStates(ro *aicrv1alpha1.RuntimeRollout, st domain.RolloutStatus, pre
 		case i < st.Step:
 			r.State = aicrv1alpha1.ReleaseReady
 		case i == st.Step && st.Phase == domain.PhaseFailed && !st.StepStartedAt.IsZero():
-			r.State, r.Message = aicrv1alpha1.ReleaseFailed, shared.Truncate(st.Message)
+			r.State, r.Message = aicrv1alpha1.ReleaseFailed, domain.Truncate(st.Message)
 		case i == st.Step && !st.StepStartedAt.IsZero():
-			r.State, r.StartedAt, r.Message = aicrv1alpha1.ReleaseInFlight, &metav1.Time{Time: st.StepStartedAt}, shared.Truncate(st.Message)
+			r.State, r.StartedAt, r.Message = aicrv1alpha1.ReleaseInFlight, &metav1.Time{Time: st.StepStartedAt}, domain.Truncate(st.Message)
 		case r.State == aicrv1alpha1.ReleaseUnknown:
 		default:
 			r.State = aicrv1alpha1.ReleasePending

@@ -39,7 +39,7 @@ func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollou
 			ro.Annotations = map[string]string{}
 		}
 		if out.Status.Message != "" {
-			ro.Annotations[aicrv1alpha1.AnnotationOutcomeMessage] = shared.Truncate(out.Status.Message)
+			ro.Annotations[aicrv1alpha1.AnnotationOutcomeMessage] = domain.Truncate(out.Status.Message)
 		}
 		if out.EvidenceDigest != "" {
 			ro.Annotations[aicrv1alpha1.AnnotationEvidence] = string(out.EvidenceDigest)
@@ -95,45 +95,25 @@ func (r *Reconciler) record(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout
 	log := logf.FromContext(ctx)
 	for _, d := range decisions {
 		if d.Out.Event != "" {
-			reason, kind := eventReason(d.From, d.Out.Status)
-			r.recorder.Event(ro, kind, string(reason), shared.Truncate(d.Out.Event))
+			reason, kind := d.Out.EventReason, corev1.EventTypeNormal
+			if d.Out.EventWarning {
+				kind = corev1.EventTypeWarning
+			}
+			r.recorder.Event(ro, kind, reason.String(), domain.Truncate(d.Out.Event))
 			logDecision(log, ro, d, reason)
-			if reason == shared.EventStepSucceeded && !d.From.StepStartedAt.IsZero() && d.From.Step < len(ro.Spec.Steps) {
+			if reason == domain.EventStepSucceeded && !d.From.StepStartedAt.IsZero() && d.From.Step < len(ro.Spec.Steps) {
 				op := string(ro.Spec.Steps[d.From.Step].Operation)
 				r.metrics.StepDuration.WithLabelValues(op).Observe(now.Sub(d.From.StepStartedAt).Seconds())
 			}
 		}
 		s := d.Out.Stall
-		if s == nil || (prevStall != nil && prevStall.Reason == string(s.Reason) && prevStall.Message == s.Message) {
+		if s == nil || (prevStall != nil && prevStall.Reason == string(s.Reason()) && prevStall.Message == s.Message()) {
 			continue
 		}
-		r.recorder.Event(ro, corev1.EventTypeWarning, string(s.Reason), shared.Truncate(s.Message))
+		r.recorder.Event(ro, corev1.EventTypeWarning, string(s.Reason()), domain.Truncate(s.Message()))
 		logStall(log, ro, s)
-		r.metrics.Stalls.WithLabelValues(string(s.Reason)).Inc()
+		r.metrics.Stalls.WithLabelValues(string(s.Reason())).Inc()
 	}
-}
-
-// eventReason classifies a decision by what it changed.
-func eventReason(from, to domain.RolloutStatus) (shared.EventReason, string) {
-	switch {
-	case to.Phase.Terminal() && to.Phase == domain.PhaseSucceeded:
-		return shared.EventRolloutEnded, corev1.EventTypeNormal
-	case to.Phase.Terminal():
-		return shared.EventRolloutEnded, corev1.EventTypeWarning
-	case from.Phase == domain.PhasePending && to.Phase != domain.PhasePending:
-		return shared.EventRolloutStarted, corev1.EventTypeNormal
-	case from.Phase == domain.PhaseAwaitingApproval && to.Phase == domain.PhaseProgressing:
-		return shared.EventRolloutApproved, corev1.EventTypeNormal
-	case from.Phase == domain.PhaseAwaitingAcknowledgement && to.Phase == domain.PhaseProgressing:
-		return shared.EventAcknowledged, corev1.EventTypeNormal
-	case to.Phase == domain.PhaseValidating:
-		return shared.EventValidationStarted, corev1.EventTypeNormal
-	case to.Step > from.Step:
-		return shared.EventStepSucceeded, corev1.EventTypeNormal
-	case from.StepStartedAt.IsZero() && !to.StepStartedAt.IsZero():
-		return shared.EventStepStarted, corev1.EventTypeNormal
-	}
-	return shared.EventStatusCorrected, corev1.EventTypeNormal
 }
 
 // settleEnded handles a rollout carrying its outcome label whose status does not say so: a
@@ -176,7 +156,7 @@ func (r *Reconciler) settleEnded(ctx context.Context, cached *aicrv1alpha1.Runti
 	}
 	r.own.remember(base, ro)
 	if restored {
-		r.recorder.Event(ro, corev1.EventTypeNormal, string(shared.EventRolloutRestored), st.Message)
+		r.recorder.Event(ro, corev1.EventTypeNormal, domain.EventRolloutRestored.String(), st.Message)
 	}
 	return nil
 }

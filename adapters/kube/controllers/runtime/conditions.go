@@ -58,14 +58,14 @@ func desiredStatus(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retry stri
 	shared.SetCondition(&conds, toCondition(aicrv1alpha1.ConditionAvailable, available(obs, prevAvailable)), gen, now)
 	engine := domain.Condition{Status: domain.ConditionTrue, Reason: "EngineReady", Message: "the deployment engine is installed and usable"}
 	if obs.engineStall != nil {
-		engine = domain.Condition{Status: domain.ConditionFalse, Reason: string(obs.engineStall.Reason), Message: obs.engineStall.Message}
+		engine = domain.Condition{Status: domain.ConditionFalse, Reason: string(obs.engineStall.Reason()), Message: obs.engineStall.Message()}
 	}
 	shared.SetCondition(&conds, toCondition(aicrv1alpha1.ConditionEngineAvailable, engine), gen, now)
 	switch stall := runtimeStall(cr, obs, view); {
 	case stall != nil:
 		meta.RemoveStatusCondition(&conds, shared.CondReconciling)
 		shared.SetCondition(&conds, metav1.Condition{Type: shared.CondStalled, Status: metav1.ConditionTrue,
-			Reason: string(stall.Reason), Message: stall.Message}, gen, now)
+			Reason: string(stall.Reason()), Message: stall.Message()}, gen, now)
 	case obs.suspension != nil && !obs.suspension.Holds() && !cr.Spec.Paused:
 		shared.MarkReconciling(&conds, obs.suspension.SuspensionReason(), obs.suspension.Message(), gen, now)
 	case ready.Status == domain.ConditionTrue || cr.Spec.Paused || ready.Reason == domain.ReasonEngineSuspended:
@@ -99,7 +99,7 @@ func runtimeStall(cr *aicrv1alpha1.ClusterRuntime, obs *observation, view domain
 	switch {
 	case obs.target == obs.active || view.Stall == nil:
 		return nil
-	case view.Stall.Reason.Waits():
+	case view.Stall.Reason().Waits():
 		return nil
 	}
 	return view.Stall

@@ -167,7 +167,7 @@ func (r *Reconciler) create(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime
 		return err
 	}
 	if created {
-		r.recorder.Eventf(cr, corev1.EventTypeNormal, string(shared.EventRolloutCreated),
+		r.recorder.Eventf(cr, corev1.EventTypeNormal, domain.EventRolloutCreated.String(),
 			"rollout %s created toward plan %s (%d steps)", name, obs.target, len(t.Steps))
 	}
 	var ro aicrv1alpha1.RuntimeRollout
@@ -206,7 +206,7 @@ func (r *Reconciler) transition(ctx context.Context, cr *aicrv1alpha1.ClusterRun
 		t, err = domain.PlanTransition(in)
 	}
 	if err != nil {
-		obs.planStall = &domain.Stall{Reason: domain.StallPlanUnreadable, Message: err.Error()}
+		obs.planStall = domain.PlanUnreadable(err.Error())
 		return nil, "", nil
 	}
 	return &t, assessmentDigest, nil

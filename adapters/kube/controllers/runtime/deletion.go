@@ -102,7 +102,7 @@ func (r *Reconciler) finalize(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("remove finalizer %s: %w", aicrv1alpha1.FinalizerCleanup, err))
 	}
-	r.recorder.Eventf(cr, corev1.EventTypeNormal, string(shared.EventCleanedUp),
+	r.recorder.Eventf(cr, corev1.EventTypeNormal, domain.EventCleanedUp.String(),
 		"%s; finalizer %s removed; the engine objects stay for a later runtime to adopt (spec.adoption.runtimeUID %s)",
 		r.cleaned.summary(), aicrv1alpha1.FinalizerCleanup, uid)
 	r.cleaned.reset()

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -127,17 +126,9 @@ func (r *Reconciler) observeEngine(ctx context.Context, obs *observation) error 
 	if err == nil {
 		obs.live, err = r.ports.Engine.List(ctx)
 	}
-	for _, m := range []struct {
-		sentinel error
-		reason   domain.StallReason
-	}{
-		{ports.ErrEngineMissing, domain.StallEngineMissing}, {ports.ErrEngineUnsupported, domain.StallEngineMissing},
-		{ports.ErrProjectMissing, domain.StallProjectMissing}, {ports.ErrUnauthorized, domain.StallUnauthorized},
-	} {
-		if errors.Is(err, m.sentinel) {
-			obs.engineStall = &domain.Stall{Reason: m.reason, Message: "deployment engine: " + err.Error()}
-			return nil
-		}
+	if stall := domain.PortStall("deployment engine", err); stall != nil {
+		obs.engineStall = stall
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("deployment engine: %w", err)
@@ -169,15 +160,7 @@ func (r *Reconciler) observePlans(ctx context.Context, cr *aicrv1alpha1.ClusterR
 // failed, expired or revoked outcome (a restored rollout has no conditions).
 func rolloutStall(ro *aicrv1alpha1.RuntimeRollout) *domain.Stall {
 	if c := meta.FindStatusCondition(ro.Status.Conditions, shared.CondStalled); c != nil && c.Status == "True" {
-		return &domain.Stall{Reason: domain.StallReason(c.Reason), Message: c.Message}
+		return domain.StallFromCondition(c.Reason, c.Message)
 	}
-	reasons := map[string]domain.StallReason{
-		string(aicrv1alpha1.PhaseFailed): domain.StallRolloutFailed, string(aicrv1alpha1.PhaseExpired): domain.StallRolloutExpired,
-		string(aicrv1alpha1.PhaseRevoked): domain.StallRolloutRevoked,
-	}
-	outcome := ro.Labels[aicrv1alpha1.LabelOutcome]
-	if reason, ok := reasons[outcome]; ok {
-		return &domain.Stall{Reason: reason, Message: "rollout " + ro.Name + " " + outcome}
-	}
-	return nil
+	return domain.OutcomeStall(domain.Phase(ro.Labels[aicrv1alpha1.LabelOutcome]), ro.Name)
 }

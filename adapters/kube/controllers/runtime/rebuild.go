@@ -8,7 +8,6 @@ import (
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
 	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
 	"github.com/nvidia/aicr-operator/domain"
@@ -24,7 +23,7 @@ import (
 func (r *Reconciler) readPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, obs *observation,
 	digest string) (*configdoc.Plan, *domain.Stall, error) {
 	doc, stall, err := r.plans.Document(ctx, digest, obs.uid)
-	if err != nil || stall == nil || stall.Reason != domain.StallPlanUnreadable {
+	if err != nil || stall == nil || stall.Reason() != domain.StallPlanUnreadable {
 		return doc, stall, err
 	}
 	live := planstore.NewReader(r.creator.reader, r.plans.Namespace())
@@ -61,9 +60,9 @@ func (r *Reconciler) rebuildPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 		if err != nil {
 			return nil, nil, fmt.Errorf("rebuild plan %s: %w", digest, err)
 		}
-		return nil, &domain.Stall{Reason: stall.Reason, Message: "rebuild plan " + digest + ": " + stall.Message}, nil
+		return nil, stall.Reworded("rebuild plan "+digest+": ", ""), nil
 	}
-	r.recorder.Eventf(cr, corev1.EventTypeNormal, string(shared.EventPlanRebuilt),
+	r.recorder.Eventf(cr, corev1.EventTypeNormal, domain.EventPlanRebuilt.String(),
 		"active plan %s rebuilt from %d engine objects: its plan ConfigMap was lost", digest, len(plan.Releases))
 	return plan, nil, nil
 }

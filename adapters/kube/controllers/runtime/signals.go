@@ -8,7 +8,6 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 )
 
@@ -43,7 +42,7 @@ func (s *signals) record(rec record.EventRecorder, cr *aicrv1alpha1.ClusterRunti
 	}
 	own := ownStall(obs)
 	if own != nil && !sameStall(own, s.stall) && !recorded(cr, own) {
-		rec.Event(cr, corev1.EventTypeWarning, string(own.Reason), shared.Truncate(own.Message))
+		rec.Event(cr, corev1.EventTypeWarning, string(own.Reason()), domain.Truncate(own.Message()))
 	}
 	s.stall = own
 	ready := meta.FindStatusCondition(want.conditions, aicrv1alpha1.ConditionReady)
@@ -53,9 +52,9 @@ func (s *signals) record(rec record.EventRecorder, cr *aicrv1alpha1.ClusterRunti
 	switch {
 	case ready.Reason == s.ready:
 	case ready.Reason == domain.ReasonEngineSuspended:
-		rec.Event(cr, corev1.EventTypeNormal, string(shared.EventEngineSuspended), shared.Truncate(ready.Message))
+		rec.Event(cr, corev1.EventTypeNormal, domain.EventEngineSuspended.String(), domain.Truncate(ready.Message))
 	case s.ready == domain.ReasonEngineSuspended && !cr.Spec.SuspendEngine:
-		rec.Event(cr, corev1.EventTypeNormal, string(shared.EventEngineResumed),
+		rec.Event(cr, corev1.EventTypeNormal, domain.EventEngineResumed.String(),
 			"spec.suspendEngine lifted: automated sync is turned back on for the runtime's engine objects")
 	}
 	s.ready = ready.Reason
@@ -76,11 +75,11 @@ func (s *signals) retryHandled(rec record.EventRecorder, cr *aicrv1alpha1.Cluste
 	}
 	s.retry = handled
 	if rollout == "" {
-		rec.Eventf(cr, corev1.EventTypeNormal, string(shared.EventRetryHandled),
+		rec.Eventf(cr, corev1.EventTypeNormal, domain.EventRetryHandled.String(),
 			"retry request %s handled: no rollout was due (the runtime's conditions say why)", handled)
 		return
 	}
-	rec.Eventf(cr, corev1.EventTypeNormal, string(shared.EventRetryHandled),
+	rec.Eventf(cr, corev1.EventTypeNormal, domain.EventRetryHandled.String(),
 		"retry request %s handled: rollout %s retries the transition", handled, rollout)
 }
 
@@ -88,9 +87,9 @@ func (s *signals) retryHandled(rec record.EventRecorder, cr *aicrv1alpha1.Cluste
 // operator does not record a stall that began before again.
 func recorded(cr *aicrv1alpha1.ClusterRuntime, stall *domain.Stall) bool {
 	c := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionStalled)
-	return c != nil && c.Status == "True" && sameStall(stall, &domain.Stall{Reason: domain.StallReason(c.Reason), Message: c.Message})
+	return c != nil && c.Status == "True" && sameStall(stall, domain.StallFromCondition(c.Reason, c.Message))
 }
 
 func sameStall(a, b *domain.Stall) bool {
-	return a != nil && b != nil && a.Reason == b.Reason && shared.Truncate(a.Message) == shared.Truncate(b.Message)
+	return a != nil && b != nil && a.Reason() == b.Reason() && domain.Truncate(a.Message()) == domain.Truncate(b.Message())
 }

@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nvidia/aicr-operator/domain"
 )
 
 // Condition helpers with Flux semantics: MarkStalled removes Reconciling and sets
@@ -19,7 +21,7 @@ func SetCondition(conds *[]metav1.Condition, c metav1.Condition, gen int64, now 
 	if old := meta.FindStatusCondition(*conds, c.Type); old != nil && old.Status == c.Status {
 		c.LastTransitionTime = old.LastTransitionTime
 	}
-	c.Message = Truncate(c.Message)
+	c.Message = domain.Truncate(c.Message)
 	meta.SetStatusCondition(conds, c)
 	if cur := meta.FindStatusCondition(*conds, c.Type); cur != nil {
 		cur.LastTransitionTime = c.LastTransitionTime
@@ -68,15 +70,3 @@ const (
 	CondReconciling = "Reconciling"
 	CondStalled     = "Stalled"
 )
-
-// MaxMessage is the longest condition, Event or annotation message the operator writes
-// (CR-4, RO-5).
-const MaxMessage = 1024
-
-// Truncate cuts s to MaxMessage bytes.
-func Truncate(s string) string {
-	if len(s) > MaxMessage {
-		return s[:MaxMessage]
-	}
-	return s
-}

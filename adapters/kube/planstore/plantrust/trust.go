@@ -132,7 +132,7 @@ func CheckDigest(doc *configdoc.Plan) *Refusal {
 
 // Unreadable is the PlanUnreadable stall with a formatted message (PLAN-6).
 func Unreadable(format string, args ...any) *domain.Stall {
-	return &domain.Stall{Reason: domain.StallPlanUnreadable, Message: fmt.Sprintf(format, args...)}
+	return domain.PlanUnreadable(fmt.Sprintf(format, args...))
 }
 
 // refuse is the Refusal of a failed check the operator stalls PlanUnreadable for.

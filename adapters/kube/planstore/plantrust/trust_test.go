@@ -131,7 +131,7 @@ func TestTrust_EachCheckRefusesItsForgery(t *testing.T) {
 			}
 			require.NotNil(t, refusal, "the forgery is refused")
 			assert.Equal(t, tt.failed, refusal.Failed)
-			assert.Equal(t, tt.reason, refusal.Stall.Reason)
+			assert.Equal(t, tt.reason, refusal.Stall.Reason())
 		})
 	}
 }

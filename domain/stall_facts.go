@@ -1,0 +1,56 @@
+package domain
+
+import "fmt"
+
+// The facts an adapter gathers and cannot judge itself: each function decides the stall the
+// fact means, so a reason is picked here and nowhere else. The detail is the adapter's own
+// account of the fact (an error's text), used as the message.
+
+// RequestInvalid is an AICR request the operator cannot build from the spec (a criterion or a
+// flag AICR would refuse), or one AICR refused with exit code 2.
+func RequestInvalid(detail string) *Stall { return stallf(StallAICRInvalidRequest, detail) }
+
+// ArtifactUnreadable is an AICR artifact (snapshot, recipe, bundle, report) the operator cannot
+// read: missing, malformed, of another kind or of an unsupported layout.
+func ArtifactUnreadable(detail string) *Stall { return stallf(StallAICRArtifactUnsupported, detail) }
+
+// ArtifactMissing is an AICR Job of the given stage that ended without writing its artifact.
+func ArtifactMissing(stage, job, file string) *Stall {
+	return stallf(StallAICRArtifactUnsupported, fmt.Sprintf("aicr %s job %s wrote no %s", stage, job, file))
+}
+
+// ArtifactKindUnsupported is an artifact whose header names another API group or kind.
+func ArtifactKindUnsupported(kind, apiVersion, gotKind string) *Stall {
+	return stallf(StallAICRArtifactUnsupported, fmt.Sprintf(
+		"%s artifact has apiVersion %q and kind %q, the operator reads aicr.run/* %s", kind, apiVersion, gotKind, kind))
+}
+
+// OverrideUnparsable is an override whose path or value does not parse.
+func OverrideUnparsable(detail string) *Stall { return stallf(StallInvalidOverride, detail) }
+
+// SnapshotUnreadable is a snapshot that lacks, or garbles, a measurement the recipe needs.
+func SnapshotUnreadable(detail string) *Stall { return stallf(StallSnapshotIncomplete, detail) }
+
+// PlanUnreadable is a stored plan whose records disagree (schema version, digest, parts) or
+// cannot be decoded.
+func PlanUnreadable(detail string) *Stall { return stallf(StallPlanUnreadable, detail) }
+
+// PlanRecordConflict is a plan ConfigMap at the plan's name that holds other content.
+func PlanRecordConflict(detail string) *Stall { return stallf(StallConflict, detail) }
+
+// PlanRecipeMissing is a plan whose recipe ConfigMap is gone.
+func PlanRecipeMissing(detail string) *Stall { return stallf(StallPlanWithoutRecipe, detail) }
+
+// PlanPartTooLarge is a plan ConfigMap of the given role that would exceed MaxPlanBytes.
+func PlanPartTooLarge(role, digest string, size int) *Stall {
+	return stallf(StallContentTooLarge, fmt.Sprintf(
+		"%s ConfigMap of plan %s has %d bytes, a ConfigMap holds at most %d", role, digest, size, MaxPlanBytes))
+}
+
+// StepsUnknown is a rollout whose steps name an operation or release this operator cannot run.
+func StepsUnknown(detail string) *Stall { return stallf(StallStepUnknown, detail) }
+
+// ChangePolicyUnreadable is a runtime change policy that cannot be evaluated.
+func ChangePolicyUnreadable(detail string) *Stall {
+	return stallf(StallChangePolicyInvalid, "the runtime's change policy: "+detail)
+}
