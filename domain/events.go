@@ -65,17 +65,6 @@ var (
 	EventStatusCorrected = EventReason{"StatusCorrected"}
 )
 
-// EventReasons returns every Event reason; tests use it to keep the docs in step.
-func EventReasons() []EventReason {
-	return []EventReason{
-		EventResolved, EventRolloutCreated, EventRetryHandled, EventPlanRebuilt, EventPlanPartsRebuilt, EventPlanResolvedAgain,
-		EventResolveStageStarted, EventResolveStageSucceeded, EventResolveStageFailed, EventKeptResultIgnored,
-		EventPlanWritten, EventRetentionApplied, EventEngineSuspended, EventEngineResumed, EventCleanedUp,
-		EventRolloutStarted, EventRolloutApproved, EventStepStarted, EventStepSucceeded, EventAcknowledged,
-		EventValidationStarted, EventRolloutEnded, EventRolloutRestored, EventStatusCorrected,
-	}
-}
-
 // decisionEvent names the Event of a rollout decision by what it changed, and whether it is a
 // Warning (an outcome other than Succeeded).
 func decisionEvent(from, to RolloutStatus) (EventReason, bool) {

@@ -41,14 +41,6 @@ func (p Phase) Terminal() bool {
 	return false
 }
 
-// Phases returns every phase, the outcomes last; tests use it to prove coverage.
-func Phases() []Phase {
-	return []Phase{
-		PhasePending, PhaseAwaitingApproval, PhaseProgressing, PhaseAwaitingAcknowledgement, PhaseValidating,
-		PhaseSucceeded, PhaseFailed, PhaseExpired, PhaseRevoked, PhaseSuperseded, PhaseOrphaned,
-	}
-}
-
 // outcomeReason is the stall reason an outcome reports (RO-11), false for none: the one table
 // from phases to reasons.
 func outcomeReason(p Phase) (StallReason, bool) {

@@ -28,20 +28,18 @@ func TestPhases(t *testing.T) {
 		covered[tt.phase] = true
 		assert.Equalf(t, tt.terminal, tt.phase.Terminal(), "phase %s", tt.phase)
 	}
-	t.Run("every Phase has a case", func(t *testing.T) {
+	t.Run("every declared Phase has a case", func(t *testing.T) {
 		t.Parallel()
-		for _, p := range domain.Phases() {
+		declared := declaredPhases(t)
+		for _, p := range declared {
 			assert.Truef(t, covered[p], "no test case for phase %q", p)
 		}
-		assert.Len(t, covered, len(domain.Phases()), "a case names a phase outside Phases()")
-	})
-	t.Run("Phases lists every declared phase", func(t *testing.T) {
-		t.Parallel()
-		assert.ElementsMatch(t, declaredPhases(t), domain.Phases())
+		assert.Len(t, covered, len(declared), "a case names a phase phase.go does not declare")
 	})
 }
 
-// declaredPhases reads the package's source for the constants of type Phase.
+// declaredPhases reads phase.go for the constants of type Phase, so a phase added there
+// without a case above fails.
 func declaredPhases(t *testing.T) []domain.Phase {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), "phase.go", nil, 0)
