@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -47,5 +48,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&batchv1.Job{}, toRuntime, builder.WithPredicates(ownJobs)).
 		Watches(&corev1.Node{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(r.nodes.changed())).
 		Watches(&corev1.ConfigMap{}, toRuntime, builder.OnlyMetadata, builder.WithPredicates(lostPlans))
-	return shared.WatchAdmission(b, r.admission, toRuntime).Complete(r.Config.Track.Wrap("resolver", r))
+	return shared.WatchAdmission(b, r.admission, toRuntime).
+		WithOptions(controller.Options{RateLimiter: shared.RetryLimiter()}).Complete(r.Config.Track.Wrap("resolver", r))
 }

@@ -6,12 +6,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 )
 
 // SetupWithManager registers the retention controller: the ClusterRuntime when a plan it
@@ -24,6 +26,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("retention").
 		For(&aicrv1alpha1.ClusterRuntime{}, builder.WithPredicates(retentionPlansMoved)).
 		Watches(&aicrv1alpha1.RuntimeRollout{}, toRuntime, builder.WithPredicates(retentionOutcomeSet)).
+		WithOptions(controller.Options{RateLimiter: shared.RetryLimiter()}).
 		Complete(r.Track.Wrap("retention", r))
 }
 

@@ -39,7 +39,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) (controller.Controller, 
 		Watches(&aicrv1alpha1.ClusterRuntime{}, toOpen).
 		Watches(&corev1.ConfigMap{}, toOpen, builder.WithPredicates(shared.PlanConfigMaps))
 	return shared.WatchAdmission(b, r.admission, toOpen).
-		WithOptions(controller.Options{MaxConcurrentReconciles: MaxConcurrentReconciles}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: MaxConcurrentReconciles, RateLimiter: shared.RetryLimiter()}).
 		Build(r.opts.Track.Wrap("runtimerollout", r))
 }
 

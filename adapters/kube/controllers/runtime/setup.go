@@ -36,7 +36,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) (controller.Controller, 
 		For(&aicrv1alpha1.ClusterRuntime{}).
 		Watches(&aicrv1alpha1.RuntimeRollout{}, rolloutHandler()).
 		Watches(&corev1.ConfigMap{}, r.EngineHandler(), builder.WithPredicates(shared.PlanConfigMaps))
-	return shared.WatchAdmission(b, r.admission, r.EngineHandler()).Build(r.opts.Track.Wrap("clusterruntime", r))
+	return shared.WatchAdmission(b, r.admission, r.EngineHandler()).
+		WithOptions(controller.Options{RateLimiter: shared.RetryLimiter()}).Build(r.opts.Track.Wrap("clusterruntime", r))
 }
 
 // EngineHandler returns the handler mapping any object to the one runtime.
