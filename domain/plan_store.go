@@ -50,7 +50,7 @@ func DecidePlanWrite(existing StoredPlan, want *Plan) (PlanWrite, *Stall) {
 // annotation) and PLAN-5 (the plan records this runtime's UID).
 func CheckPlanReadable(p StoredPlan, runtimeUID string) *Stall {
 	switch {
-	case p.SchemaLabel != fmt.Sprint(p.PayloadSchema) || !ReadablePlanSchema(p.PayloadSchema):
+	case !PlanSchemaReadable(p):
 		return stallf(StallPlanUnreadable, fmt.Sprintf(
 			"plan %s has schema label %q and payload schema %d, this operator reads %s",
 			p.DigestAnnotation, p.SchemaLabel, p.PayloadSchema, ReadablePlanSchemas()))
@@ -62,6 +62,12 @@ func CheckPlanReadable(p StoredPlan, runtimeUID string) *Stall {
 			"plan %s records runtime %s, not %s", p.DigestAnnotation, p.RuntimeUID, runtimeUID))
 	}
 	return nil
+}
+
+// PlanSchemaReadable reports whether p's schema-version label equals its payload's
+// schemaVersion and names a schema this operator reads (PLAN-1, PLAN-6).
+func PlanSchemaReadable(p StoredPlan) bool {
+	return p.SchemaLabel == fmt.Sprint(p.PayloadSchema) && ReadablePlanSchema(p.PayloadSchema)
 }
 
 // ReadablePlanSchema reports whether this operator reads plan documents of

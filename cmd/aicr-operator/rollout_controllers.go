@@ -8,8 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/runtime"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/adapters/oci"
@@ -59,14 +58,6 @@ func rolloutOptions(cfg app.Config, liveness *manager.Liveness) shared.Options {
 
 // register registers both controllers and the engine watch with mgr.
 func (c rolloutControllers) register(mgr ctrl.Manager) error {
-	reg := shared.NewRegistration(mgr, nil, c.ports, c.options)
-	ro, err := rollout.Register(mgr, reg)
-	if err != nil {
-		return err
-	}
-	rt, err := runtime.Register(mgr, reg, nil)
-	if err != nil {
-		return err
-	}
-	return shared.AddEngineWatch(mgr, argocd.NewApplicationObject(), c.engineServed, c.engineWatchInterval, ro, rt)
+	return controllers.RolloutControllers(mgr, controllers.Setup{Ports: c.ports, Options: c.options,
+		EngineObject: argocd.NewApplicationObject(), EngineServed: c.engineServed, EngineWatchInterval: c.engineWatchInterval})
 }

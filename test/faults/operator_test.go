@@ -24,13 +24,13 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/argocdsim"
 	"github.com/nvidia/aicr-operator/test/jobexec"
-	"github.com/nvidia/aicr-operator/test/wiring"
 )
 
 const (
@@ -182,7 +182,7 @@ func (w *world) start(name string, o processOptions) *process {
 	require.NoError(w.t, res.SetupWithManager(mgr))
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	require.NoError(w.t, err)
-	require.NoError(w.t, wiring.RolloutControllers(mgr, wiring.Setup{
+	require.NoError(w.t, controllers.RolloutControllers(mgr, controllers.Setup{
 		Ports: domain.Ports{
 			Engine: argocd.NewEngine(mgr.GetClient(), dc, argocd.Config{Registry: "registry.example.com/aicr"}),
 			Jobs:   runner, Clock: w.clock,

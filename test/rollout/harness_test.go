@@ -23,6 +23,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/argocd"
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/runtime"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
@@ -30,7 +31,6 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/memengine"
-	"github.com/nvidia/aicr-operator/test/wiring"
 )
 
 // epoch is where every fake clock starts.
@@ -127,7 +127,7 @@ func (h *harness) start() {
 	if h.runner != nil {
 		jobRunner = h.runner
 	}
-	setup := wiring.Setup{
+	setup := controllers.Setup{
 		Ports: domain.Ports{Engine: h.engine, Jobs: jobRunner, Registry: h.registry, Clock: h.clock,
 			Workloads: workloads.New(mgr.GetAPIReader())},
 		Client: c, Assessments: h.assessments, Options: h.opts,
@@ -138,7 +138,7 @@ func (h *harness) start() {
 		setup.EngineServed = func(context.Context) (bool, error) { return argocd.ApplicationServed(h.argo.dc) }
 		setup.EngineWatchInterval = 50 * time.Millisecond
 	}
-	require.NoError(h.t, wiring.RolloutControllers(mgr, setup))
+	require.NoError(h.t, controllers.RolloutControllers(mgr, setup))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	h.mu.Lock()

@@ -20,13 +20,13 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/clock"
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/manager"
 	"github.com/nvidia/aicr-operator/domain"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 	"github.com/nvidia/aicr-operator/test/memengine"
-	"github.com/nvidia/aicr-operator/test/wiring"
 )
 
 const (
@@ -147,7 +147,7 @@ func runOperator(w *world) error {
 		return err
 	}
 	w.engine = memengine.New(clk, true)
-	if err = wiring.RolloutControllers(mgr, wiring.Setup{
+	if err = controllers.RolloutControllers(mgr, controllers.Setup{
 		Ports: domain.Ports{Engine: w.engine, Jobs: runner, Clock: clk},
 		Options: shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: time.Second,
 			AdmissionPolicies: shared.ChartAdmissionPolicies},

@@ -28,6 +28,7 @@ import (
 	"github.com/nvidia/aicr-operator/adapters/jobs"
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/nvidia/aicr-operator/adapters/kube/controllers"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
 	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
@@ -35,7 +36,6 @@ import (
 	"github.com/nvidia/aicr-operator/ports"
 	"github.com/nvidia/aicr-operator/test/jobexec"
 	"github.com/nvidia/aicr-operator/test/memengine"
-	"github.com/nvidia/aicr-operator/test/wiring"
 )
 
 const (
@@ -180,7 +180,7 @@ func startOperator(t *testing.T, rel release, engine *memengine.Engine) *operato
 		})
 	require.NoError(t, err)
 	require.NoError(t, res.SetupWithManager(mgr))
-	require.NoError(t, wiring.RolloutControllers(mgr, wiring.Setup{
+	require.NoError(t, controllers.RolloutControllers(mgr, controllers.Setup{
 		Ports: domain.Ports{Engine: engine, Jobs: runner, Clock: clk},
 		Options: shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: time.Second,
 			AdmissionPolicies: shared.ChartAdmissionPolicies},

@@ -1,8 +1,6 @@
 package resolver
 
 import (
-	"context"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -10,9 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
@@ -24,9 +20,7 @@ import (
 // ClusterRuntime: one worker, as the workqueue never hands one key to two
 // workers at once.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	toRuntime := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
-	})
+	toRuntime := shared.ToRuntime()
 	ownJobs := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		ns := o.GetNamespace()
 		return (ns == r.Config.JobNamespace || ns == r.Config.DiscoveryNamespace) &&

@@ -1,16 +1,11 @@
 package retention
 
 import (
-	"context"
-
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
@@ -20,9 +15,7 @@ import (
 // names moves, and rollouts whose outcome label changes, all mapped to the one runtime (one
 // worker: the workqueue never hands one key to two workers at once).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	toRuntime := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
-	})
+	toRuntime := shared.ToRuntime()
 	return ctrl.NewControllerManagedBy(mgr).Named("retention").
 		For(&aicrv1alpha1.ClusterRuntime{}, builder.WithPredicates(retentionPlansMoved)).
 		Watches(&aicrv1alpha1.RuntimeRollout{}, toRuntime, builder.WithPredicates(retentionOutcomeSet)).

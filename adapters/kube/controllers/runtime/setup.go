@@ -10,7 +10,6 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -42,9 +41,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) (controller.Controller, 
 
 // EngineHandler returns the handler mapping any object to the one runtime.
 func (r *Reconciler) EngineHandler() handler.EventHandler {
-	return handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: aicrv1alpha1.ClusterRuntimeName}}}
-	})
+	return shared.ToRuntime()
 }
 
 // rolloutHandler maps every rollout event to the one runtime, a change of the rollout's status

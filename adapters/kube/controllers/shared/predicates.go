@@ -1,10 +1,13 @@
 package shared
 
 import (
+	"context"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
 	"github.com/nvidia/aicr-operator/adapters/kube/planstore"
@@ -25,4 +28,12 @@ func IsPlanConfigMap(o client.Object) bool {
 		return strings.HasPrefix(o.GetName(), planstore.RecipePrefix)
 	}
 	return false
+}
+
+// ToRuntime maps every event to the one ClusterRuntime: the controllers that reconcile it
+// have one key, which the workqueue never hands to two workers at once.
+func ToRuntime() handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}}}
+	})
 }

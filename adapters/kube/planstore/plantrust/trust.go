@@ -101,18 +101,12 @@ func Check(stored domain.StoredPlan, digest, runtimeUID string) *Refusal {
 	}
 	failed := OtherRuntime // the domain checks in this order: schema, payload digest, runtime
 	switch {
-	case !SchemaReadable(stored):
+	case !domain.PlanSchemaReadable(stored):
 		failed = Schema
 	case stored.PayloadDigest != stored.DigestAnnotation:
 		failed = PayloadDigest
 	}
 	return &Refusal{Failed: failed, Stall: stall}
-}
-
-// SchemaReadable reports whether the schema-version label equals the payload's schemaVersion
-// and names a schema this build reads (PLAN-1, PLAN-6).
-func SchemaReadable(stored domain.StoredPlan) bool {
-	return stored.SchemaLabel == fmt.Sprint(stored.PayloadSchema) && domain.ReadablePlanSchema(stored.PayloadSchema)
 }
 
 // CheckDigest recomputes the desiredStateDigest of a plan with its values (PLAN-4) and refuses

@@ -1,8 +1,7 @@
-// Package wiring registers the rollout and runtime controllers for the envtest suites the way
-// cmd/aicr-operator registers them in production (rollout.Register, runtime.Register and
-// shared.AddEngineWatch over one shared.Registration), with the seams a test needs: its own
-// client, assessment source and engine watch interval.
-package wiring
+// Package controllers registers the rollout and runtime controllers together, over one
+// shared.Registration, with the engine watch both depend on: cmd/aicr-operator and the envtest
+// suites wire them through the same function.
+package controllers
 
 import (
 	"context"
@@ -17,7 +16,7 @@ import (
 	"github.com/nvidia/aicr-operator/domain"
 )
 
-// Setup is what a test hands RolloutControllers.
+// Setup is what RolloutControllers registers the controllers with.
 type Setup struct {
 	// Ports are the domain's driven ports (engine, jobs, registry, clock).
 	Ports domain.Ports
@@ -25,7 +24,8 @@ type Setup struct {
 	Options shared.Options
 	// Client writes rollouts and statuses; nil uses mgr.GetClient().
 	Client client.Client
-	// Assessments reads upgrade-check reports; nil uses runtime.NewAssessmentReader over the operator namespace.
+	// Assessments reads upgrade-check reports; nil uses runtime.NewAssessmentReader over the
+	// operator namespace.
 	Assessments runtime.AssessmentSource
 	// EngineObject is the engine's object kind to watch (argocd.NewApplicationObject()); nil: none.
 	EngineObject client.Object
