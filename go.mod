@@ -1,4 +1,4 @@
-module github.com/nvidia/aicr-operator
+module github.com/NVIDIA/aicr
 
 go 1.26.0
 

@@ -3,8 +3,8 @@ package app
 import (
 	"context"
 
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // MaxDecisions bounds the domain decisions one AdvanceRollout takes, so the status the caller

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/mock/gomock"
 
-	"github.com/nvidia/aicr-operator/app"
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/mocks"
+	"github.com/NVIDIA/aicr/app"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/mocks"
 )
 
 // TestAdvanceRollout_StopsWhereTheCallerMustPersist: the decisions stop at the first that

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // EngineKind names a deployment engine.

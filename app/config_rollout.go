@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // addComponentStepTimeouts parses one --component-step-timeout value: comma-separated

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // BindFlags registers the operator's flags on fs, exactly as the chart's Deployment passes

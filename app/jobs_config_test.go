@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/app"
+	"github.com/NVIDIA/aicr/app"
 )
 
 // TestJobPodSettings: the --jobs-* flags take what the chart renders (JSON with toJson, a

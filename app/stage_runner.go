@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Stage is one AICR Job of a resolution (RES-1): its name is its identity (a hash of every

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/mock/gomock"
 
-	"github.com/nvidia/aicr-operator/app"
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/mocks"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/app"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/mocks"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // TestStageRunner_JobsFailingAsJobsDo covers the Jobs that fail as Jobs do, with strict

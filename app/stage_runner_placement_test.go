@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"go.uber.org/mock/gomock"
 
-	"github.com/nvidia/aicr-operator/app"
-	"github.com/nvidia/aicr-operator/mocks"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/app"
+	"github.com/NVIDIA/aicr/mocks"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // TestStageRunner_StartsTheJobWhereTheStageIsPlaced: the stage's placement (the snapshot

@@ -16,14 +16,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/test/chartrender"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/test/chartrender"
 )
 
 // modulePath prefixes the import path of every package of the operator's module.
-const modulePath = "github.com/nvidia/aicr-operator/"
+const modulePath = "github.com/NVIDIA/aicr/"
 
 // packageTree returns the architecture diagram's node of an import path: domain, ports, app,
 // adapters/<name> or cmd/<name>; "" for any other (mocks, test, docs, other modules).

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // TestEventsDocumented keeps the Events section of the operations guide and the domain's Event

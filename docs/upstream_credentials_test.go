@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nvidia/aicr-operator/app"
-	"github.com/nvidia/aicr-operator/test/chartrender"
+	"github.com/NVIDIA/aicr/app"
+	"github.com/NVIDIA/aicr/test/chartrender"
 )
 
 // TestOperations_UpstreamCredentialsAreTheOnesTheOperatorReads: the values the private upstream

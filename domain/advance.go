@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 const (

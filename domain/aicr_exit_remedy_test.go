@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // TestClassifyAICRExit_UnauthorizedSaysWhatToDo: an AICR Job denied a right stalls with AICR's

@@ -1,6 +1,6 @@
 package domain
 
-import "github.com/nvidia/aicr-operator/ports"
+import "github.com/NVIDIA/aicr/ports"
 
 // ApprovalRequired decides whether a transition needs an approver (RO-8): whether
 // ApprovalReasons names any.

@@ -3,7 +3,7 @@ package domain
 import (
 	"fmt"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // preCheck decides, without I/O, whether the rollout can proceed at all. The

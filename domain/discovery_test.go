@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // TestPlacementLabelKeysAreEverythingCheckPlacementReads (RES-2, RES-3): nodes trimmed to

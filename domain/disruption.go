@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // nodeAgentComponents are the AICR components that run node-level agents on the accelerated

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // evidence builds the evidence of a validated rollout (RO-10): the plan and its rendered

@@ -3,7 +3,7 @@ package domain
 import (
 	"sort"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // InventoryDigest digests the live engine inventory (startingInventoryDigest,

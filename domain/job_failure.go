@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Bounds of AICR Jobs that fail as Jobs do: a pod that never runs, a pod killed from outside

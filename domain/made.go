@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // mutationMade judges whether this rollout already made the step's mutation: what the engine

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // TestCheckPlanReadable_PLAN1_PLAN6_Schemas: plans of schema 1 (values inline) and schema 2

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // RebuildPlan rebuilds the plan of digest for runtimeUID from the specs the

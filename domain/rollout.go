@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Rollout bounds (RO-5).

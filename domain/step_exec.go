@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // progress runs the step in flight: make its mutation once, then judge it

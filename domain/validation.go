@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // validationRecipeFile is the validation recipe's file among the validation job's inputs.

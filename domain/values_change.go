@@ -3,7 +3,7 @@ package domain
 import (
 	"strings"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // valuesJudge decides the values changes of a transition's Upgrades and Installs.

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // SupportedAICRRange is the AICR version range the operator accepts (PLAT-1), as the

@@ -13,7 +13,7 @@ import (
 	helm4values "helm.sh/helm/v4/pkg/cli/values"
 	helm4getter "helm.sh/helm/v4/pkg/getter"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
+	"github.com/NVIDIA/aicr/adapters/aicr"
 )
 
 // mergeCase is a values.yaml and a cluster-values.yaml of the fidelity table.

@@ -4,7 +4,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
 )
 
 // CacheByObject limits the manager's cache of Applications to the engine namespace and the

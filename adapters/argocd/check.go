@@ -8,8 +8,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/ports"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Check reports whether the engine can be used (ENG-4): ErrEngineMissing when

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/discovery"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 func TestCheckPassesWithTheProject(t *testing.T) {

@@ -8,11 +8,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/ports"
-	"github.com/nvidia/aicr-operator/test/argocdsim"
-	"github.com/nvidia/aicr-operator/test/enginetest"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
+	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/argocdsim"
+	"github.com/NVIDIA/aicr/test/enginetest"
 )
 
 // TestConformance runs the engine conformance suite against the Argo CD

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
+	"github.com/NVIDIA/aicr/adapters/argocd"
 )
 
 // unrendered are fields of the parts of an Application the engine owns that its types do

@@ -12,9 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // foreignFields are fields of an Application the operator's API types do not model: Argo

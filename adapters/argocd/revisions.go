@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
 )
 
 // revisions are the fingerprints (revision) of the source an Application's spec asks for and

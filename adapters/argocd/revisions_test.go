@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/types"
 
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
 )
 
 // TestRevisionMemoComputesAgainOnlyForAChangedObject: an Application observed at

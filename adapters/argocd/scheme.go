@@ -3,7 +3,7 @@ package argocd
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
 )
 
 // AddToScheme registers the Argo CD Application and AppProject types with s,

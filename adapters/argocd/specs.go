@@ -10,9 +10,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
-	"github.com/nvidia/aicr-operator/ports"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/wellknown"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // AnnotationReleaseSpec records, as JSON, what a plan release holds beyond

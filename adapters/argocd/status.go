@@ -9,9 +9,9 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
-	"github.com/nvidia/aicr-operator/ports"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/wellknown"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Status returns Argo CD's view of ref; ErrTargetNotFound when the

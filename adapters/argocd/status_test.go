@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
-	"github.com/nvidia/aicr-operator/ports"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/wellknown"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // TestObserveMapsArgoCDStrings is the one table of the adapter: every Argo CD sync,

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/bundletar"
+	"github.com/NVIDIA/aicr/adapters/bundletar"
 )
 
 func archive(t *testing.T, entries ...tar.Header) []byte {

@@ -12,7 +12,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Repository folders of the runtime registry.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 const acknowledgeExample = `  # Record that the steps recorded for the release the rollout waits on are done

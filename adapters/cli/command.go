@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 // apiCommand is a command that talks to the API server under one deadline.

@@ -19,8 +19,8 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
-	"github.com/nvidia/aicr-operator/adapters/cli"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/cli"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 // conflictRun is what runConflicting observed: the command's output and exit code, and how

@@ -3,7 +3,7 @@ package cli
 import (
 	"io"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 // writeDisruption marks each step that may disrupt the accelerated nodes and why, says that

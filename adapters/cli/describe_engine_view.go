@@ -4,8 +4,8 @@ import (
 	"io"
 	"strings"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/ports"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // engineSyncText is the SYNC cell of a step: Synced or OutOfSync as Argo CD shows them, else

@@ -5,8 +5,8 @@ import (
 	"io"
 	"text/tabwriter"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 )
 
 // writeAssessment prints AICR's upgrade-check report and its recorded steps, or Assessment: none.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 )
 
 // writeDescribe prints what an approver decides on (CLI-2); changes are the values changes

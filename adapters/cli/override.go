@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 const overrideExample = `  # Let the step in flight go now, although the change policy holds it

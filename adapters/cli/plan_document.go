@@ -3,9 +3,9 @@ package cli
 import (
 	"fmt"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/adapters/kube/planstore/plantrust"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // planDocument reads a plan ConfigMap of the operator namespace and checks it as the operator

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/adapters/cli"
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/adapters/aicr"
+	"github.com/NVIDIA/aicr/adapters/cli"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 const fixtures = "../../test/testdata/aicr"

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 )
 
 // writeReproduce prints the plan, the AICR image, the bundle reference and the three

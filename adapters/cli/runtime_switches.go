@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 // runtimeSwitch is a command that turns a boolean of the ClusterRuntime's spec on or off.

@@ -4,7 +4,7 @@ package clock
 import (
 	"time"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Real reads the wall clock.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/nvidia/aicr-operator/adapters/clock"
+	"github.com/NVIDIA/aicr/adapters/clock"
 )
 
 func TestFakeMovesOnlyWhenStepped(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Fake is a ports.Clock that only moves when a test moves it, so no test sleeps for time to pass.

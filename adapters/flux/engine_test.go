@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/flux"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/flux"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 func TestEveryMethodIsUnsupported(t *testing.T) {

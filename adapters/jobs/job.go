@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // job builds the batch/v1 Job of spec: pinned image, aicr-jobs identity, no

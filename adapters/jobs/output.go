@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/bundletar"
-	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/bundletar"
+	"github.com/NVIDIA/aicr/adapters/kube/wellknown"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Output returns the files of a succeeded Job: the output ConfigMap's data keys as files (the

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/NVIDIA/aicr/adapters/jobs"
 )
 
 func TestNew_RefusesAnImageWithoutDigest(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
+	"github.com/NVIDIA/aicr/adapters/kube/wellknown"
 )
 
 // errUnsealed reports a ConfigMap the operator cannot prove it wrote: it lacks the operator's

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"oras.land/oras-go/v2/registry/remote/auth"
 
-	"github.com/nvidia/aicr-operator/adapters/bundletar"
-	"github.com/nvidia/aicr-operator/adapters/oci"
-	"github.com/nvidia/aicr-operator/test/aicroci"
+	"github.com/NVIDIA/aicr/adapters/bundletar"
+	"github.com/NVIDIA/aicr/adapters/oci"
+	"github.com/NVIDIA/aicr/test/aicroci"
 )
 
 // largestBundleFiles is the file count of the largest bundle benchmarked: with a folder per

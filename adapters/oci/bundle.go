@@ -9,8 +9,8 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/nvidia/aicr-operator/adapters/bundletar"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/bundletar"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Bundle artifact format: what `aicr bundle -o oci://<registry>/bundles/cluster:<tag>`

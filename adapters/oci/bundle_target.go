@@ -8,7 +8,7 @@ import (
 
 	"oras.land/oras-go/v2/registry/remote/auth"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // BundleTarget returns <registry>/bundles/cluster, whether the Job pushes over

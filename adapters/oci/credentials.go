@@ -9,7 +9,7 @@ import (
 
 	"oras.land/oras-go/v2/registry/remote/auth"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // CredentialProvider returns the credential for a registry host. Errors wrap

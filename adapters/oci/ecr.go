@@ -11,7 +11,7 @@ import (
 
 	"oras.land/oras-go/v2/registry/remote/auth"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // ECR refresh cadence (REG-1) and retry bounds after a failed refresh.

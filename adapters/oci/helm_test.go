@@ -13,7 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	helmregistry "helm.sh/helm/v3/pkg/registry"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // TestPinnedCharts_HelmPullsThemByDigest proves the charts the adapter writes

@@ -26,7 +26,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/retry"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nvidia/aicr-operator/adapters/oci"
+	"github.com/NVIDIA/aicr/adapters/oci"
 )
 
 // fastRetry keeps transient-failure tests quick: 5 retries of about 1 ms.

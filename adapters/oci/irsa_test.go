@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/oci/awsauth"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/oci/awsauth"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 const operatorRoleARN = "arn:aws:iam::123456789012:role/aicr-operator"

@@ -13,8 +13,8 @@ import (
 	"oras.land/oras-go/v2/registry/remote/errcode"
 	"oras.land/oras-go/v2/registry/remote/retry"
 
-	"github.com/nvidia/aicr-operator/adapters/chartref"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/chartref"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Repository paths under the runtime registry (REG-1).

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 const (

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"oras.land/oras-go/v2/registry/remote/retry"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 func TestNew_EveryClientHasATimeoutAndARedirectPolicy(t *testing.T) {

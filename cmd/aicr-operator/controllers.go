@@ -3,17 +3,17 @@ package main
 import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/adapters/clock"
-	"github.com/nvidia/aicr-operator/adapters/jobs"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/retention"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
-	"github.com/nvidia/aicr-operator/adapters/kube/manager"
-	"github.com/nvidia/aicr-operator/adapters/oci"
-	"github.com/nvidia/aicr-operator/adapters/workloads"
-	"github.com/nvidia/aicr-operator/app"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/aicr"
+	"github.com/NVIDIA/aicr/adapters/clock"
+	"github.com/NVIDIA/aicr/adapters/jobs"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/resolver"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/retention"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/adapters/kube/manager"
+	"github.com/NVIDIA/aicr/adapters/oci"
+	"github.com/NVIDIA/aicr/adapters/workloads"
+	"github.com/NVIDIA/aicr/app"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 func provideClock() ports.Clock { return clock.New() }

@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/NVIDIA/aicr/adapters/jobs"
 )
 
 // copyImageRefs runs `aicr-operator copy-image-refs <file>` in a bundle Job's image-refs

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/flux"
-	"github.com/nvidia/aicr-operator/app"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	"github.com/NVIDIA/aicr/adapters/flux"
+	"github.com/NVIDIA/aicr/app"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // provideDeploymentEngine selects the engine of the configuration. Argo CD is the only one

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/klog/v2"
 
-	"github.com/nvidia/aicr-operator/app"
+	"github.com/NVIDIA/aicr/app"
 )
 
 // parseOperatorFlags parses args with the operator's flags, as run does.

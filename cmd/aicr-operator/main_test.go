@@ -6,9 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/flux"
-	"github.com/nvidia/aicr-operator/app"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	"github.com/NVIDIA/aicr/adapters/flux"
+	"github.com/NVIDIA/aicr/app"
 )
 
 func TestProvideDeploymentEngine(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
-	"github.com/nvidia/aicr-operator/adapters/oci"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/adapters/oci"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // maxCountedJobs bounds the Job names a countedJobs remembers. Names are forgotten when the

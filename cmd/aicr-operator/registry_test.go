@@ -19,10 +19,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/nvidia/aicr-operator/adapters/oci"
-	"github.com/nvidia/aicr-operator/adapters/oci/awsauth"
-	"github.com/nvidia/aicr-operator/app"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/oci"
+	"github.com/NVIDIA/aicr/adapters/oci/awsauth"
+	"github.com/NVIDIA/aicr/app"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 const (

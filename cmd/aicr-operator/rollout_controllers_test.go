@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/nvidia/aicr-operator/app"
+	"github.com/NVIDIA/aicr/app"
 )
 
 // TestRolloutOptionsCarryTheRolloutTimings: --step-timeout, --component-step-timeout and

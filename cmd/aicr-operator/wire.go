@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/wire"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/flux"
-	"github.com/nvidia/aicr-operator/app"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	"github.com/NVIDIA/aicr/adapters/flux"
+	"github.com/NVIDIA/aicr/app"
 )
 
 // initialize assembles the operator from its configuration.

@@ -8,9 +8,9 @@ package main
 
 import (
 	"context"
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/flux"
-	"github.com/nvidia/aicr-operator/app"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	"github.com/NVIDIA/aicr/adapters/flux"
+	"github.com/NVIDIA/aicr/app"
 )
 
 import (

@@ -8,7 +8,7 @@ import "runtime/debug"
 var version = "dev"
 
 // pluginVersion is version, or, when the build did not set it, the module version the go
-// command recorded: `go install github.com/nvidia/aicr-operator/cmd/kubectl-aicr@v0.1.0`
+// command recorded: `go install github.com/NVIDIA/aicr/cmd/kubectl-aicr@v0.1.0`
 // reports v0.1.0.
 func pluginVersion() string {
 	info, ok := debug.ReadBuildInfo()

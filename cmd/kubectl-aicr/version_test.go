@@ -11,8 +11,8 @@ import (
 // reports its module version, and a build from a checkout stays "dev".
 func TestVersionOf(t *testing.T) {
 	t.Parallel()
-	installed := &debug.BuildInfo{Main: debug.Module{Path: "github.com/nvidia/aicr-operator", Version: "v0.1.0"}}
-	checkout := &debug.BuildInfo{Main: debug.Module{Path: "github.com/nvidia/aicr-operator", Version: "(devel)"}}
+	installed := &debug.BuildInfo{Main: debug.Module{Path: "github.com/NVIDIA/aicr", Version: "v0.1.0"}}
+	checkout := &debug.BuildInfo{Main: debug.Module{Path: "github.com/NVIDIA/aicr", Version: "(devel)"}}
 	cases := []struct {
 		name, set string
 		info      *debug.BuildInfo

@@ -11,12 +11,12 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/ports"
-	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/NVIDIA/aicr/adapters/jobs"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
 // recipeDoc is the part of a RecipeResult the cases read.

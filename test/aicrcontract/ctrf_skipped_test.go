@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
 // skipping returns the simulator's passed validation report with the first n checks skipped

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
 // deployScriptActions are the actions of AICR's deploy.sh besides helm upgrade --install, each

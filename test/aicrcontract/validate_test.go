@@ -17,10 +17,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/test/chartrender"
-	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/NVIDIA/aicr/adapters/jobs"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/test/chartrender"
+	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
 // The installation the validation cases render the chart with.

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
 )
 
 // The compatibility of the operator's Argo CD API types with Argo CD's own (v3.2.12), which

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/test/chartrender"
+	"github.com/NVIDIA/aicr/test/chartrender"
 )
 
 // releaseNamespace is the operator namespace the chart is rendered into.

@@ -5,6 +5,6 @@
 // It is a Go module of its own (go.mod beside this file; make test, verify and lint cover it)
 // because argo-cd/v3 can only be built with every k8s.io staging module pinned by a replace
 // directive, and a module with a replace directive cannot be installed with
-// `go install github.com/nvidia/aicr-operator/cmd/kubectl-aicr@<version>`. The
+// `go install github.com/NVIDIA/aicr/cmd/kubectl-aicr@<version>`. The
 // operator's own module therefore has no replace directive and no Argo CD dependency.
 package argocdcompat

@@ -2,11 +2,11 @@
 // gitops-engine) live in this module of their own, so that the operator's module carries no
 // replace directive and users can `go install` kubectl-aicr from it. argo-cd/v3
 // needs the replace directives below; the operator's module is taken from this checkout.
-module github.com/nvidia/aicr-operator/test/argocdcompat
+module github.com/NVIDIA/aicr/test/argocdcompat
 
 go 1.26.0
 
-replace github.com/nvidia/aicr-operator => ../..
+replace github.com/NVIDIA/aicr => ../..
 
 // Every Kubernetes staging module is pinned to one release, exactly as argo-cd/v3's own go.mod
 // does: argo-cd/v3 otherwise drags k8s.io/kubernetes' unversioned staging requirements (v0.0.0)
@@ -59,9 +59,9 @@ replace (
 )
 
 require (
+	github.com/NVIDIA/aicr v0.0.0-00010101000000-000000000000
 	github.com/argoproj/argo-cd/v3 v3.2.12
 	github.com/argoproj/gitops-engine v0.7.1-0.20260512161450-ff8d2f5207dc
-	github.com/nvidia/aicr-operator v0.0.0-00010101000000-000000000000
 	github.com/stretchr/testify v1.12.1
 	github.com/yuin/gopher-lua v1.1.1
 	k8s.io/apimachinery v0.37.2

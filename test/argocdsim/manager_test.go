@@ -14,9 +14,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/clock"
-	"github.com/nvidia/aicr-operator/test/argocdsim"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	"github.com/NVIDIA/aicr/adapters/clock"
+	"github.com/NVIDIA/aicr/test/argocdsim"
 )
 
 func reconcileRequest(ns, name string) reconcile.Request {

@@ -19,12 +19,12 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/clock"
-	"github.com/nvidia/aicr-operator/ports"
-	"github.com/nvidia/aicr-operator/test/argocdsim"
-	"github.com/nvidia/aicr-operator/test/env"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/clock"
+	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/argocdsim"
+	"github.com/NVIDIA/aicr/test/env"
 )
 
 var (

@@ -3,7 +3,7 @@ package argocdsim
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
 )
 
 // status returns the status Argo CD reports for app's current spec in mode m.

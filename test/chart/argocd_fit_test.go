@@ -15,7 +15,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/nvidia/aicr-operator/test/chartrender"
+	"github.com/NVIDIA/aicr/test/chartrender"
 )
 
 // renderRelease renders the chart client-only, as `helm template` and Argo CD's repo server do

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/nvidia/aicr-operator/app"
+	"github.com/NVIDIA/aicr/app"
 )
 
 // TestDeploymentArgsParseAsOperatorConfig feeds the rendered Deployment's args to the

@@ -17,8 +17,8 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // controllerRuntimeFamilies are the prefixes of the metrics controller-runtime and client-go
@@ -447,7 +447,7 @@ func TestRenderPodDisruptionBudget(t *testing.T) {
 }
 
 // runbookBase is where every alert's runbook_url points: a section of the troubleshooting page.
-const runbookBase = "https://github.com/nvidia/aicr-operator/blob/main/docs/troubleshooting.md#"
+const runbookBase = "https://github.com/NVIDIA/aicr/blob/main/docs/troubleshooting.md#"
 
 // githubAnchor is the anchor GitHub gives a Markdown heading: lower case, without punctuation
 // but hyphens and underscores, spaces as hyphens.

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 )
 
 // TestOperatorChecksEveryPolicyTheChartRenders: the operator stalls AdmissionPolicyMissing when

@@ -3,7 +3,7 @@ package chart_test
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/nvidia/aicr-operator/test/chartrender"
+	"github.com/NVIDIA/aicr/test/chartrender"
 )
 
 // releaseNamespace is the namespace every test release is rendered into: the operator namespace.

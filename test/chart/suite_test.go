@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nvidia/aicr-operator/test/env"
+	"github.com/NVIDIA/aicr/test/env"
 )
 
 // Test identities. Approvers come from the chart values; the others get their grants from

@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/nvidia/aicr-operator/adapters/cli"
+	"github.com/NVIDIA/aicr/adapters/cli"
 )
 
 func viewer() client { return as(viewerUser) }

@@ -14,10 +14,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/cli"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/aicr"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	"github.com/NVIDIA/aicr/adapters/cli"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 // The suite's fixed clock and objects.

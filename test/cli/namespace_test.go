@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 )
 
 // TestNamespace_OperatorNamespaceFlag: describe reads the upgrade-check report from

@@ -3,7 +3,7 @@ package cli_test
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/nvidia/aicr-operator/test/chartrender"
+	"github.com/NVIDIA/aicr/test/chartrender"
 )
 
 // Identities and names of the suite.

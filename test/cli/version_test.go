@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nvidia/aicr-operator/adapters/cli"
+	"github.com/NVIDIA/aicr/adapters/cli"
 )
 
 // operatorAt creates a namespace holding an aicr-operator Deployment running image, labelled

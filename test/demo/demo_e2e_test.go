@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/nvidia/aicr-operator/test/e2e/cluster"
+	"github.com/NVIDIA/aicr/test/e2e/cluster"
 )
 
 // TestDemoWalkthroughRealArgoCD runs the walkthrough with Argo CD's own application controller

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/test/procstat"
+	"github.com/NVIDIA/aicr/test/procstat"
 )
 
 // BenchmarkInstall128RealArgoCD measures the operator on the real Argo CD at the most releases

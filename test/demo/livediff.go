@@ -22,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nvidia/aicr-operator/test/e2e/cluster"
-	"github.com/nvidia/aicr-operator/test/env"
+	"github.com/NVIDIA/aicr/test/e2e/cluster"
+	"github.com/NVIDIA/aicr/test/env"
 )
 
 // helmChartLayer is the media type of a Helm chart's archive in an OCI artifact.

@@ -7,7 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/nvidia/aicr-operator/test/e2e/cluster"
+	"github.com/NVIDIA/aicr/test/e2e/cluster"
 )
 
 // start runs bin with args, KUBECONFIG=kubeconfig and SSL_CERT_FILE=caFile (the demo

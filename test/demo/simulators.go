@@ -17,14 +17,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/clock"
-	"github.com/nvidia/aicr-operator/adapters/jobs"
-	"github.com/nvidia/aicr-operator/adapters/kube/manager"
-	"github.com/nvidia/aicr-operator/test/argocdsim"
-	"github.com/nvidia/aicr-operator/test/e2e/cluster"
-	"github.com/nvidia/aicr-operator/test/jobexec"
-	"github.com/nvidia/aicr-operator/test/network"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	"github.com/NVIDIA/aicr/adapters/clock"
+	"github.com/NVIDIA/aicr/adapters/jobs"
+	"github.com/NVIDIA/aicr/adapters/kube/manager"
+	"github.com/NVIDIA/aicr/test/argocdsim"
+	"github.com/NVIDIA/aicr/test/e2e/cluster"
+	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/network"
 )
 
 // Fixture bundles the kubelet simulator plays: the initial render, and the render with the

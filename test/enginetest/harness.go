@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Observation is the state a harness makes the engine's controller report

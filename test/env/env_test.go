@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/test/env"
+	"github.com/NVIDIA/aicr/test/env"
 )
 
 // cp is the control plane the tests of this package share.

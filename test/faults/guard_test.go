@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/nvidia/aicr-operator/test/chartrender"
+	"github.com/NVIDIA/aicr/test/chartrender"
 )
 
 // coveredElsewhere are the resources the operator may write whose faults another test of the

@@ -11,8 +11,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/test/argocdsim"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	"github.com/NVIDIA/aicr/test/argocdsim"
 )
 
 // TestLeaseLostMidStep runs two operator processes contending for one Lease. Once the leader

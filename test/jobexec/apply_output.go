@@ -9,7 +9,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/NVIDIA/aicr/adapters/jobs"
 )
 
 // FieldManager is the field manager AICR v1's cm:// writer applies its output with.

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/NVIDIA/aicr/adapters/jobs"
 )
 
 // ImageOSRelease is the OS release of AICR's image (distroless, Debian 12), which AICR's OS

@@ -12,7 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
+	"github.com/NVIDIA/aicr/adapters/jobs"
 )
 
 // CopierImage is the operator image the harnesses give the Job runner as its copier

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/adapters/bundletar"
-	"github.com/nvidia/aicr-operator/ports"
-	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/NVIDIA/aicr/adapters/aicr"
+	"github.com/NVIDIA/aicr/adapters/bundletar"
+	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
 const recorded = "v1-layout-synthetic-eks-h100-ubuntu-training-kubeflow/bundle-helm"

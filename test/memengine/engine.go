@@ -18,7 +18,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Engine is an in-memory DeploymentEngine playing the engine and its controller. With

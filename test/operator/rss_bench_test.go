@@ -23,12 +23,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	"github.com/nvidia/aicr-operator/adapters/kube/manager"
-	"github.com/nvidia/aicr-operator/test/env"
-	"github.com/nvidia/aicr-operator/test/jobexec"
-	"github.com/nvidia/aicr-operator/test/network"
-	"github.com/nvidia/aicr-operator/test/procstat"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	"github.com/NVIDIA/aicr/adapters/kube/manager"
+	"github.com/NVIDIA/aicr/test/env"
+	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/network"
+	"github.com/NVIDIA/aicr/test/procstat"
 )
 
 // BenchmarkOperatorRSS starts the operator binary as its ServiceAccount in a cluster holding
@@ -71,7 +71,7 @@ func BenchmarkOperatorRSS(b *testing.B) {
 	}
 
 	bin := filepath.Join(dir, "aicr-operator")
-	build := exec.Command("go", "build", "-o", bin, "github.com/nvidia/aicr-operator/cmd/aicr-operator")
+	build := exec.Command("go", "build", "-o", bin, "github.com/NVIDIA/aicr/cmd/aicr-operator")
 	build.Stderr = os.Stderr
 	require.NoError(b, build.Run())
 	kubeconfig := filepath.Join(dir, "operator.kubeconfig")

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/test/procstat"
+	"github.com/NVIDIA/aicr/test/procstat"
 )
 
 // TestMemoryOfThisProcess: the figures of a running process are read, consistent with each

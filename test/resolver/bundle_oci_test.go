@@ -20,14 +20,14 @@ import (
 	"oras.land/oras-go/v2/content/file"
 	"oras.land/oras-go/v2/registry/remote/auth"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/oci"
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/mocks"
-	"github.com/nvidia/aicr-operator/ports"
-	"github.com/nvidia/aicr-operator/test/aicroci"
-	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/NVIDIA/aicr/adapters/jobs"
+	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/adapters/oci"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/mocks"
+	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/aicroci"
+	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
 // paddedValues is the values file the large bundle carries: 2 MiB of base64 of random bytes

@@ -5,8 +5,8 @@ import (
 
 	"oras.land/oras-go/v2/registry/remote/auth"
 
-	"github.com/nvidia/aicr-operator/adapters/oci"
-	"github.com/nvidia/aicr-operator/test/aicroci"
+	"github.com/NVIDIA/aicr/adapters/oci"
+	"github.com/NVIDIA/aicr/test/aicroci"
 )
 
 // Logins of the in-process bundle registry.

@@ -14,10 +14,10 @@ import (
 	"go.uber.org/mock/gomock"
 	"oras.land/oras-go/v2/registry"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/mocks"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/mocks"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 const (

@@ -17,10 +17,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	argov1 "github.com/nvidia/aicr-operator/adapters/argocd/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/ports"
-	"github.com/nvidia/aicr-operator/test/argocdsim"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
+	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/argocdsim"
 )
 
 // argoWorld is Argo CD for a test: its CRDs (installed by TestMain), the engine namespace and

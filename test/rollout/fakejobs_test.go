@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing/fstest"
 
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // validationNamespace is where the validation Jobs and their checks run (RO-10, RES-8).

@@ -9,11 +9,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
-	"github.com/nvidia/aicr-operator/adapters/kube/planstore/planstoretest"
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/adapters/aicr"
+	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/adapters/kube/planstore/planstoretest"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 const fixtures = "../testdata/aicr"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs kubectl-aicr the way a user does,
-#   go install github.com/nvidia/aicr-operator/cmd/kubectl-aicr@<version>
+#   go install github.com/NVIDIA/aicr/cmd/kubectl-aicr@<version>
 # from a file-based module proxy that holds this checkout (test/tools/modproxy publishes it at a
 # pseudo-version of its content), with every dependency from the configured GOPROXY, outside
 # any module, then runs the installed plugin. It fails when the operator's module cannot be

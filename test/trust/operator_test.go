@@ -16,17 +16,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/aicr"
-	"github.com/nvidia/aicr-operator/adapters/clock"
-	"github.com/nvidia/aicr-operator/adapters/jobs"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/resolver"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
-	"github.com/nvidia/aicr-operator/adapters/kube/manager"
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/test/jobexec"
-	"github.com/nvidia/aicr-operator/test/memengine"
+	"github.com/NVIDIA/aicr/adapters/aicr"
+	"github.com/NVIDIA/aicr/adapters/clock"
+	"github.com/NVIDIA/aicr/adapters/jobs"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/resolver"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/adapters/kube/manager"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/memengine"
 )
 
 const (

@@ -16,10 +16,10 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/jobs"
-	"github.com/nvidia/aicr-operator/app"
-	"github.com/nvidia/aicr-operator/ports"
-	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/NVIDIA/aicr/adapters/jobs"
+	"github.com/NVIDIA/aicr/app"
+	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
 // validateUser is the identity aicr validate runs as.

@@ -23,10 +23,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/test/chartrender"
-	"github.com/nvidia/aicr-operator/test/env"
-	"github.com/nvidia/aicr-operator/test/jobexec"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/test/chartrender"
+	"github.com/NVIDIA/aicr/test/env"
+	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
 // The installation the suite renders the chart with.

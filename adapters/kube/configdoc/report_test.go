@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 )
 
 // upgradeGoldens is AICR v1's own upgrade-check JSON goldens, copied unmodified.

@@ -10,10 +10,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/rollout"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/runtime"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/rollout"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/runtime"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // Setup is what RolloutControllers registers the controllers with.

@@ -18,9 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/nvidia/aicr-operator/adapters/argocd"
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/manager"
 )
 
 // TestAKindInstalledLaterIsCachedWithoutARestart proves the late-kind cache of ENG-4: a manager

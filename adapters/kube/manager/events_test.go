@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+	"github.com/NVIDIA/aicr/adapters/kube/manager"
 )
 
 // TestRecorderKeepsEveryEventOfALongRollout records 2 Events per step of a 256-step rollout

@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+	"github.com/NVIDIA/aicr/adapters/kube/manager"
 )
 
 // TestSecureMetricsServeTheMountedCertificate: with a certificate directory (a mounted

@@ -22,7 +22,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/manager"
+	"github.com/NVIDIA/aicr/adapters/kube/manager"
 )
 
 // TestSecureMetricsNeedAnAuthorizedToken proves OPS-2's metrics endpoint is not open: served

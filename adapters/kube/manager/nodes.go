@@ -7,7 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/wellknown"
+	"github.com/NVIDIA/aicr/adapters/kube/wellknown"
 )
 
 // NodeLabelsDigest is the only label of a Node in the operator's cache: the SHA-256 of the

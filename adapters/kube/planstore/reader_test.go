@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 )
 
 // TestReader_CacheEvictsTheLeastRecentlyUsedPlan: the decoded-plan cache holds

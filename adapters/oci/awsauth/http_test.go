@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/oci/awsauth"
+	"github.com/NVIDIA/aicr/adapters/oci/awsauth"
 )
 
 // TestEveryAWSCallHasConnectTLSAndOverallTimeouts: the identity the operator loads sends its

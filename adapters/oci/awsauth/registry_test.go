@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nvidia/aicr-operator/adapters/oci/awsauth"
+	"github.com/NVIDIA/aicr/adapters/oci/awsauth"
 )
 
 // TestParseRegistry accepts the hosts amazon-ecr-credential-helper accepts, in every

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/nvidia/aicr-operator/test/env"
+	"github.com/NVIDIA/aicr/test/env"
 )
 
 // The releases the environment runs, as test/tools/e2e-bins.sh builds them: Argo CD from its

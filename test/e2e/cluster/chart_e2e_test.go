@@ -19,10 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/nvidia/aicr-operator/test/chartrender"
-	"github.com/nvidia/aicr-operator/test/e2e/cluster"
-	"github.com/nvidia/aicr-operator/test/env"
-	"github.com/nvidia/aicr-operator/test/jobexec"
+	"github.com/NVIDIA/aicr/test/chartrender"
+	"github.com/NVIDIA/aicr/test/e2e/cluster"
+	"github.com/NVIDIA/aicr/test/env"
+	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
 // TestHelm4InstallsAndUpgradesTheOperatorChart installs the operator's chart with the Helm 4

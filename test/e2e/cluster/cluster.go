@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/test/env"
+	"github.com/NVIDIA/aicr/test/env"
 )
 
 // Options selects what the environment starts with.

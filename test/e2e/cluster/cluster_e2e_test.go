@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nvidia/aicr-operator/test/e2e/cluster"
+	"github.com/NVIDIA/aicr/test/e2e/cluster"
 )
 
 const testChart = `apiVersion: apps/v1

@@ -2,8 +2,8 @@
 // so that the module can be installed from it exactly as a user installs a release:
 //
 //	version=$(go run ./test/tools/modproxy --dir /tmp/proxy)
-//	GOPROXY=file:///tmp/proxy,$(go env GOPROXY) GONOSUMDB=github.com/nvidia/aicr-operator \
-//	  go install github.com/nvidia/aicr-operator/cmd/kubectl-aicr@${version#*@}
+//	GOPROXY=file:///tmp/proxy,$(go env GOPROXY) GONOSUMDB=github.com/NVIDIA/aicr \
+//	  go install github.com/NVIDIA/aicr/cmd/kubectl-aicr@${version#*@}
 //
 // The module holds the files git tracks or would track (the working tree, untracked files
 // that are not ignored included), without nested modules, as the go command's own module zip

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 // boundCase checks one bound: the value at the limit is accepted, one over it is refused.

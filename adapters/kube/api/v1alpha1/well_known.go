@@ -1,6 +1,6 @@
 package v1alpha1
 
-import "github.com/nvidia/aicr-operator/adapters/kube/wellknown"
+import "github.com/NVIDIA/aicr/adapters/kube/wellknown"
 
 // Well-known labels, annotations and names of the operator (ENG-2), defined in package
 // wellknown so adapters name them without the API types; documented there.

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // pagedNodes is a client.Reader serving Node metadata as the API server does: the Nodes a

@@ -3,7 +3,7 @@ package resolver
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // outcome is what one resolver reconcile found: the Resolved condition to

@@ -7,9 +7,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/planstore/plantrust"
-	"github.com/nvidia/aicr-operator/domain"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/planstore/plantrust"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // recordedPlan returns the digest of this runtime's plan recorded for the

@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"regexp"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
-	"github.com/nvidia/aicr-operator/app"
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/ports"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/app"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // imageRefsReport is what AICR writes to --image-refs: the pushed manifest digest and a newline.

@@ -3,7 +3,7 @@ package resolver
 import (
 	"context"
 
-	"github.com/nvidia/aicr-operator/app"
+	"github.com/NVIDIA/aicr/app"
 )
 
 // cleanupJobs deletes the bundle Job and the upgrade-check Job, if one ran, once the plan they

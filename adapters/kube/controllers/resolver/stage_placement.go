@@ -3,7 +3,7 @@ package resolver
 import (
 	"context"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // checkPlacement checks the placement's tolerations and node groups (RES-2, RES-3).

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sync"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 // maxSuperseded bounds the resourceVersions one remembered write keeps: a cache further behind

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/nvidia/aicr-operator/domain"
-	"github.com/nvidia/aicr-operator/ports"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // deleteRecordedValidation deletes the validation Job whose report a success this reconcile

@@ -5,7 +5,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 )
 
 // Register registers the runtime controller with mgr and returns it with the handler its

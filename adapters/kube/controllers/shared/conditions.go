@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nvidia/aicr-operator/domain"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // Condition helpers with Flux semantics: MarkStalled removes Reconciling and sets

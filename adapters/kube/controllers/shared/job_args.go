@@ -1,6 +1,6 @@
 package shared
 
-import "github.com/nvidia/aicr-operator/ports"
+import "github.com/NVIDIA/aicr/ports"
 
 // The arguments of the resolver's AICR Jobs (docs/design/aicr-cli.md sections 5, 6 and 9), kept
 // here so the AICR contract suite (test/aicrcontract) holds the very arguments the resolver

@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 // The inputs of the resolver's AICR Jobs that come from the runtime's spec: the AICRConfig

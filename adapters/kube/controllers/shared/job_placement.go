@@ -1,8 +1,8 @@
 package shared
 
 import (
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
-	"github.com/nvidia/aicr-operator/ports"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // JobPlacement places a job on a node group of the ClusterRuntime: its node selector and

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/nvidia/aicr-operator/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 )
 
 // TestRetryLimiterIsCapped: a request that failed many times in a row (a long outage) is tried

@@ -3,7 +3,7 @@ package shared
 import (
 	"strconv"
 
-	aicrv1alpha1 "github.com/nvidia/aicr-operator/adapters/kube/api/v1alpha1"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 )
 
 // OlderRollout orders rollouts by their sequence annotation, which survives a restore (a
