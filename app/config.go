@@ -94,6 +94,9 @@ type Config struct {
 	LogLevel               string
 	// StepTimeout bounds one rollout step (--step-timeout).
 	StepTimeout time.Duration
+	// AdmissionDigests are the content digests of the chart's admission policies and their
+	// bindings by policy name (--admission-digests).
+	AdmissionDigests map[string]string
 	// ComponentStepTimeouts bound the steps of the named components instead of StepTimeout
 	// (--component-step-timeout).
 	ComponentStepTimeouts map[string]time.Duration
@@ -127,6 +130,9 @@ func (c Config) Validate() error {
 		if v == "" {
 			add("%s is required", flag)
 		}
+	}
+	if len(c.AdmissionDigests) == 0 {
+		add("--admission-digests is required: the chart sets the digest of each admission policy it renders")
 	}
 	if !domain.AICRVersionSupported(c.AICRVersion) {
 		add("--aicr-version %q is outside the supported range %s", c.AICRVersion, domain.SupportedAICRRange)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,6 +30,7 @@ var chartArgs = []string{
 	"--leader-elect=true", "--leader-election-lease-duration=15s", "--leader-election-renew-deadline=10s",
 	"--leader-election-retry-period=2s", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
 	"--log-level=info", "--step-timeout=15m", "--rollout-window=24h",
+	"--admission-digests=aicr-operator-plans=" + strings.Repeat("0", 64),
 }
 
 func parse(t *testing.T, args ...string) app.Config {

@@ -65,6 +65,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.Func("component-step-timeout",
 		"step timeout of one component instead of --step-timeout, as <component>=<duration> "+
 			"(repeatable or comma-separated, for example gpu-operator=2h)", c.addComponentStepTimeouts)
+	fs.Func("admission-digests",
+		"the content digest of each admission policy and its binding as the chart renders them, as <policy>=<sha256 hex> "+
+			"(comma-separated; the chart sets it): a live policy or binding that differs stalls every rollout", c.addAdmissionDigests)
 	fs.Func("upstream-credentials",
 		"the kubernetes.io/basic-auth Secret of the operator namespace whose login goes to the upstream chart sources "+
 			"under an https:// or oci:// prefix, as <prefix>=<secret> (repeatable; the longest prefix wins)", c.addUpstreamCredential)

@@ -67,7 +67,7 @@ func provideSnapshotJobs(cfg app.Config, mgr ctrl.Manager) (snapshotJobs, error)
 // which mirrors and pins every chart of a plan by digest (PLAN-3). The Jobs it sees finish
 // are counted.
 func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agent snapshotJobs, reg *oci.Registry,
-	clk ports.Clock, liveness *manager.Liveness) (*resolver.Reconciler, error) {
+	clk ports.Clock, admission admissionDigests, liveness *manager.Liveness) (*resolver.Reconciler, error) {
 	finished := shared.NewMetrics().JobsFinished
 	return resolver.New(mgr.GetClient(), mgr.GetAPIReader(), countJobs(runner, finished, shared.JobRunnerResolver),
 		countJobs(agent, finished, shared.JobRunnerResolver), aicr.Reader{}, reg, clk,
@@ -79,6 +79,7 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agen
 			AICRVersion:        cfg.AICRVersion,
 			AllowedNamespaces:  cfg.ComponentNamespaces,
 			AdmissionPolicies:  shared.ChartAdmissionPolicies,
+			AdmissionDigests:   admission,
 			Track:              liveness.Track,
 		})
 }

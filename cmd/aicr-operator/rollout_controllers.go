@@ -31,18 +31,19 @@ type rolloutControllers struct {
 // ports: the selected engine, the validation Jobs (counted as they finish), the registry
 // (evidence), the clock and the protected workloads.
 func provideRolloutControllers(cfg app.Config, engine ports.DeploymentEngine, validation validationJobs, reg *oci.Registry,
-	clk ports.Clock, work ports.WorkloadFinder, dc discovery.DiscoveryInterface, liveness *manager.Liveness) rolloutControllers {
+	clk ports.Clock, work ports.WorkloadFinder, dc discovery.DiscoveryInterface, admission admissionDigests,
+	liveness *manager.Liveness) rolloutControllers {
 	return rolloutControllers{
 		ports: domain.Ports{Engine: engine, Jobs: countJobs(validation, shared.NewMetrics().JobsFinished, shared.JobRunnerValidation),
 			Registry: reg, Clock: clk, Workloads: work},
-		options:      rolloutOptions(cfg, liveness),
+		options:      rolloutOptions(cfg, admission, liveness),
 		engineServed: func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },
 	}
 }
 
 // rolloutOptions are the rollout and runtime controllers' settings: validation, the step
-// timeouts, the rollout window and the chart's admission policies.
-func rolloutOptions(cfg app.Config, liveness *manager.Liveness) shared.Options {
+// timeouts, the rollout window and the chart's admission policies with their digests.
+func rolloutOptions(cfg app.Config, admission admissionDigests, liveness *manager.Liveness) shared.Options {
 	return shared.Options{
 		OperatorNamespace:   cfg.OperatorNamespace,
 		ValidationEnabled:   cfg.ValidationEnabled,
@@ -52,6 +53,7 @@ func rolloutOptions(cfg app.Config, liveness *manager.Liveness) shared.Options {
 		ComponentTimeouts:   cfg.ComponentStepTimeouts,
 		RolloutWindow:       cfg.RolloutWindow,
 		AdmissionPolicies:   shared.ChartAdmissionPolicies,
+		AdmissionDigests:    admission,
 		Track:               liveness.Track,
 	}
 }

@@ -59,7 +59,11 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	reconciler, err := provideResolver(cfg, v, jobsRunner, mainSnapshotJobs, registry, clock, liveness)
+	mainAdmissionDigests, err := provideAdmissionDigests(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	reconciler, err := provideResolver(cfg, v, jobsRunner, mainSnapshotJobs, registry, clock, mainAdmissionDigests, liveness)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -68,7 +72,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 		return nil, nil, err
 	}
 	workloadFinder := provideWorkloads(v)
-	mainRolloutControllers := provideRolloutControllers(cfg, deploymentEngine, mainValidationJobs, registry, clock, workloadFinder, discoveryInterface, liveness)
+	mainRolloutControllers := provideRolloutControllers(cfg, deploymentEngine, mainValidationJobs, registry, clock, workloadFinder, discoveryInterface, mainAdmissionDigests, liveness)
 	retentionReconciler, err := provideRetention(cfg, v, liveness)
 	if err != nil {
 		return nil, nil, err

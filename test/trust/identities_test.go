@@ -34,7 +34,7 @@ const (
 	jobStatusUser = "job-status-jo"
 	// statusUser may write the status of both kinds.
 	statusUser = "status-sam"
-	// policyUser may change admission policy bindings.
+	// policyUser may change admission policies and their bindings.
 	policyUser = "policy-pat"
 )
 
@@ -88,7 +88,8 @@ func attackerGrants() []client.Object {
 		rule("operator.aicr.run", "runtimerollouts", "get", "list"),
 		rule("operator.aicr.run", "clusterruntimes/status", "get", "update", "patch"),
 		rule("operator.aicr.run", "runtimerollouts/status", "get", "update", "patch"))...)
-	objs = append(objs, clusterGrant(policyUser, rule("admissionregistration.k8s.io", "validatingadmissionpolicybindings", all...))...)
+	objs = append(objs, clusterGrant(policyUser, rule("admissionregistration.k8s.io", "validatingadmissionpolicybindings", all...),
+		rule("admissionregistration.k8s.io", "validatingadmissionpolicies", all...))...)
 	// Argo CD's application controller holds every right, as Argo CD's own install grants it.
 	objs = append(objs, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-argocd-application-controller"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},

@@ -25,6 +25,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/adapters/kube/manager"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/test/chartrender"
 	"github.com/NVIDIA/aicr/test/jobexec"
 	"github.com/NVIDIA/aicr/test/memengine"
 )
@@ -125,6 +126,10 @@ func runOperator(w *world) error {
 	if err != nil {
 		return err
 	}
+	digests, err := chartrender.AdmissionDigests(rendered, operatorNS)
+	if err != nil {
+		return err
+	}
 	clk := clock.New()
 	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage, CopierImage: jobexec.CopierImage},
 		mgr.GetClient(), mgr.GetAPIReader())
@@ -138,7 +143,7 @@ func runOperator(w *world) error {
 	res, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, agent, aicr.Reader{}, nil, clk,
 		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
 			OperatorNamespace: operatorNS, JobNamespace: jobsNS, DiscoveryNamespace: discoveryNS, Image: aicrImage, AICRVersion: aicrVersion,
-			AllowedNamespaces: components, AdmissionPolicies: shared.ChartAdmissionPolicies,
+			AllowedNamespaces: components, AdmissionPolicies: shared.ChartAdmissionPolicies, AdmissionDigests: digests,
 		})
 	if err != nil {
 		return err
@@ -150,7 +155,7 @@ func runOperator(w *world) error {
 	if err = controllers.RolloutControllers(mgr, controllers.Setup{
 		Ports: domain.Ports{Engine: w.engine, Jobs: runner, Clock: clk},
 		Options: shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: time.Second,
-			AdmissionPolicies: shared.ChartAdmissionPolicies},
+			AdmissionPolicies: shared.ChartAdmissionPolicies, AdmissionDigests: digests},
 	}); err != nil {
 		return err
 	}

@@ -55,14 +55,14 @@ func TestAttack_StatusForgedWhileItsBindingIsGone(t *testing.T) {
 	ctx := context.Background()
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "aicr-operator-status"}}
 	require.NoError(t, as(policyUser).Delete(ctx, binding))
-	t.Cleanup(func() { restoreBinding(t, "aicr-operator-status") })
+	t.Cleanup(func() { restoreAdmission(t, "ValidatingAdmissionPolicyBinding", "aicr-operator-status") })
 
 	waitCondition(t, "Stalled", string(domain.StallAdmissionPolicyMissing), "ValidatingAdmissionPolicyBinding aicr-operator-status is missing")
 	waitRolloutStalled(t, w.awaiting, string(domain.StallAdmissionPolicyMissing))
 	require.Eventually(t, func() bool {
 		return patchRolloutStatus(as(statusUser), w.awaiting, `{"status":{"phase":"Succeeded","currentStep":2}}`) == nil
 	}, waitFor, tick, "without its binding the policy enforces nothing, once the API server has noticed")
-	restoreBinding(t, "aicr-operator-status")
+	restoreAdmission(t, "ValidatingAdmissionPolicyBinding", "aicr-operator-status")
 
 	require.Eventually(t, func() bool {
 		return liveRollout(t, w.awaiting).Status.Phase == aicrv1alpha1.PhaseAwaitingApproval
@@ -84,11 +84,31 @@ func TestAttack_PlansBindingNarrowed(t *testing.T) {
 	binding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
 		MatchLabels: map[string]string{"example.com/none": "none"}}}
 	require.NoError(t, as(policyUser).Update(ctx, binding))
-	t.Cleanup(func() { restoreBinding(t, "aicr-operator-plans") })
+	t.Cleanup(func() { restoreAdmission(t, "ValidatingAdmissionPolicyBinding", "aicr-operator-plans") })
 
 	waitCondition(t, "Stalled", string(domain.StallAdmissionPolicyMissing), "aicr-operator-plans narrows the policy")
 	waitRolloutStalled(t, w.awaiting, string(domain.StallAdmissionPolicyMissing))
-	restoreBinding(t, "aicr-operator-plans")
+	restoreAdmission(t, "ValidatingAdmissionPolicyBinding", "aicr-operator-plans")
+	waitRolloutStalled(t, w.awaiting, string(domain.StallAwaitingApproval))
+}
+
+// TestAttack_PolicyWeakened: the plans policy keeps its name, failure policy and binding, but
+// its rule is rewritten to admit anyone. Presence and form are unchanged; its content is not
+// what the chart rendered, so the operator stalls until it is whole again.
+func TestAttack_PolicyWeakened(t *testing.T) {
+	w := baseline(t)
+	w.noEngineWrite(t)
+	ctx := context.Background()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+	require.NoError(t, k8s.Get(ctx, client.ObjectKey{Name: "aicr-operator-plans"}, policy))
+	policy.Spec.Validations[0].Expression = "true"
+	require.NoError(t, as(policyUser).Update(ctx, policy))
+	t.Cleanup(func() { restoreAdmission(t, "ValidatingAdmissionPolicy", "aicr-operator-plans") })
+
+	waitCondition(t, "Stalled", string(domain.StallAdmissionPolicyMissing),
+		"ValidatingAdmissionPolicy aicr-operator-plans or its binding is not what the chart rendered")
+	waitRolloutStalled(t, w.awaiting, string(domain.StallAdmissionPolicyMissing))
+	restoreAdmission(t, "ValidatingAdmissionPolicy", "aicr-operator-plans")
 	waitRolloutStalled(t, w.awaiting, string(domain.StallAwaitingApproval))
 }
 
@@ -117,13 +137,14 @@ func patchRolloutStatus(c client.Client, name, patch string) error {
 	return c.Status().Patch(context.Background(), ro, client.RawPatch("application/merge-patch+json", []byte(patch)))
 }
 
-// restoreBinding puts the chart's binding name back whole: created when it is gone, its spec
-// replaced by the rendered one otherwise (fields an attacker added are dropped too).
-func restoreBinding(t *testing.T, name string) {
+// restoreAdmission puts the chart's policy or binding (kind) name back whole: created when it is
+// gone, its spec replaced by the rendered one otherwise (fields an attacker added are dropped
+// too).
+func restoreAdmission(t *testing.T, kind, name string) {
 	t.Helper()
 	ctx := context.Background()
 	for _, o := range rendered {
-		if o.GetKind() != "ValidatingAdmissionPolicyBinding" || o.GetName() != name {
+		if o.GetKind() != kind || o.GetName() != name {
 			continue
 		}
 		live := &unstructured.Unstructured{}
@@ -141,5 +162,5 @@ func restoreBinding(t *testing.T, name string) {
 		require.NoError(t, k8s.Update(ctx, live))
 		return
 	}
-	t.Fatalf("the chart renders no binding %s", name)
+	t.Fatalf("the chart renders no %s %s", kind, name)
 }

@@ -40,6 +40,10 @@ type Config struct {
 	// the resolution with AdmissionPolicyMissing: kept results and plans are trusted only under
 	// them. Empty checks none.
 	AdmissionPolicies []string
+	// AdmissionDigests are the content digests of those policies and their bindings as the
+	// chart rendered them (shared.AdmissionDigest), by policy name; a policy without one is checked
+	// for presence and form only.
+	AdmissionDigests map[string]string
 	// Track wraps the reconciler (the liveness tracker); nil: none.
 	Track shared.Track
 }
@@ -84,7 +88,7 @@ func New(c client.Client, reader client.Reader, jobs, snapshots ports.JobRunner,
 		return nil, fmt.Errorf("resolver: operator namespace, job and discovery namespaces and AICR version are required")
 	}
 	return &Reconciler{Client: c, Reader: reader, Jobs: jobs, Snapshots: snapshots, Bundles: bundles, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg,
-		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies), nodes: &nodeGroups{}}, nil
+		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies, cfg.AdmissionDigests), nodes: &nodeGroups{}}, nil
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch

@@ -3,6 +3,7 @@ package shared
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -30,17 +31,20 @@ var ChartAdmissionPolicies = []string{
 }
 
 // AdmissionGuard checks that the admission policies the operator relies on are in force: each
-// policy exists and fails closed, and its binding of the same name binds it to every request
-// it matches with the Deny action. An empty guard checks nothing (suites that run controllers
-// without the chart).
+// policy exists and fails closed, its binding of the same name binds it to every request it
+// matches with the Deny action, and, for a policy with a digest, the two say exactly what the
+// chart rendered (AdmissionDigest). An empty guard checks nothing (suites that run
+// controllers without the chart).
 type AdmissionGuard struct {
 	reader   client.Reader
 	policies []string
+	digests  map[string]string
 }
 
-// NewAdmissionGuard returns the guard of policies, read through reader (the manager's cache).
-func NewAdmissionGuard(reader client.Reader, policies []string) *AdmissionGuard {
-	return &AdmissionGuard{reader: reader, policies: slices.Clone(policies)}
+// NewAdmissionGuard returns the guard of policies, read through reader (the manager's cache),
+// comparing each policy named in digests with its content digest.
+func NewAdmissionGuard(reader client.Reader, policies []string, digests map[string]string) *AdmissionGuard {
+	return &AdmissionGuard{reader: reader, policies: slices.Clone(policies), digests: maps.Clone(digests)}
 }
 
 // Enabled reports whether the guard checks any policy.
@@ -92,6 +96,25 @@ func (g *AdmissionGuard) problem(ctx context.Context, name string) (string, erro
 		return "ValidatingAdmissionPolicyBinding " + name + " does not deny (validationActions lacks Deny)", nil
 	case s.MatchResources != nil || s.ParamRef != nil:
 		return "ValidatingAdmissionPolicyBinding " + name + " narrows the policy (matchResources or paramRef set)", nil
+	}
+	return g.contentProblem(name, policy, binding)
+}
+
+// contentProblem says how the policy name and its binding differ from what the chart rendered
+// ("" when they do not, or when the guard has no digest of name).
+func (g *AdmissionGuard) contentProblem(name string, policy *admissionregistrationv1.ValidatingAdmissionPolicy,
+	binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding) (string, error) {
+	want, ok := g.digests[name]
+	if !ok {
+		return "", nil
+	}
+	got, err := AdmissionDigest(policy.Spec, binding.Spec)
+	if err != nil {
+		return "", err
+	}
+	if got != want {
+		return fmt.Sprintf("ValidatingAdmissionPolicy %s or its binding is not what the chart rendered (content digest %.12s, the chart's %.12s)",
+			name, got, want), nil
 	}
 	return "", nil
 }

@@ -34,6 +34,10 @@ type Options struct {
 	// AdmissionPolicies are the chart's policies (ChartAdmissionPolicies) whose absence stalls
 	// every rollout and the runtime with AdmissionPolicyMissing; empty checks none.
 	AdmissionPolicies []string
+	// AdmissionDigests are the content digests of those policies and their bindings as the
+	// chart rendered them (AdmissionDigest), by policy name; a policy without one is checked
+	// for presence and form only.
+	AdmissionDigests map[string]string
 	// Track wraps the rollout and runtime reconcilers (the liveness tracker); nil: none.
 	Track Track
 	// RequeueCap caps every requeue delay the domain asks for (0: no cap). Tests with a fake
