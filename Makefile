@@ -55,8 +55,9 @@ generate: ## Generate deepcopy, mocks and wire_gen.go (go generate + controller-
 	go generate ./...
 
 .PHONY: manifests
-manifests: ## Generate the CRDs into the chart (controller-gen crd).
+manifests: ## Generate the CRDs into the chart (controller-gen crd) and the digests the operator checks them against.
 	go tool controller-gen crd paths=./adapters/kube/api/... output:crd:artifacts:config=$(CRD_DIR)
+	go run ./test/tools/crddigest --crds $(CRD_DIR) --out adapters/kube/api/v1alpha1/zz_generated.crd_digests.go
 
 .PHONY: api-docs
 api-docs: ## Generate docs/api-reference.md from the API types (crd-ref-docs from the Go module proxy).

@@ -6,6 +6,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/aicr"
 	"github.com/NVIDIA/aicr/adapters/clock"
 	"github.com/NVIDIA/aicr/adapters/jobs"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/resolver"
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/retention"
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
@@ -80,6 +81,7 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agen
 			AllowedNamespaces:  cfg.ComponentNamespaces,
 			AdmissionPolicies:  shared.ChartAdmissionPolicies,
 			AdmissionDigests:   admission,
+			CRDDigests:         aicrv1alpha1.CRDSchemaDigests,
 			Track:              liveness.Track,
 		})
 }

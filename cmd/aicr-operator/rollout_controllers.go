@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/NVIDIA/aicr/adapters/argocd"
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/controllers"
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/adapters/kube/manager"
@@ -54,6 +55,7 @@ func rolloutOptions(cfg app.Config, admission admissionDigests, liveness *manage
 		RolloutWindow:       cfg.RolloutWindow,
 		AdmissionPolicies:   shared.ChartAdmissionPolicies,
 		AdmissionDigests:    admission,
+		CRDDigests:          aicrv1alpha1.CRDSchemaDigests,
 		Track:               liveness.Track,
 	}
 }

@@ -144,6 +144,7 @@ func runOperator(w *world) error {
 		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
 			OperatorNamespace: operatorNS, JobNamespace: jobsNS, DiscoveryNamespace: discoveryNS, Image: aicrImage, AICRVersion: aicrVersion,
 			AllowedNamespaces: components, AdmissionPolicies: shared.ChartAdmissionPolicies, AdmissionDigests: digests,
+			CRDDigests: aicrv1alpha1.CRDSchemaDigests,
 		})
 	if err != nil {
 		return err
@@ -155,7 +156,7 @@ func runOperator(w *world) error {
 	if err = controllers.RolloutControllers(mgr, controllers.Setup{
 		Ports: domain.Ports{Engine: w.engine, Jobs: runner, Clock: clk},
 		Options: shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: time.Second,
-			AdmissionPolicies: shared.ChartAdmissionPolicies, AdmissionDigests: digests},
+			AdmissionPolicies: shared.ChartAdmissionPolicies, AdmissionDigests: digests, CRDDigests: aicrv1alpha1.CRDSchemaDigests},
 	}); err != nil {
 		return err
 	}

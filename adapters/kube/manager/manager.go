@@ -14,6 +14,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
@@ -99,7 +100,7 @@ func http1Only(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
 // NewScheme returns the core, operator and extra types.
 func NewScheme(extra ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
-	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme}, extra...) {
+	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, aicrv1alpha1.AddToScheme, apiextensionsv1.AddToScheme}, extra...) {
 		if err := add(scheme); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
 		}
@@ -110,8 +111,8 @@ func NewScheme(extra ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 // New builds the manager. ConfigMaps are cached only in the operator namespace and only
 // with the operator's role label, Jobs only in the Job namespaces with the operator's
 // managed-by label, Nodes as their name and a digest of their labels (NodeLabelsDigest), the
-// kinds of Options.CacheByObject in caches of their own; Secrets and Nodes bypass the cache
-// on reads (Secrets are read by name only, Nodes listed by label selector). Cached objects drop their managedFields,
+// kinds of Options.CacheByObject in caches of their own; Secrets, Nodes and CRDs bypass the
+// cache on reads (Secrets and CRDs are read by name only, Nodes listed by label selector). Cached objects drop their managedFields,
 // which the operator never reads, and caches fill from streaming watches (streamingLists).
 func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	enableStreamingLists()
@@ -154,8 +155,9 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		GracefulShutdownTimeout:       &o.GracefulShutdownTimeout,
 		Cache:                         cache.Options{ByObject: byObject, DefaultTransform: cache.TransformStripManagedFields()},
 		NewCache:                      newCache(o.CacheByObject),
-		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: append([]client.Object{&corev1.Secret{}, &corev1.Node{}}, o.Uncached...)}},
-		Controller:                    config.Controller{ReconciliationTimeout: o.ReconcileTimeout},
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: append([]client.Object{
+			&corev1.Secret{}, &corev1.Node{}, &apiextensionsv1.CustomResourceDefinition{}}, o.Uncached...)}},
+		Controller: config.Controller{ReconciliationTimeout: o.ReconcileTimeout},
 	})
 	if err != nil {
 		events.Shutdown()

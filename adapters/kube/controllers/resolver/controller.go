@@ -44,6 +44,8 @@ type Config struct {
 	// chart rendered them (shared.AdmissionDigest), by policy name; a policy without one is checked
 	// for presence and form only.
 	AdmissionDigests map[string]string
+	// CRDDigests are the schema digests of the CRDs of the operator's API (shared.Options.CRDDigests).
+	CRDDigests map[string]string
 	// Track wraps the reconciler (the liveness tracker); nil: none.
 	Track shared.Track
 }
@@ -88,7 +90,7 @@ func New(c client.Client, reader client.Reader, jobs, snapshots ports.JobRunner,
 		return nil, fmt.Errorf("resolver: operator namespace, job and discovery namespaces and AICR version are required")
 	}
 	return &Reconciler{Client: c, Reader: reader, Jobs: jobs, Snapshots: snapshots, Bundles: bundles, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg,
-		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies, cfg.AdmissionDigests), nodes: &nodeGroups{}}, nil
+		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies, cfg.AdmissionDigests, cfg.CRDDigests), nodes: &nodeGroups{}}, nil
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch

@@ -53,7 +53,7 @@ type Reconciler struct {
 func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *planstore.Reader, recorder record.EventRecorder,
 	opts shared.Options) *Reconciler {
 	return &Reconciler{client: c, live: live, ports: p, plans: plans, recorder: recorder, metrics: shared.NewMetrics(), opts: opts,
-		admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests),
+		admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests, opts.CRDDigests),
 		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[ctrl.Request](5*time.Millisecond, time.Second),
 		own:       newOwnWrites()}
 }

@@ -47,7 +47,7 @@ type Reconciler struct {
 func NewReconciler(c client.Client, p domain.Ports, plans *planstore.Reader, creator *RolloutCreator,
 	assessments AssessmentSource, recorder record.EventRecorder, opts shared.Options) *Reconciler {
 	return &Reconciler{client: c, ports: p, plans: plans, creator: creator, assessments: assessments,
-		recorder: recorder, metrics: shared.NewMetrics(), opts: opts, admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests)}
+		recorder: recorder, metrics: shared.NewMetrics(), opts: opts, admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests, opts.CRDDigests)}
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch

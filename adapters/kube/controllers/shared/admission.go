@@ -39,12 +39,15 @@ type AdmissionGuard struct {
 	reader   client.Reader
 	policies []string
 	digests  map[string]string
+	crds     *crdCheck
 }
 
-// NewAdmissionGuard returns the guard of policies, read through reader (the manager's cache),
-// comparing each policy named in digests with its content digest.
-func NewAdmissionGuard(reader client.Reader, policies []string, digests map[string]string) *AdmissionGuard {
-	return &AdmissionGuard{reader: reader, policies: slices.Clone(policies), digests: maps.Clone(digests)}
+// NewAdmissionGuard returns the guard of policies, read through reader (the manager's client),
+// comparing each policy named in digests with its content digest (AdmissionDigest) and each
+// CRD named in crdDigests with its schema digest (crdschema.Digest).
+func NewAdmissionGuard(reader client.Reader, policies []string, digests, crdDigests map[string]string) *AdmissionGuard {
+	return &AdmissionGuard{reader: reader, policies: slices.Clone(policies), digests: maps.Clone(digests),
+		crds: newCRDCheck(reader, crdDigests)}
 }
 
 // Enabled reports whether the guard checks any policy.
@@ -66,7 +69,11 @@ func (g *AdmissionGuard) Check(ctx context.Context) (*domain.Stall, error) {
 			problems = append(problems, problem)
 		}
 	}
-	return domain.AdmissionPolicyMissing(problems), nil
+	crds, err := g.crds.problems(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return domain.AdmissionPolicyMissing(append(problems, crds...)), nil
 }
 
 // problem says what is wrong with the policy name and its binding ("" when it is in force).

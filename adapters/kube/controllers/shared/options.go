@@ -38,6 +38,10 @@ type Options struct {
 	// chart rendered them (AdmissionDigest), by policy name; a policy without one is checked
 	// for presence and form only.
 	AdmissionDigests map[string]string
+	// CRDDigests are the schema digests (crdschema.Digest) of the CRDs of the operator's API
+	// it was built with (v1alpha1.CRDSchemaDigests), by CRD name; a live CRD that differs
+	// stalls like a missing policy. Empty checks none.
+	CRDDigests map[string]string
 	// Track wraps the rollout and runtime reconcilers (the liveness tracker); nil: none.
 	Track Track
 	// RequeueCap caps every requeue delay the domain asks for (0: no cap). Tests with a fake
