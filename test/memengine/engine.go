@@ -39,6 +39,9 @@ type Engine struct {
 	Degraded map[string]bool
 	// Missing makes Check report the engine's API missing.
 	Missing bool
+	// Unreachable, when set, is what Check, Status and List return: a transient failure such
+	// as an engine API that cannot be reached.
+	Unreachable error
 	// Cascade makes Remove mark the object Removing; Settle deletes it.
 	Cascade bool
 	// Writes counts the Apply, Adopt and Remove calls that changed an engine object.
@@ -59,10 +62,13 @@ func New(clock ports.Clock, instant bool) *Engine {
 
 var _ ports.DeploymentEngine = (*Engine)(nil)
 
-// Check reports ErrEngineMissing while Missing.
+// Check reports Unreachable when set, ErrEngineMissing while Missing.
 func (e *Engine) Check(context.Context) error {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
+	if e.Unreachable != nil {
+		return e.Unreachable
+	}
 	if e.Missing {
 		return fmt.Errorf("application kind not served: %w", ports.ErrEngineMissing)
 	}
@@ -173,10 +179,13 @@ func (e *Engine) Specs(context.Context) ([]ports.ReleaseSpec, error) {
 	return out, nil
 }
 
-// Status reports one object; ErrTargetNotFound when it does not exist.
+// Status reports one object; ErrTargetNotFound when it does not exist, Unreachable when set.
 func (e *Engine) Status(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
+	if e.Unreachable != nil {
+		return ports.ReleaseStatus{}, e.Unreachable
+	}
 	st, ok := e.Objs[ref]
 	if !ok {
 		return ports.ReleaseStatus{}, ports.ErrTargetNotFound
@@ -184,10 +193,13 @@ func (e *Engine) Status(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseS
 	return st, nil
 }
 
-// List reports every object.
+// List reports every object; Unreachable when set.
 func (e *Engine) List(context.Context) ([]ports.ReleaseStatus, error) {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
+	if e.Unreachable != nil {
+		return nil, e.Unreachable
+	}
 	out := make([]ports.ReleaseStatus, 0, len(e.Objs))
 	for _, st := range e.Objs {
 		out = append(out, st)

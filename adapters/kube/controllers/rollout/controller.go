@@ -5,6 +5,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -46,6 +47,8 @@ type Reconciler struct {
 	backoff workqueue.TypedRateLimiter[ctrl.Request]
 	// own is what the reconciler wrote last of each rollout, read over a cache still behind it.
 	own *ownWrites
+	// retrying shows a reconcile's transient failure as the Retrying condition until one succeeds.
+	retrying *shared.RetryingStatus[*aicrv1alpha1.RuntimeRollout]
 }
 
 // NewReconciler returns the rollout reconciler over the cached client c, the uncached
@@ -55,7 +58,9 @@ func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *p
 	return &Reconciler{client: c, live: live, ports: p, plans: plans, recorder: recorder, metrics: shared.NewMetrics(), opts: opts,
 		admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests, opts.CRDDigests),
 		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[ctrl.Request](5*time.Millisecond, time.Second),
-		own:       newOwnWrites()}
+		own:       newOwnWrites(),
+		retrying: shared.NewRetryingStatus(c, p.Clock, "RuntimeRollout", func() *aicrv1alpha1.RuntimeRollout { return &aicrv1alpha1.RuntimeRollout{} },
+			func(ro *aicrv1alpha1.RuntimeRollout) []metav1.Condition { return ro.Status.Conditions })}
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=runtimerollouts,verbs=get;list;watch;patch;update
@@ -71,8 +76,15 @@ func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *p
 // rollout the cache serves in a version older than the reconciler's own last write of it is
 // decided on that write (ownWrites). The Events a pass whose write failed owes (its step starts;
 // every decision once it set the outcome label) are recorded unless the rollout read live after
-// it shows them (recordLostEvents).
+// it shows them (recordLostEvents). A reconcile that fails shows its error as the Retrying
+// condition, which the next one that succeeds removes.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	r.retrying.Report(ctx, req.Name, err)
+	return res, err
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ro := &aicrv1alpha1.RuntimeRollout{}
 	if err := r.client.Get(ctx, req.NamespacedName, ro); err != nil {
 		if apierrors.IsNotFound(err) {

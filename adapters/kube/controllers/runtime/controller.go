@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -41,13 +42,17 @@ type Reconciler struct {
 	signals signals
 	// cleaned counts what the deletion of the runtime deleted, for its last Event.
 	cleaned cleanupCount
+	// retrying shows a reconcile's transient failure as the Retrying condition until one succeeds.
+	retrying *shared.RetryingStatus[*aicrv1alpha1.ClusterRuntime]
 }
 
 // NewReconciler returns the runtime reconciler. assessments may be nil (no upgrade-check).
 func NewReconciler(c client.Client, p domain.Ports, plans *planstore.Reader, creator *RolloutCreator,
 	assessments AssessmentSource, recorder record.EventRecorder, opts shared.Options) *Reconciler {
 	return &Reconciler{client: c, ports: p, plans: plans, creator: creator, assessments: assessments,
-		recorder: recorder, metrics: shared.NewMetrics(), opts: opts, admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests, opts.CRDDigests)}
+		recorder: recorder, metrics: shared.NewMetrics(), opts: opts, admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests, opts.CRDDigests),
+		retrying: shared.NewRetryingStatus(c, p.Clock, "ClusterRuntime", func() *aicrv1alpha1.ClusterRuntime { return &aicrv1alpha1.ClusterRuntime{} },
+			func(cr *aicrv1alpha1.ClusterRuntime) []metav1.Condition { return cr.Status.Conditions })}
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
@@ -58,8 +63,15 @@ func NewReconciler(c client.Client, p domain.Ports, plans *planstore.Reader, cre
 // Reconcile observes the runtime, keeps its finalizer, applies spec.suspendEngine to its engine
 // objects, creates the rollout toward its target when due and applies its conditions and
 // status, recording an Event when one of its own stalls begins. A runtime being deleted is
-// cleaned up instead (finalize).
+// cleaned up instead (finalize). A reconcile that fails shows its error as the Retrying
+// condition, which the next one that succeeds removes.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	r.retrying.Report(ctx, req.Name, err)
+	return res, err
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cr := &aicrv1alpha1.ClusterRuntime{}
 	if err := r.client.Get(ctx, req.NamespacedName, cr); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
