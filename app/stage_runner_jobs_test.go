@@ -56,7 +56,7 @@ func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 		{name: "ImagePullBackOff past the bound stalls", stall: domain.StallJobPodNotRunning,
 			contains: []string{"ImagePullBackOff", `Back-off pulling image "aicr"`, "jobs.imagePullSecrets", "resolve-requested-at"},
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
-				j.Status(gomock.Any(), ref).Return(waitingFor("ImagePullBackOff", `Back-off pulling image "aicr"`, domain.JobPodWaitBound), nil)
+				j.Status(gomock.Any(), ref).Return(waitingFor("ImagePullBackOff", `Back-off pulling image "aicr"`, domain.JobPodWaitBound+domain.ClockSkewTolerance), nil)
 			}},
 		{name: "ErrImagePull past the bound stalls", stall: domain.StallJobPodNotRunning,
 			contains: []string{"ErrImagePull", "pull access denied", "jobs.imagePullSecrets"},
@@ -75,7 +75,7 @@ func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 			}},
 		{name: "a pod waiting within the bound waits", waiting: "running",
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
-				j.Status(gomock.Any(), ref).Return(waitingFor("ImagePullBackOff", "", domain.JobPodWaitBound-time.Second), nil)
+				j.Status(gomock.Any(), ref).Return(waitingFor("ImagePullBackOff", "", domain.JobPodWaitBound+domain.ClockSkewTolerance-time.Second), nil)
 			}},
 		{name: "exit 137 runs again as the second run once the backoff passed", waiting: ref2.Name + " running",
 			events: []string{domain.EventResolveStageStarted.String()},
@@ -123,12 +123,12 @@ func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 			}},
 		{name: "a running Job being deleted waits for it to go", waiting: "is being deleted",
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
-				j.Status(gomock.Any(), ref).Return(deleting(ports.JobStatus{State: ports.JobRunning}, domain.JobDeletionBound-time.Second), nil)
+				j.Status(gomock.Any(), ref).Return(deleting(ports.JobStatus{State: ports.JobRunning}, domain.JobDeletionBound+domain.ClockSkewTolerance-time.Second), nil)
 			}},
 		{name: "a Job deleted longer than the bound ago stalls JobUndeletable", stall: domain.StallJobUndeletable,
 			contains: []string{ref.Name, "finalizer", "batch.kubernetes.io/job-name"},
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
-				j.Status(gomock.Any(), ref).Return(deleting(ports.JobStatus{State: ports.JobRunning}, domain.JobDeletionBound), nil)
+				j.Status(gomock.Any(), ref).Return(deleting(ports.JobStatus{State: ports.JobRunning}, domain.JobDeletionBound+domain.ClockSkewTolerance), nil)
 			}},
 		{name: "a transiently failed Job being deleted is not deleted again but waited for", waiting: "is being deleted",
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {

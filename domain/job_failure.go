@@ -78,9 +78,10 @@ func JobKilledStall(job string, st ports.JobStatus) *Stall {
 
 // JobWaitStall returns the JobPodNotRunning stall of job once its pod has waited w longer than
 // JobPodWaitBound at now, with the pod's own reason and message and what to fix; nil while the
-// pod runs or has waited less.
+// pod runs or has waited less. w.Since is the kubelet's clock: the bound is judged with
+// RemoteElapsed.
 func JobWaitStall(job string, w *ports.JobWaiting, now time.Time) *Stall {
-	if w == nil || now.Sub(w.Since) < JobPodWaitBound {
+	if w == nil || !RemoteElapsed(w.Since, now, JobPodWaitBound) {
 		return nil
 	}
 	msg := fmt.Sprintf("the pod of %s has not run for more than %s: %s", job, JobPodWaitBound, w.Reason)
@@ -91,11 +92,12 @@ func JobWaitStall(job string, w *ports.JobWaiting, now time.Time) *Stall {
 }
 
 // JobDeletionStall returns the JobUndeletable stall of job, whose deletion was requested at
-// since, once it has taken longer than JobDeletionBound at now; nil before. A finalizer that no
+// since (the API server's clock, judged with RemoteElapsed), once it has taken longer than
+// JobDeletionBound at now; nil before. A finalizer that no
 // controller removes holds such a Job: the orphan finalizer of an orphaning delete, or one
 // another controller set on the Job or its pod.
 func JobDeletionStall(job string, since, now time.Time) *Stall {
-	if since.IsZero() || now.Sub(since) < JobDeletionBound {
+	if since.IsZero() || !RemoteElapsed(since, now, JobDeletionBound) {
 		return nil
 	}
 	return stallf(StallJobUndeletable, fmt.Sprintf("%s has been deleted more than %s ago and is still there: "+

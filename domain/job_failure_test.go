@@ -80,8 +80,8 @@ func TestJobWaitStall(t *testing.T) {
 		t.Run(tc.reason, func(t *testing.T) {
 			t.Parallel()
 			w := &ports.JobWaiting{Reason: tc.reason, Message: tc.message, Since: since}
-			assert.Nil(t, domain.JobWaitStall("aicr snapshot job s", w, since.Add(domain.JobPodWaitBound-time.Second)))
-			s := domain.JobWaitStall("aicr snapshot job s", w, since.Add(domain.JobPodWaitBound))
+			assert.Nil(t, domain.JobWaitStall("aicr snapshot job s", w, since.Add(domain.JobPodWaitBound+domain.ClockSkewTolerance-time.Second)))
+			s := domain.JobWaitStall("aicr snapshot job s", w, since.Add(domain.JobPodWaitBound+domain.ClockSkewTolerance))
 			require.NotNil(t, s)
 			assert.Equal(t, domain.StallJobPodNotRunning, s.Reason())
 			for _, part := range []string{"aicr snapshot job s", tc.reason, tc.message, tc.fix} {
@@ -97,9 +97,9 @@ func TestJobWaitStall(t *testing.T) {
 func TestJobDeletionStall(t *testing.T) {
 	t.Parallel()
 	since := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	assert.Nil(t, domain.JobDeletionStall("aicr recipe job r", since, since.Add(domain.JobDeletionBound-time.Second)))
+	assert.Nil(t, domain.JobDeletionStall("aicr recipe job r", since, since.Add(domain.JobDeletionBound+domain.ClockSkewTolerance-time.Second)))
 	assert.Nil(t, domain.JobDeletionStall("aicr recipe job r", time.Time{}, since), "a Job not being deleted")
-	s := domain.JobDeletionStall("aicr recipe job r", since, since.Add(domain.JobDeletionBound))
+	s := domain.JobDeletionStall("aicr recipe job r", since, since.Add(domain.JobDeletionBound+domain.ClockSkewTolerance))
 	require.NotNil(t, s)
 	assert.Equal(t, domain.StallJobUndeletable, s.Reason())
 	for _, part := range []string{"aicr recipe job r", "finalizer", "batch.kubernetes.io/job-name"} {

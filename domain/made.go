@@ -25,12 +25,13 @@ func (r *Rollout) mutationMade(s Step, st ports.ReleaseStatus, exists, trustStar
 // mutationShown reports whether the engine object shows the step's mutation made by this
 // rollout: for a Remove, the object is gone or its removal began; for any other step, the
 // object records this runtime and the target plan, and this rollout wrote it or the engine
-// synced it since the rollout was created.
+// synced it since the rollout was created (RemoteNotBefore: the engine's clock against the API
+// server's).
 func (r *Rollout) mutationShown(s Step, st ports.ReleaseStatus, exists bool) bool {
 	if s.Operation == OpRemove {
 		return !exists || st.Removing
 	}
-	return exists && r.writtenForTarget(st) && (st.Owner.Rollout == r.spec.Name || st.LastSyncAt.After(r.spec.CreatedAt))
+	return exists && r.writtenForTarget(st) && (st.Owner.Rollout == r.spec.Name || RemoteNotBefore(st.LastSyncAt, r.spec.CreatedAt))
 }
 
 // writtenForTarget reports whether the engine object records this runtime and the target plan.

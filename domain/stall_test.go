@@ -316,11 +316,11 @@ func resolverStallCases() []stallCase {
 		{"JobPodNotRunning when a Job's pod waits past the bound", domain.StallJobPodNotRunning,
 			pure(func() *domain.Stall {
 				w := &ports.JobWaiting{Reason: "Unschedulable", Message: "0/3 nodes are available", Since: t0}
-				return domain.JobWaitStall("aicr recipe job r", w, t0.Add(domain.JobPodWaitBound))
+				return domain.JobWaitStall("aicr recipe job r", w, t0.Add(domain.JobPodWaitBound+domain.ClockSkewTolerance))
 			})},
 		{"JobUndeletable when a Job's deletion takes past the bound", domain.StallJobUndeletable,
 			pure(func() *domain.Stall {
-				return domain.JobDeletionStall("aicr recipe job r", t0, t0.Add(domain.JobDeletionBound))
+				return domain.JobDeletionStall("aicr recipe job r", t0, t0.Add(domain.JobDeletionBound+domain.ClockSkewTolerance))
 			})},
 		{"JobPodKilled when a Job's last run was killed", domain.StallJobPodKilled,
 			pure(func() *domain.Stall {

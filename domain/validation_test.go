@@ -327,12 +327,12 @@ func TestAdvance_ValidationRunNotRunning(t *testing.T) {
 		stall    domain.StallReason
 		contains []string
 	}{
-		{"a pod waiting past the bound", waiting(domain.JobPodWaitBound), domain.StallJobPodNotRunning,
+		{"a pod waiting past the bound", waiting(domain.JobPodWaitBound + domain.ClockSkewTolerance), domain.StallJobPodNotRunning,
 			[]string{validationRun, "ImagePullBackOff", `Back-off pulling image "validator"`, "jobs.imagePullSecrets"}},
-		{"a pod waiting within the bound", waiting(domain.JobPodWaitBound - time.Second), "", nil},
-		{"a Job deleted past the bound", deleting(domain.JobDeletionBound), domain.StallJobUndeletable,
+		{"a pod waiting within the bound", waiting(domain.JobPodWaitBound + domain.ClockSkewTolerance - time.Second), "", nil},
+		{"a Job deleted past the bound", deleting(domain.JobDeletionBound + domain.ClockSkewTolerance), domain.StallJobUndeletable,
 			[]string{validationRun, "finalizer"}},
-		{"a Job deleted within the bound", deleting(domain.JobDeletionBound - time.Second), "", nil},
+		{"a Job deleted within the bound", deleting(domain.JobDeletionBound + domain.ClockSkewTolerance - time.Second), "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -96,7 +96,7 @@ func waitingPod(reason string) bool {
 }
 
 // TestResolve_PodNotRunningStalls: a recipe Job whose pod waits (unschedulable, its image not
-// pulled, its container not configured) or was never created is Resolving until domain.JobPodWaitBound passed on
+// pulled, its container not configured) or was never created is Resolving until domain.JobPodWaitBound and domain.ClockSkewTolerance passed on
 // the clock, then stalls JobPodNotRunning with the pod's own reason and message and what to
 // fix; once the pod runs the stage goes on and the runtime resolves.
 func TestResolve_PodNotRunningStalls(t *testing.T) {
@@ -116,7 +116,7 @@ func TestResolve_PodNotRunningStalls(t *testing.T) {
 			createRuntime(t, runtimeSpec())
 			require.Eventually(t, func() bool { return waitingPod(tc.reason) }, wait, tick, "the recipe pod waits")
 			resolvedWith(t, domain.ReasonResolving, "job aicr-recipe-")
-			h.clock.Step(domain.JobPodWaitBound)
+			h.clock.Step(domain.JobPodWaitBound + domain.ClockSkewTolerance)
 			poke(t)
 			cond, _ := resolvedWith(t, string(domain.StallJobPodNotRunning), tc.reason)
 			for _, part := range []string{"aicr recipe job aicr-recipe-", tc.message, tc.fix, "resolve-requested-at"} {
@@ -334,7 +334,7 @@ func TestResolve_UndeletableJobStalls(t *testing.T) {
 	resolvedWith(t, domain.ReasonResolving, job.Name+" is being deleted")
 
 	// The API server stamps the deletion with its own time; the operator measures on its clock.
-	h.clock.Set(job.DeletionTimestamp.Add(domain.JobDeletionBound))
+	h.clock.Set(job.DeletionTimestamp.Add(domain.JobDeletionBound + domain.ClockSkewTolerance))
 	poke(t)
 	cond, _ := resolvedWith(t, string(domain.StallJobUndeletable), job.Name)
 	assert.Contains(t, cond.Message, "finalizer")
