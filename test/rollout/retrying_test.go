@@ -10,6 +10,7 @@ import (
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // A transient failure of a driven port (the engine's API unreachable) shows on the runtime and
@@ -24,8 +25,13 @@ func TestTransientFailureShowsAsRetryingUntilAReconcileSucceeds(t *testing.T) {
 	h.setCandidate(digest, metav1.Condition{})
 	ro := h.waitRollout(1)
 	h.waitReleaseState(ro.Name, ro.Spec.Steps[0].Release, aicrv1alpha1.ReleaseInFlight)
+	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, "")
 	runtimeReady := *findCondition(h.runtime().Status.Conditions, aicrv1alpha1.ConditionReady)
-	rolloutReady := *findCondition(h.rollout(ro.Name).Status.Conditions, shared.CondReady)
+	var rolloutReady *metav1.Condition
+	require.Eventually(t, func() bool {
+		rolloutReady = findCondition(h.rollout(ro.Name).Status.Conditions, shared.CondReady)
+		return rolloutReady != nil
+	}, waitFor, tick, "the rollout reports Ready")
 
 	unreachable := errors.New("dial tcp 10.0.0.1:443: connect: connection refused")
 	h.engine.Mu.Lock()
@@ -47,7 +53,7 @@ func TestTransientFailureShowsAsRetryingUntilAReconcileSucceeds(t *testing.T) {
 	assert.Contains(t, got.Message, "waiting for a dependency")
 	for name, c := range map[string]struct{ before, now *metav1.Condition }{
 		"runtime": {&runtimeReady, findCondition(h.runtime().Status.Conditions, aicrv1alpha1.ConditionReady)},
-		"rollout": {&rolloutReady, findCondition(h.rollout(ro.Name).Status.Conditions, shared.CondReady)},
+		"rollout": {rolloutReady, findCondition(h.rollout(ro.Name).Status.Conditions, shared.CondReady)},
 	} {
 		require.NotNil(t, c.now, name)
 		assert.Equal(t, c.before.Status, c.now.Status, "the %s's Ready keeps its status", name)
