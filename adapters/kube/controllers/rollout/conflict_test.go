@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/mock/gomock"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -104,7 +105,7 @@ func TestReconcile_SettlingAnEndedRollout(t *testing.T) {
 }
 
 // TestReconcile_ConflictsBackOff: a rollout whose writes keep losing is requeued after a delay
-// that doubles with each reconcile that lost (no fixed retry loop).
+// that doubles with each reconcile that lost (no fixed retry loop), and shows Retrying.
 func TestReconcile_ConflictsBackOff(t *testing.T) {
 	scheme := runtime.NewScheme()
 	require.NoError(t, aicrv1alpha1.AddToScheme(scheme))
@@ -131,4 +132,10 @@ func TestReconcile_ConflictsBackOff(t *testing.T) {
 		delays = append(delays, res.RequeueAfter)
 	}
 	assert.Equal(t, []time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}, delays)
+	got := &aicrv1alpha1.RuntimeRollout{}
+	require.NoError(t, base.Get(context.Background(), req.NamespacedName, got))
+	cond := meta.FindStatusCondition(got.Status.Conditions, shared.CondRetrying)
+	require.NotNil(t, cond, "a rollout whose writes keep losing shows Retrying")
+	assert.Equal(t, shared.ReasonAPIServerError, cond.Reason)
+	assert.Contains(t, cond.Message, "lost to newer versions 3 times in a row")
 }

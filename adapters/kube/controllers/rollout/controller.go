@@ -2,6 +2,8 @@ package rollout
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -76,13 +78,28 @@ func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *p
 // rollout the cache serves in a version older than the reconciler's own last write of it is
 // decided on that write (ownWrites). The Events a pass whose write failed owes (its step starts;
 // every decision once it set the outcome label) are recorded unless the rollout read live after
-// it shows them (recordLostEvents). A reconcile that fails shows its error as the Retrying
-// condition, which the next one that succeeds removes.
+// it shows them (recordLostEvents). A reconcile that fails, or whose writes keep losing
+// (lostRace), shows its error as the Retrying condition, which the next one that succeeds removes.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	res, err := r.reconcile(ctx, req)
 	r.retrying.Report(ctx, req.Name, err)
+	if errors.As(err, new(lostRace)) {
+		return res, nil // requeued with backoff: a benign race, not an error to log
+	}
 	return res, err
 }
+
+// lostRace is the end of a reconcile whose writes kept losing to newer versions of the rollout
+// (maxConflicts): it is requeued with backoff, and shown as Retrying while the race goes on.
+type lostRace struct{ err error }
+
+// Error says the writes kept losing, and the last conflict.
+func (l lostRace) Error() string {
+	return fmt.Sprintf("the rollout's writes lost to newer versions %d times in a row: %v", maxConflicts+1, l.err)
+}
+
+// Unwrap returns the last conflict.
+func (l lostRace) Unwrap() error { return l.err }
 
 func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ro := &aicrv1alpha1.RuntimeRollout{}
@@ -104,7 +121,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			case readErr != nil || fresh == nil:
 				return ctrl.Result{}, readErr
 			case conflicts == maxConflicts:
-				return ctrl.Result{RequeueAfter: r.backoff.When(req)}, nil // a benign race, not an error to log
+				return ctrl.Result{RequeueAfter: r.backoff.When(req)}, lostRace{err}
 			}
 			conflicts++
 			ro = fresh
