@@ -17,6 +17,10 @@ const (
 	ConditionResolved = "Resolved"
 	// ConditionEngineAvailable is normal-true: the deployment engine's API and project are usable.
 	ConditionEngineAvailable = "EngineAvailable"
+	// ConditionRetrying is normal-false, on both kinds: the last reconcile failed with an error
+	// retried with backoff; its message names what is waited on and the error. Removed once a
+	// reconcile succeeds; it changes no other condition.
+	ConditionRetrying = "Retrying"
 )
 
 // ClusterRuntimeStatus holds observations the operator rebuilds from plans, rollouts and
@@ -25,8 +29,8 @@ type ClusterRuntimeStatus struct {
 	// ObservedGeneration is the spec generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions are kstatus conditions plus Available, Resolved and EngineAvailable, each
-	// owned by one controller's server-side-apply field manager.
+	// Conditions are kstatus conditions plus Available, Resolved, EngineAvailable and Retrying,
+	// each owned by one controller's server-side-apply field manager.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

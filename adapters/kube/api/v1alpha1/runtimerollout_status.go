@@ -66,7 +66,7 @@ type RuntimeRolloutStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
-	// Conditions describe the rollout in kstatus terms.
+	// Conditions describe the rollout in kstatus terms, plus Retrying while a reconcile fails.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

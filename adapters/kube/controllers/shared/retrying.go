@@ -25,7 +25,7 @@ import (
 // describing the object, and it is removed once a reconcile of the object succeeds.
 const (
 	// CondRetrying is the condition type.
-	CondRetrying = "Retrying"
+	CondRetrying = aicrv1alpha1.ConditionRetrying
 	// ReasonAPIServerError: the Kubernetes API server answered the failed request with an error.
 	ReasonAPIServerError = "APIServerError"
 	// ReasonTransientError: any other failure retried with backoff.
