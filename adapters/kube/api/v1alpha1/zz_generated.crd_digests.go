@@ -5,6 +5,6 @@ package v1alpha1
 // CRDSchemaDigests are the digests (crdschema.Digest) of the CustomResourceDefinitions of this
 // API as the chart installs them, by CRD name.
 var CRDSchemaDigests = map[string]string{
-	"clusterruntimes.operator.aicr.run": "0bfd49343c4b7f30dfd7fe322f7d7c94045abc8d07c877f9196541fa189b651d",
-	"runtimerollouts.operator.aicr.run": "d8350e4238ebd8f8d44a157f30a8cb3741293a31e5983abcfb08baae23aa0e95",
+	"clusterruntimes.operator.aicr.run": "bcf85c8b98b6823c420da923a78a00e7f701b156ecf13847a34518fd16bad0e0",
+	"runtimerollouts.operator.aicr.run": "cdefb8e5a8fe58b18e599e4a58a8275d4de40157e15b74c0e53380b684327ba6",
 }
