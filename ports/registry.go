@@ -28,6 +28,16 @@ type UpstreamChart struct {
 	// have (for example the one an earlier plan recorded); it is checked in
 	// addition to the digest the upstream announces.
 	ExpectedArchiveDigest Digest
+	// RecordedManifestDigest, when set together with ExpectedArchiveDigest, is
+	// the manifest the operator recorded when it published this chart before
+	// (a plan it wrote, or an earlier publish of this process). MirrorChart
+	// then serves the chart from the runtime registry without contacting the
+	// upstream when <registry>/charts/<name>:<version> still names exactly that
+	// manifest, whose chart layer is ExpectedArchiveDigest from this upstream.
+	// A tag is never taken on its name alone: a tag naming another manifest,
+	// or none, is handled as without a record (the upstream is fetched and
+	// verified).
+	RecordedManifestDigest Digest
 }
 
 // PinnedChart is a chart as the runtime registry serves it.

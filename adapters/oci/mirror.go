@@ -26,7 +26,10 @@ const (
 	AnnotationUpstreamArchiveDigest = wellknown.Prefix + "upstream-archive-digest"
 )
 
-// MirrorChart fetches an upstream chart (https:// Helm repository or oci://
+// MirrorChart serves an upstream chart from the runtime registry. A chart the
+// operator recorded (chart.RecordedManifestDigest) whose tag still names that
+// manifest is returned without contacting the upstream (see recorded).
+// Otherwise it fetches the chart from its upstream (https:// Helm repository or oci://
 // parent), verifies its archive against the digest the upstream announces (the
 // index digest or the manifest's layer descriptor) and against
 // chart.ExpectedArchiveDigest when set, then pushes the unchanged archive to
@@ -37,6 +40,13 @@ const (
 func (r *Registry) MirrorChart(ctx context.Context, chart ports.UpstreamChart) (ports.PinnedChart, error) {
 	src := chart.Chart
 	what := "mirror chart " + src.Name + ":" + src.Version
+	source := strings.TrimSuffix(src.Repository, "/") + "/" + src.Name
+	switch pc, ok, err := r.recorded(ctx, chart, source); {
+	case err != nil:
+		return ports.PinnedChart{}, fmt.Errorf("%s: %w", what, err)
+	case ok:
+		return pc, nil
+	}
 	archive, announced, err := r.fetchChart(ctx, src)
 	if err != nil {
 		return ports.PinnedChart{}, fmt.Errorf("%s: %w", what, err)
@@ -58,7 +68,6 @@ func (r *Registry) MirrorChart(ctx context.Context, chart ports.UpstreamChart) (
 	if err != nil || meta.Name != src.Name || meta.Version != src.Version {
 		return ports.PinnedChart{}, fmt.Errorf("%s: archive holds chart %s:%s: %w", what, meta.Name, meta.Version, ports.ErrArchiveRejected)
 	}
-	source := strings.TrimSuffix(src.Repository, "/") + "/" + src.Name
 	pc, ok, err := r.held(ctx, src, source, got)
 	if err != nil {
 		return ports.PinnedChart{}, fmt.Errorf("%s: %w", what, err)
