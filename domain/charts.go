@@ -19,14 +19,20 @@ type LocalChartFiles func(releaseID string) (fs.FS, error)
 // the verified archive digest is recorded, PLAN-2); a bundle-local chart is
 // pushed as a wrapper chart (Registry.PushWrapper) from local.
 //
+// Charts are published one at a time, in plan order. An upstream chart published records
+// holds (published, nil: none) is handed to MirrorChart with that record, so the registry
+// serves it without its upstream when its tag still names the recorded manifest; each upstream
+// chart published is recorded at once, so a later call after a failure or a reconcile cut
+// short starts after the charts already published.
+//
 // Credential problems are returned as a stall (RegistryCredentialsUnavailable,
 // RegistryCredentialsStale, Unauthorized); an archive that does not verify or
 // an upstream chart that does not exist is ChartSourceUnsupported; any other
 // error is transient.
-func PublishCharts(ctx context.Context, reg ports.Registry, p *Plan, local LocalChartFiles) (*Stall, error) {
+func PublishCharts(ctx context.Context, reg ports.Registry, p *Plan, local LocalChartFiles, published *PublishedCharts) (*Stall, error) {
 	for i, r := range p.Releases {
 		what := fmt.Sprintf("chart %s:%s of release %s", r.Chart.Name, r.Chart.Version, r.ID)
-		pinned, err := publishChart(ctx, reg, r, local)
+		pinned, err := publishChart(ctx, reg, r, local, published)
 		if err != nil {
 			if s := RegistryStall("publish "+what, err); s != nil {
 				return s, nil
@@ -39,6 +45,7 @@ func PublishCharts(ctx context.Context, reg ports.Registry, p *Plan, local Local
 		p.Releases[i].Chart.ManifestDigest = string(pinned.ManifestDigest)
 		if r.Kind == ports.KindUpstream {
 			p.Releases[i].Chart.ArchiveDigest = string(pinned.ArchiveDigest)
+			published.record(r.Chart, pinned)
 		}
 	}
 	var err error
@@ -46,12 +53,10 @@ func PublishCharts(ctx context.Context, reg ports.Registry, p *Plan, local Local
 	return nil, err
 }
 
-// publishChart mirrors an upstream chart or pushes a local one.
-func publishChart(ctx context.Context, reg ports.Registry, r Release, local LocalChartFiles) (ports.PinnedChart, error) {
+// publishChart mirrors an upstream chart, with published's record of it, or pushes a local one.
+func publishChart(ctx context.Context, reg ports.Registry, r Release, local LocalChartFiles, published *PublishedCharts) (ports.PinnedChart, error) {
 	if r.Kind == ports.KindUpstream {
-		c := r.Chart
-		c.ManifestDigest, c.ArchiveDigest = "", ""
-		return reg.MirrorChart(ctx, ports.UpstreamChart{Chart: c})
+		return reg.MirrorChart(ctx, published.upstreamChart(r.Chart))
 	}
 	files, err := local(r.ID)
 	if err != nil {

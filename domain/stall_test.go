@@ -337,7 +337,7 @@ func resolverStallCases() []stallCase {
 			func(t *testing.T, p domain.Ports, r recorders) *domain.Stall {
 				r.reg.MirrorChart(gomock.Any(), gomock.Any()).
 					Return(ports.PinnedChart{}, fmt.Errorf("ecr token: %w", ports.ErrCredentialsUnavailable))
-				s, err := domain.PublishCharts(context.Background(), p.Registry, targetPlan(t), nil)
+				s, err := domain.PublishCharts(context.Background(), p.Registry, targetPlan(t), nil, nil)
 				require.NoError(t, err)
 				return s
 			}},

@@ -23,15 +23,35 @@ import (
 // domain.PublishCharts mirrors them and pushes every local chart as a wrapper.
 func pinnedFixturePlan(t *testing.T, reg *oci.Registry, up *upstream) *domain.Plan {
 	t.Helper()
-	ctx := context.Background()
+	serveFixtureCharts(t, up)
+	p, local := fixturePlan(t)
+	stall, err := domain.PublishCharts(context.Background(), reg, p, local, nil)
+	require.NoError(t, err)
+	require.Nil(t, stall)
+	return p
+}
+
+// fixturePlan builds the fixture bundle's plan, unpinned, and reads its local charts from the
+// bundle's folders.
+func fixturePlan(t *testing.T) (*domain.Plan, domain.LocalChartFiles) {
+	t.Helper()
 	b, err := aicr.ReadDir(fixtureBundle)
 	require.NoError(t, err)
 	p, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: "0b7e4a51-3f9a-4c0d-8b2e-1c0d2b7e4a51", Bundle: b})
 	require.NoError(t, err)
-
 	dirs := map[string]string{}
 	for _, br := range b.Releases {
 		dirs[br.Name] = br.Path
+	}
+	return p, func(id string) (fs.FS, error) { return fs.Sub(os.DirFS(fixtureBundle), dirs[id]) }
+}
+
+// serveFixtureCharts publishes every upstream chart of the fixture bundle in up.
+func serveFixtureCharts(t *testing.T, up *upstream) {
+	t.Helper()
+	b, err := aicr.ReadDir(fixtureBundle)
+	require.NoError(t, err)
+	for _, br := range b.Releases {
 		c := br.Chart
 		if br.Kind == ports.KindLocal {
 			continue
@@ -43,12 +63,6 @@ func pinnedFixturePlan(t *testing.T, reg *oci.Registry, up *upstream) *domain.Pl
 			up.addHTTPChart(c.Repository, c.Name, c.Version, archive, "")
 		}
 	}
-	stall, err := domain.PublishCharts(ctx, reg, p, func(id string) (fs.FS, error) {
-		return fs.Sub(os.DirFS(fixtureBundle), dirs[id])
-	})
-	require.NoError(t, err)
-	require.Nil(t, stall)
-	return p
 }
 
 func TestChartSources_FixturePlanReferencesOnlyRegistryDigests(t *testing.T) {

@@ -75,6 +75,9 @@ type Reconciler struct {
 	admission *shared.AdmissionGuard
 	// nodes discovers the node groups.
 	nodes *nodeGroups
+	// published is the record of the upstream charts published to the registry, kept across
+	// reconciles (domain.PublishedCharts).
+	published *domain.PublishedCharts
 }
 
 // New returns a Reconciler. c is the manager's client (cached reads of
@@ -90,7 +93,8 @@ func New(c client.Client, reader client.Reader, jobs, snapshots ports.JobRunner,
 		return nil, fmt.Errorf("resolver: operator namespace, job and discovery namespaces and AICR version are required")
 	}
 	return &Reconciler{Client: c, Reader: reader, Jobs: jobs, Snapshots: snapshots, Bundles: bundles, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg,
-		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies, cfg.AdmissionDigests, cfg.CRDDigests), nodes: &nodeGroups{}}, nil
+		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies, cfg.AdmissionDigests, cfg.CRDDigests), nodes: &nodeGroups{},
+		published: domain.NewPublishedCharts()}, nil
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch

@@ -21,7 +21,7 @@ func (r *Reconciler) writePlan(ctx context.Context, run *resolution) *outcome {
 		return out
 	}
 	plan := built.plan
-	if out = r.publish(ctx, plan, run.bundle, built.chartDirs); out != nil {
+	if out = r.publish(ctx, cr, plan, run.bundle, built.chartDirs); out != nil {
 		return out
 	}
 	w := planstore.Write{Plan: plan, Recipe: run.recipe, ValidationRecipe: built.validationRecipe, BundleJob: run.bundleJob,
@@ -46,18 +46,46 @@ func (r *Reconciler) writePlan(ctx context.Context, run *resolution) *outcome {
 // ChartSourceUnsupported; any other registry error retries with backoff
 // (RES-6). Without a registry the plan stays unpinned (its digest is the
 // offline one).
-func (r *Reconciler) publish(ctx context.Context, plan *domain.Plan, files fs.FS, chartDirs map[string]string) *outcome {
+//
+// The runtime registry is consulted first: the charts of the runtime's active and candidate
+// plans, and those this process published before, are served from it without their upstream
+// while their tags still name the manifests recorded (recordPlans, domain.PublishedCharts).
+func (r *Reconciler) publish(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, plan *domain.Plan, files fs.FS,
+	chartDirs map[string]string) *outcome {
 	if r.Registry == nil {
 		return nil
 	}
+	if err := r.recordPlans(ctx, cr); err != nil {
+		return transient(err)
+	}
 	stall, err := domain.PublishCharts(ctx, r.Registry, plan, func(id string) (fs.FS, error) {
 		return fs.Sub(files, chartDirs[id])
-	})
+	}, r.published)
 	if err != nil {
 		return transient(err)
 	}
 	if stall != nil {
 		return stalled(stall)
+	}
+	return nil
+}
+
+// recordPlans records the charts of the runtime's active and candidate plans as published
+// (domain.PublishedCharts.RecordPlan), each read through the plan store's trust check; a plan
+// that is missing or fails it records nothing.
+func (r *Reconciler) recordPlans(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) error {
+	plans := planstore.NewReader(r.Reader, r.Config.OperatorNamespace)
+	for _, digest := range []string{cr.Status.ActivePlanDigest, cr.Status.CandidatePlanDigest} {
+		if digest == "" {
+			continue
+		}
+		plan, _, err := plans.Read(ctx, digest, string(cr.UID))
+		if err != nil {
+			return err
+		}
+		if plan != nil {
+			r.published.RecordPlan(plan)
+		}
 	}
 	return nil
 }

@@ -1,0 +1,77 @@
+package domain
+
+import (
+	"sync"
+
+	"github.com/NVIDIA/aicr/ports"
+)
+
+// maxPublishedCharts bounds how many charts a PublishedCharts remembers; past it the record
+// starts afresh, which costs one upstream fetch per chart (far more chart versions than a
+// runtime's plans name).
+const maxPublishedCharts = 4096
+
+// PublishedCharts is the operator's record of the upstream charts it published to the runtime
+// registry: for each upstream source (repository, name, version), the manifest and archive
+// digests it recorded. Entries come from plans the operator wrote and read back through their
+// trust check (RecordPlan) and from each chart as PublishCharts publishes it, so a publish cut
+// short (an upstream failure, the reconcile deadline) resumes after the charts it finished.
+// PublishCharts hands a recorded chart to Registry.MirrorChart, which serves it from the runtime
+// registry without contacting the upstream while the chart's tag still names the recorded
+// manifest. It lives in memory for the operator process and is safe for concurrent use.
+type PublishedCharts struct {
+	mu     sync.Mutex
+	charts map[ports.ChartSource]ports.PinnedChart
+}
+
+// NewPublishedCharts returns an empty record.
+func NewPublishedCharts() *PublishedCharts {
+	return &PublishedCharts{charts: map[ports.ChartSource]ports.PinnedChart{}}
+}
+
+// RecordPlan records the upstream charts plan pins (manifest and archive digest set). plan must be one the
+// operator wrote and read back through the plan store's trust check (PLAN-5, PLAN-6): a record
+// is what lets a chart be served without its upstream.
+func (pc *PublishedCharts) RecordPlan(plan *Plan) {
+	for _, r := range plan.Releases {
+		c := r.Chart
+		if c.ManifestDigest == "" || c.ArchiveDigest == "" { // a local chart has no archive digest
+			continue
+		}
+		pc.record(c, ports.PinnedChart{
+			Name: c.Name, Version: c.Version,
+			ManifestDigest: ports.Digest(c.ManifestDigest), ArchiveDigest: ports.Digest(c.ArchiveDigest),
+		})
+	}
+}
+
+// record remembers pinned as the chart published from upstream source src (a nil record
+// remembers nothing).
+func (pc *PublishedCharts) record(src ports.ChartSource, pinned ports.PinnedChart) {
+	if pc == nil {
+		return
+	}
+	src.ManifestDigest, src.ArchiveDigest = "", ""
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if _, ok := pc.charts[src]; !ok && len(pc.charts) >= maxPublishedCharts {
+		clear(pc.charts)
+	}
+	pc.charts[src] = pinned
+}
+
+// upstreamChart is the chart to mirror for upstream source src, with the operator's record of
+// it when there is one (a nil record has none).
+func (pc *PublishedCharts) upstreamChart(src ports.ChartSource) ports.UpstreamChart {
+	src.ManifestDigest, src.ArchiveDigest = "", ""
+	uc := ports.UpstreamChart{Chart: src}
+	if pc == nil {
+		return uc
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if p, ok := pc.charts[src]; ok {
+		uc.RecordedManifestDigest, uc.ExpectedArchiveDigest = p.ManifestDigest, p.ArchiveDigest
+	}
+	return uc
+}
