@@ -19,20 +19,29 @@ type LocalChartFiles func(releaseID string) (fs.FS, error)
 // the verified archive digest is recorded, PLAN-2); a bundle-local chart is
 // pushed as a wrapper chart (Registry.PushWrapper) from local.
 //
-// Charts are published one at a time, in plan order. An upstream chart published records
-// holds (published, nil: none) is handed to MirrorChart with that record, so the registry
-// serves it without its upstream when its tag still names the recorded manifest; each upstream
-// chart published is recorded at once, so a later call after a failure or a reconcile cut
-// short starts after the charts already published.
+// Charts are published one at a time, in plan order (a concurrency of one: the resolver has one
+// worker). An upstream chart how.Published records is handed to MirrorChart with that record,
+// so the registry serves it without its upstream when its tag still names the recorded
+// manifest; each upstream chart published is recorded at once, so a later call after a failure
+// or a reconcile cut short starts after the charts already published. Once how's budget is
+// spent, no further upstream chart without a record is started: the call returns an error
+// wrapping ErrPublishUnfinished, for the caller to continue in its next call. Every call
+// starts at least one, so a publish always progresses.
 //
 // Credential problems are returned as a stall (RegistryCredentialsUnavailable,
 // RegistryCredentialsStale, Unauthorized); an archive that does not verify or
 // an upstream chart that does not exist is ChartSourceUnsupported; any other
 // error is transient.
-func PublishCharts(ctx context.Context, reg ports.Registry, p *Plan, local LocalChartFiles, published *PublishedCharts) (*Stall, error) {
+func PublishCharts(ctx context.Context, reg ports.Registry, p *Plan, local LocalChartFiles, how Publish) (*Stall, error) {
+	run := &publishRun{how: how}
+	for _, r := range p.Releases {
+		if r.Kind == ports.KindUpstream {
+			run.upstream++
+		}
+	}
 	for i, r := range p.Releases {
 		what := fmt.Sprintf("chart %s:%s of release %s", r.Chart.Name, r.Chart.Version, r.ID)
-		pinned, err := publishChart(ctx, reg, r, local, published)
+		pinned, err := run.chart(ctx, reg, r, local)
 		if err != nil {
 			if s := RegistryStall("publish "+what, err); s != nil {
 				return s, nil
@@ -45,7 +54,6 @@ func PublishCharts(ctx context.Context, reg ports.Registry, p *Plan, local Local
 		p.Releases[i].Chart.ManifestDigest = string(pinned.ManifestDigest)
 		if r.Kind == ports.KindUpstream {
 			p.Releases[i].Chart.ArchiveDigest = string(pinned.ArchiveDigest)
-			published.record(r.Chart, pinned)
 		}
 	}
 	var err error
@@ -53,11 +61,37 @@ func PublishCharts(ctx context.Context, reg ports.Registry, p *Plan, local Local
 	return nil, err
 }
 
-// publishChart mirrors an upstream chart, with published's record of it, or pushes a local one.
-func publishChart(ctx context.Context, reg ports.Registry, r Release, local LocalChartFiles, published *PublishedCharts) (ports.PinnedChart, error) {
-	if r.Kind == ports.KindUpstream {
-		return reg.MirrorChart(ctx, published.upstreamChart(r.Chart))
+// publishRun is one call of PublishCharts: how it publishes, its plan's upstream charts, and
+// how many of them it finished and fetched without a record so far.
+type publishRun struct {
+	how                     Publish
+	upstream, done, fetched int
+}
+
+// chart mirrors the upstream chart of release r with its record, if any, and records it, or
+// pushes the bundle-local chart from local. An upstream chart without a record is not started
+// once the budget is spent and this call fetched one already (ErrPublishUnfinished).
+func (run *publishRun) chart(ctx context.Context, reg ports.Registry, r Release, local LocalChartFiles) (ports.PinnedChart, error) {
+	if r.Kind != ports.KindUpstream {
+		return localChart(ctx, reg, r, local)
 	}
+	uc := run.how.Published.upstreamChart(r.Chart)
+	if uc.RecordedManifestDigest == "" {
+		if run.fetched > 0 && run.how.spent() {
+			return ports.PinnedChart{}, fmt.Errorf("%d of %d upstream charts published: %w", run.done, run.upstream, ErrPublishUnfinished)
+		}
+		run.fetched++
+	}
+	pinned, err := reg.MirrorChart(ctx, uc)
+	if err == nil {
+		run.done++
+		run.how.Published.record(r.Chart, pinned)
+	}
+	return pinned, err
+}
+
+// localChart pushes the bundle-local chart of release r as a wrapper chart.
+func localChart(ctx context.Context, reg ports.Registry, r Release, local LocalChartFiles) (ports.PinnedChart, error) {
 	files, err := local(r.ID)
 	if err != nil {
 		return ports.PinnedChart{}, fmt.Errorf("read the bundle folder: %w: %w", ports.ErrArtifactNotFound, err)

@@ -48,7 +48,7 @@ func TestPublishCharts(t *testing.T) {
 	s, err := domain.PublishCharts(context.Background(), p.Registry, plan, func(id string) (fs.FS, error) {
 		asked = append(asked, id)
 		return wrapper, nil
-	}, nil)
+	}, domain.Publish{})
 	require.NoError(t, err)
 	assert.Nil(t, s)
 	assert.Equal(t, []string{"gpu-operator-post"}, asked, "only local charts are read from the bundle")
@@ -86,7 +86,7 @@ func TestPublishCharts_Failures(t *testing.T) {
 			t.Parallel()
 			p, r := newPorts(t)
 			r.reg.MirrorChart(gomock.Any(), gomock.Any()).Return(ports.PinnedChart{}, tc.err)
-			s, err := domain.PublishCharts(context.Background(), p.Registry, targetPlan(t), noLocal, nil)
+			s, err := domain.PublishCharts(context.Background(), p.Registry, targetPlan(t), noLocal, domain.Publish{})
 			if tc.want == "" {
 				require.ErrorIs(t, err, tc.err)
 				assert.Nil(t, s)
@@ -102,7 +102,7 @@ func TestPublishCharts_Failures(t *testing.T) {
 		t.Parallel()
 		p, r := newPorts(t)
 		r.reg.MirrorChart(gomock.Any(), gomock.Any()).Return(ports.PinnedChart{ManifestDigest: "sha256:aa"}, nil).Times(2)
-		s, err := domain.PublishCharts(context.Background(), p.Registry, localPlan(t), noLocal, nil)
+		s, err := domain.PublishCharts(context.Background(), p.Registry, localPlan(t), noLocal, domain.Publish{})
 		require.NoError(t, err)
 		require.NotNil(t, s)
 		assert.Equal(t, domain.StallChartSourceUnsupported, s.Reason())

@@ -1,10 +1,30 @@
 package domain
 
 import (
+	"errors"
 	"sync"
+	"time"
 
 	"github.com/NVIDIA/aicr/ports"
 )
+
+// ErrPublishUnfinished reports that PublishCharts spent its budget before every chart was
+// published: the charts it published are recorded, and the next call continues after them.
+var ErrPublishUnfinished = errors.New("publish budget spent; the next attempt continues with the charts not yet published")
+
+// Publish is how one call of PublishCharts publishes.
+type Publish struct {
+	// Published is the record of the charts published before; nil: none, and nothing is
+	// recorded.
+	Published *PublishedCharts
+	// Clock and Until are the call's budget: once Clock.Now() is after Until, no further
+	// upstream chart without a record is started. A nil Clock is no budget.
+	Clock ports.Clock
+	Until time.Time
+}
+
+// spent says whether the budget is spent.
+func (how Publish) spent() bool { return how.Clock != nil && how.Clock.Now().After(how.Until) }
 
 // maxPublishedCharts bounds how many charts a PublishedCharts remembers; past it the record
 // starts afresh, which costs one upstream fetch per chart (far more chart versions than a

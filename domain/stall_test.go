@@ -337,7 +337,7 @@ func resolverStallCases() []stallCase {
 			func(t *testing.T, p domain.Ports, r recorders) *domain.Stall {
 				r.reg.MirrorChart(gomock.Any(), gomock.Any()).
 					Return(ports.PinnedChart{}, fmt.Errorf("ecr token: %w", ports.ErrCredentialsUnavailable))
-				s, err := domain.PublishCharts(context.Background(), p.Registry, targetPlan(t), nil, nil)
+				s, err := domain.PublishCharts(context.Background(), p.Registry, targetPlan(t), nil, domain.Publish{})
 				require.NoError(t, err)
 				return s
 			}},

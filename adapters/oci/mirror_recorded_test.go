@@ -84,7 +84,7 @@ func alwaysDown(int) bool { return true }
 func publishFixture(t *testing.T, reg *oci.Registry, published *domain.PublishedCharts) (*domain.Plan, error) {
 	t.Helper()
 	p, local := fixturePlan(t)
-	stall, err := domain.PublishCharts(context.Background(), reg, p, local, published)
+	stall, err := domain.PublishCharts(context.Background(), reg, p, local, domain.Publish{Published: published})
 	require.Nil(t, stall)
 	return p, err
 }
@@ -172,7 +172,7 @@ func TestPublishCharts_AnOverrideOnlyChangeResolvesWhileTheUpstreamIsDown(t *tes
 	published.RecordPlan(active)
 	changed, local := fixturePlan(t)
 	changed.Releases[0].Values = map[string]any{"override": "only"}
-	stall, err := domain.PublishCharts(context.Background(), newGatedRegistry(t, host, gate), changed, local, published)
+	stall, err := domain.PublishCharts(context.Background(), newGatedRegistry(t, host, gate), changed, local, domain.Publish{Published: published})
 	require.NoError(t, err)
 	require.Nil(t, stall)
 	requests, _ := gate.counts()

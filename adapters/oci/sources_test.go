@@ -25,7 +25,7 @@ func pinnedFixturePlan(t *testing.T, reg *oci.Registry, up *upstream) *domain.Pl
 	t.Helper()
 	serveFixtureCharts(t, up)
 	p, local := fixturePlan(t)
-	stall, err := domain.PublishCharts(context.Background(), reg, p, local, nil)
+	stall, err := domain.PublishCharts(context.Background(), reg, p, local, domain.Publish{})
 	require.NoError(t, err)
 	require.Nil(t, stall)
 	return p

@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -72,4 +74,46 @@ func TestResolve_AnOverrideOnlyChangeAfterARestartResolvesWhileUpstreamsAreDown(
 	_, live = resolvedFor(t, domain.ReasonResolved, live.Generation)
 	assert.NotEqual(t, first, live.Status.CandidatePlanDigest, "the override change has its own plan")
 	assert.Positive(t, servedWithoutUpstream.Load(), "its charts came from their records")
+}
+
+// TestResolve_APublishLongerThanItsBudgetFinishesOverSeveralReconciles: every upstream chart
+// takes longer than a reconcile's publish budget, so each reconcile publishes one and the next
+// continues after it (serving the ones before from their records); every chart is fetched
+// from its upstream exactly once and the runtime resolves.
+func TestResolve_APublishLongerThanItsBudgetFinishesOverSeveralReconciles(t *testing.T) {
+	var h *harness
+	var mu sync.Mutex
+	fetched, fromRecord := map[string]int{}, 0
+	reg := mocks.NewMockRegistry(gomock.NewController(t))
+	reg.EXPECT().MirrorChart(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, c ports.UpstreamChart) (ports.PinnedChart, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		pc := publishedAs(c.Chart)
+		if c.RecordedManifestDigest == pc.ManifestDigest {
+			fromRecord++
+			return pc, nil
+		}
+		fetched[c.Chart.Name+":"+c.Chart.Version]++
+		h.clock.Step(2 * time.Minute)
+		return pc, nil
+	}).AnyTimes()
+	reg.EXPECT().PushWrapper(gomock.Any(), gomock.Any()).Return(ports.PinnedChart{ManifestDigest: wrapper}, nil).AnyTimes()
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+	bundles := serveBundleRegistry(t, pushPass)
+	mu.Lock() // the registry double reads h
+	h = start(t, options{version: "1.1.0", allowed: allowed, behavior: f.Behavior(), registry: realBundles{Registry: reg, Bundles: bundles.reg}})
+	mu.Unlock()
+	createRuntime(t, runtimeSpec())
+	resolved(t, domain.ReasonResolved)
+
+	mu.Lock()
+	defer mu.Unlock()
+	upstream := map[string]int{}
+	for _, r := range wantPlan(t, v1Synthetic).Releases {
+		if r.Kind == ports.KindUpstream {
+			upstream[r.Chart.Name+":"+r.Chart.Version] = 1
+		}
+	}
+	assert.Equal(t, upstream, fetched, "each upstream chart is fetched once")
+	assert.Positive(t, fromRecord, "later reconciles serve the charts published before from their records")
 }

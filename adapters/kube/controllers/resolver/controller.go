@@ -127,6 +127,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	switch {
 	case out.transient != nil:
 		return ctrl.Result{}, out.transient
+	case out.again > 0:
+		return ctrl.Result{RequeueAfter: out.again}, nil
 	case out.reason == domain.ReasonResolving:
 		return ctrl.Result{RequeueAfter: resolverPoll}, nil
 	}

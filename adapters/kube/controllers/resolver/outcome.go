@@ -1,6 +1,8 @@
 package resolver
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/NVIDIA/aicr/domain"
@@ -17,10 +19,21 @@ type outcome struct {
 	handled string
 	// transient is returned from Reconcile, so the work queue retries with backoff.
 	transient error
+	// again is how soon the next reconcile continues the work (0: resolverPoll).
+	again time.Duration
 }
+
+// publishContinue is how soon the reconcile after one that spent its publish budget follows.
+const publishContinue = 100 * time.Millisecond
 
 func waiting(msg string) *outcome {
 	return &outcome{status: metav1.ConditionFalse, reason: domain.ReasonResolving, message: msg}
+}
+
+// publishing reports a publish that spent its budget (domain.ErrPublishUnfinished); the next
+// reconcile follows after publishContinue and publishes the charts left.
+func publishing(msg string) *outcome {
+	return &outcome{status: metav1.ConditionFalse, reason: domain.ReasonResolving, message: msg, again: publishContinue}
 }
 
 func stalled(s *domain.Stall) *outcome {

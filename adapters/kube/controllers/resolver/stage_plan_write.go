@@ -4,12 +4,18 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"time"
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/ports"
 )
+
+// publishBudget is how long one reconcile starts upstream chart fetches: well within the
+// reconcile deadline (5 minutes) with a chart in flight, so a plan of many charts is
+// published over several reconciles, each ending in time, instead of one cut short.
+const publishBudget = time.Minute
 
 // writePlan builds the plan from the rendered bundle (buildPlan), serves its charts from the
 // runtime registry (publish) and writes it with the bundle's reference and the upgrade-check's
@@ -50,6 +56,8 @@ func (r *Reconciler) writePlan(ctx context.Context, run *resolution) *outcome {
 // The runtime registry is consulted first: the charts of the runtime's active and candidate
 // plans, and those this process published before, are served from it without their upstream
 // while their tags still name the manifests recorded (recordPlans, domain.PublishedCharts).
+// One reconcile starts upstream fetches for publishBudget; the charts left are published by
+// the next reconcile, which follows at once (publishing).
 func (r *Reconciler) publish(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, plan *domain.Plan, files fs.FS,
 	chartDirs map[string]string) *outcome {
 	if r.Registry == nil {
@@ -60,11 +68,13 @@ func (r *Reconciler) publish(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	}
 	stall, err := domain.PublishCharts(ctx, r.Registry, plan, func(id string) (fs.FS, error) {
 		return fs.Sub(files, chartDirs[id])
-	}, r.published)
-	if err != nil {
+	}, domain.Publish{Published: r.published, Clock: r.Clock, Until: r.Clock.Now().Add(publishBudget)})
+	switch {
+	case errors.Is(err, domain.ErrPublishUnfinished):
+		return publishing(err.Error())
+	case err != nil:
 		return transient(err)
-	}
-	if stall != nil {
+	case stall != nil:
 		return stalled(stall)
 	}
 	return nil
