@@ -270,3 +270,43 @@ func recordOf(seen ports.PinnedChart) ports.UpstreamChart {
 		RecordedManifestDigest: seen.ManifestDigest, ExpectedArchiveDigest: seen.ArchiveDigest,
 	}
 }
+
+func TestMirrorChart_ARecordWhoseTagIsGoneIsMirroredAgainOnlyAsRecorded(t *testing.T) {
+	t.Parallel()
+	const (
+		repoURL = "https://charts.jetstack.io"
+		name    = "cert-manager"
+		version = "v1.17.2"
+	)
+	first := func(t *testing.T) []byte { return chartArchive(t, name, version, "first") }
+	for _, tt := range []struct {
+		name    string
+		archive func(t *testing.T) []byte
+		refused bool
+	}{
+		{name: "the upstream serves the recorded archive", archive: first},
+		{name: "the upstream replaced the archive", archive: func(t *testing.T) []byte {
+			return chartArchive(t, name, version, "republished")
+		}, refused: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			reg, up := newRegistry(t)
+			up.addHTTPChart(repoURL, name, version, first(t), "")
+			seen, err := reg.MirrorChart(ctx, ports.UpstreamChart{Chart: ports.ChartSource{Repository: repoURL, Name: name, Version: version}})
+			require.NoError(t, err)
+
+			wiped, laterUp := newRegistry(t) // the runtime registry lost the tag
+			laterUp.addHTTPChart(repoURL, name, version, tt.archive(t), "")
+			pc, err := wiped.MirrorChart(ctx, recordOf(seen))
+			if tt.refused {
+				require.ErrorIs(t, err, ports.ErrArchiveRejected)
+				assert.Contains(t, err.Error(), string(seen.ArchiveDigest))
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, seen.ManifestDigest, pc.ManifestDigest, "the same archive mirrors to the same manifest")
+		})
+	}
+}
