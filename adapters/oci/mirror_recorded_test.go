@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,6 +77,18 @@ func newGatedRegistry(t *testing.T, host string, gate *upstreamGate) *oci.Regist
 	return reg
 }
 
+// countChartPushes counts the mirrored charts' manifest pushes a registry receives.
+func countChartPushes(n *atomic.Int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/aicr/charts/") && strings.Contains(r.URL.Path, "/manifests/") {
+				n.Add(1)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
 // alwaysDown is an upstream outage.
 func alwaysDown(int) bool { return true }
 
@@ -138,7 +151,8 @@ func TestPublishCharts_ASecondResolutionMakesNoUpstreamRequest(t *testing.T) {
 func TestPublishCharts_AnUpstreamThatFailsAfterSomeChartsResumesWithTheRest(t *testing.T) {
 	t.Parallel()
 	const servedBeforeOutage = 5
-	host := serveRegistry(t, nil)
+	var chartPushes atomic.Int64
+	host := serveRegistry(t, countChartPushes(&chartPushes))
 	gate := &upstreamGate{up: newUpstream()}
 	serveFixtureCharts(t, gate.up)
 	gate.setDown(func(served int) bool { return served >= servedBeforeOutage })
@@ -147,12 +161,14 @@ func TestPublishCharts_AnUpstreamThatFailsAfterSomeChartsResumesWithTheRest(t *t
 	require.Error(t, err, "the upstream fails after %d charts", servedBeforeOutage)
 	_, before := gate.counts()
 	require.Len(t, before, servedBeforeOutage)
+	require.Equal(t, int64(servedBeforeOutage), chartPushes.Swap(0))
 
 	gate.setDown(nil)
 	p, err := publishFixture(t, reg, published)
 	require.NoError(t, err)
 	_, after := gate.counts()
 	assert.Len(t, after, upstreamCharts(p)-servedBeforeOutage, "only the charts not yet published are fetched")
+	assert.Equal(t, int64(upstreamCharts(p)-servedBeforeOutage), chartPushes.Load(), "and pushed")
 	for _, a := range before {
 		assert.NotContains(t, after, a, "a chart published before the outage is not fetched again")
 	}
