@@ -42,6 +42,8 @@ type StageEvent struct {
 type StageRun struct {
 	// Files are the stage's result.
 	Files fs.FS
+	// JobUID is the UID of the Job whose output Files are (empty for a kept result).
+	JobUID string
 	// Waiting says the stage's Job is running.
 	Waiting string
 	// Stall stops the resolution until an input changes.
@@ -201,7 +203,7 @@ func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, re
 		}
 	}
 	run.event(false, domain.EventResolveStageSucceeded, "%s succeeded", st.describe(ref.Name))
-	run.Files = files
+	run.Files, run.JobUID = files, js.UID
 	return run
 }
 

@@ -30,6 +30,10 @@ const (
 	// JobArtifactFile is the file of Output holding the artifact a job wrote to its
 	// OutputRef (snapshot, recipe or report, YAML or JSON), whatever name AICR stored it under.
 	JobArtifactFile = "artifact"
+	// JobUIDArg, in an argument of a JobSpec, is replaced by the job's own UID (JobStatus.UID)
+	// when the job runs: a name that only this run of the job can have, such as the tag a
+	// bundle job pushes to.
+	JobUIDArg = "$(AICR_JOB_UID)"
 	// JobImageRefsPath is the file a job pushing to a registry hands AICR as --image-refs:
 	// AICR writes the pushed digest there ("sha256:<64 hex>\n", docs/design/aicr-cli.md section 7)
 	// through a temporary file in the same directory and a rename, so the directory is the
@@ -91,6 +95,9 @@ const (
 // JobStatus is the observation of a job.
 type JobStatus struct {
 	State JobState
+	// UID is the job's unique ID, assigned when it was created: a job deleted and started
+	// again under the same name has another (JobUIDArg).
+	UID string
 	// ExitCode is the container's exit code once finished (docs/design/aicr-cli.md section 4).
 	ExitCode int
 	// FailureLog is AICR's last JSON "command failed" log line, if any.

@@ -25,10 +25,14 @@ func (r *Runner) job(spec ports.JobSpec) *batchv1.Job {
 		}},
 	}}
 	mounts := []corev1.VolumeMount{{Name: "inputs", MountPath: InputsDir, ReadOnly: true}}
-	env := make([]corev1.EnvVar, 0, len(r.cfg.Env)+1)
+	env := make([]corev1.EnvVar, 0, len(r.cfg.Env)+2)
 	for _, name := range slices.Sorted(maps.Keys(r.cfg.Env)) {
 		env = append(env, corev1.EnvVar{Name: name, Value: r.cfg.Env[name]})
 	}
+	// ports.JobUIDArg: the kubelet expands $(AICR_JOB_UID) in the arguments to the UID the Job
+	// controller labels the Job's Pods with.
+	env = append(env, corev1.EnvVar{Name: JobUIDEnv, ValueFrom: &corev1.EnvVarSource{
+		FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels['" + batchv1.ControllerUidLabel + "']"}}})
 	if len(spec.Credentials) > 0 {
 		volumes = append(volumes, corev1.Volume{
 			Name: "registry",

@@ -25,6 +25,8 @@ const (
 	// AgentServiceAccount is the identity of AICR's snapshot agent in the discovery namespace:
 	// the chart pre-provisions it with exactly the read rights the agent uses.
 	AgentServiceAccount = "aicr-snapshot-agent"
+	// JobUIDEnv is the variable ports.JobUIDArg names: the Job's UID, from its Pod's label.
+	JobUIDEnv = "AICR_JOB_UID"
 	// AgentModeEnv and NodeNameEnv are the environment of AICR's snapshot agent (docs/design/aicr-cli.md
 	// section 5): agent mode on, and the node it runs on from the downward API.
 	AgentModeEnv = "AICR_AGENT_MODE"

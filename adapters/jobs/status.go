@@ -26,6 +26,7 @@ func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus,
 		return ports.JobStatus{}, err
 	}
 	st := jobStatus(job)
+	st.UID = string(job.UID)
 	if job.DeletionTimestamp != nil {
 		st.DeletingSince = job.DeletionTimestamp.Time
 		if st.State == ports.JobRunning {

@@ -9,12 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
 // 2.7: `-o oci://<repo>` without a tag is tagged with the CLI version. The simulator pushes an
 // untagged destination under its version, a registry port being no tag; the operator names the
-// tag of every push (the bundle Job's name), so AICR's default never decides where a bundle lands.
+// tag of every push (the bundle Job's name and UID), so AICR's default never decides where a
+// bundle lands.
 func TestFact2_7_OCITagDefaultsToTheVersion(t *testing.T) {
 	t.Parallel()
 	const version = "v1.1.0"
@@ -34,7 +36,7 @@ func TestFact2_7_OCITagDefaultsToTheVersion(t *testing.T) {
 		dest, ok := strings.CutPrefix(args[i+1], "oci://")
 		require.True(t, ok, args[i+1])
 		_, tag := jobexec.OCIReference(dest, version)
-		assert.Equal(t, "aicr-bundle-0123456789abcdef", tag, "the operator's push names its tag")
+		assert.Equal(t, "aicr-bundle-0123456789abcdef-"+ports.JobUIDArg, tag, "the operator's push names its tag, bound to the Job's run")
 		assert.Equal(t, plainHTTP, slices.Contains(args, "--plain-http"))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -37,8 +38,23 @@ func aicrContainer(pod *corev1.PodSpec) *corev1.Container {
 	return &pod.Containers[0]
 }
 
-// AICRArgs returns the arguments of the Job's AICR container.
-func AICRArgs(job *batchv1.Job) []string { return aicrContainer(&job.Spec.Template.Spec).Args }
+// AICRArgs returns the arguments of the Job's AICR container as the kubelet hands them to
+// AICR: a $(VAR) of a variable the container takes from its Pod's controller-uid label
+// (ports.JobUIDArg) expanded to the Job's UID, the value that label has.
+func AICRArgs(job *batchv1.Job) []string {
+	c := aicrContainer(&job.Spec.Template.Spec)
+	uidField := "metadata.labels['" + batchv1.ControllerUidLabel + "']"
+	args := slices.Clone(c.Args)
+	for _, e := range c.Env {
+		if e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != uidField {
+			continue
+		}
+		for i := range args {
+			args[i] = strings.ReplaceAll(args[i], "$("+e.Name+")", string(job.UID))
+		}
+	}
+	return args
+}
 
 // writableEmptyDir reports whether dir is where the AICR container mounts an emptyDir writable.
 func writableEmptyDir(pod *corev1.PodSpec, dir string) bool {

@@ -161,6 +161,13 @@ func TestResolved_BundleDigestIsUntrusted(t *testing.T) {
 
 func withNewline(pushed string) string { return pushed + "\n" }
 
+// ownTag is the tag of the Job's -o.
+func ownTag(job *batchv1.Job) string {
+	args := jobexec.AICRArgs(job)
+	ref := args[slices.Index(args, "-o")+1]
+	return ref[strings.LastIndex(ref, ":")+1:]
+}
+
 // pushTo pushes art to repository:tag of the Job's -o with the push login and returns its digest.
 func pushTo(job *batchv1.Job, art *aicroci.Artifact, tag string) (string, error) {
 	args := jobexec.AICRArgs(job)
@@ -177,11 +184,12 @@ func pushTo(job *batchv1.Job, art *aicroci.Artifact, tag string) (string, error)
 	return string(desc.Digest), err
 }
 
-// TestResolved_BundleDigestBoundToTheJobsTag: a bundle Job pushes to a tag of its own run, so
-// the digest it reports must be the one that tag names. A report of an earlier bundle's digest
-// (a valid bundle of the repository, pushed under another tag) is refused, whether the Job
-// pushed its own bundle under its tag or nothing at all: AICRArtifactUnsupported naming the
-// tag, the Job kept, no plan written.
+// TestResolved_BundleDigestBoundToTheJobsTag: a bundle Job pushes to a tag of its own run (its
+// name and UID), so the digest it reports must be the one that tag names. A report of an
+// earlier bundle's digest (a valid bundle of the repository, pushed under another tag, or
+// under the Job's name alone as an earlier run of the same name would have) is refused,
+// whether the Job pushed its own bundle under its tag or nothing at all:
+// AICRArtifactUnsupported naming the tag, the Job kept, no plan written.
 func TestResolved_BundleDigestBoundToTheJobsTag(t *testing.T) {
 	earlier, err := aicroci.Bundle(map[string][]byte{"bundle-info.yaml": []byte("aicrVersion: 1.0.0\n")})
 	require.NoError(t, err)
@@ -190,9 +198,12 @@ func TestResolved_BundleDigestBoundToTheJobsTag(t *testing.T) {
 	for _, tc := range []struct {
 		name, contains string
 		pushOwn        bool
+		// sameName replays a bundle pushed under the Job's name without its UID.
+		sameName bool
 	}{
-		{"its own bundle under its tag", ", names sha256:", true},
-		{"nothing under its tag", "is not in the registry", false},
+		{"its own bundle under its tag", ", names sha256:", true, false},
+		{"nothing under its tag", "is not in the registry", false, false},
+		{"an earlier run of the same name", "is not in the registry", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
@@ -201,7 +212,11 @@ func TestResolved_BundleDigestBoundToTheJobsTag(t *testing.T) {
 				if job.Labels[jobs.KindLabel] != string(ports.JobBundle) {
 					return f.Behavior()(job, in)
 				}
-				replayed, err := pushTo(job, &earlier, "aicr-bundle-earlier")
+				earlierTag := "aicr-bundle-earlier"
+				if tc.sameName {
+					earlierTag = strings.TrimSuffix(ownTag(job), "-"+string(job.UID))
+				}
+				replayed, err := pushTo(job, &earlier, earlierTag)
 				if err != nil {
 					return jobexec.Result{ExitCode: 8, Log: err.Error()}
 				}

@@ -17,6 +17,12 @@ import (
 // stage names its own, records what it did as Events and returns the stage's result files, or
 // the outcome to report while the Job runs or after it failed.
 func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) (fs.FS, *outcome) {
+	files, _, out := r.runStageJob(ctx, cr, st)
+	return files, out
+}
+
+// runStageJob is runStage that also returns the UID of the Job whose output the files are.
+func (r *Reconciler) runStageJob(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, st app.Stage) (fs.FS, string, *outcome) {
 	jobs := r.Jobs
 	if st.Kind == ports.JobSnapshot {
 		jobs = r.Snapshots
@@ -34,13 +40,13 @@ func (r *Reconciler) runStage(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 	}
 	switch {
 	case result.Transient != nil:
-		return nil, transient(result.Transient)
+		return nil, "", transient(result.Transient)
 	case result.Stall != nil:
-		return nil, stalled(result.Stall)
+		return nil, "", stalled(result.Stall)
 	case result.Waiting != "":
-		return nil, waiting(result.Waiting)
+		return nil, "", waiting(result.Waiting)
 	}
-	return result.Files, nil
+	return result.Files, result.JobUID, nil
 }
 
 // fileStage runs a stage whose output is one artifact file (ports.JobArtifactFile).

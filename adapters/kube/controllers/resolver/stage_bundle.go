@@ -19,7 +19,7 @@ var imageRefsReport = regexp.MustCompile(`^(sha256:[a-f0-9]{64})\n?$`)
 
 // bundleStage runs the bundle Job (docs/design/aicr-cli.md section 7) and returns the rendered bundle and
 // its reference for the plan. With a registry the Job pushes the bundle itself with AICR's
-// `-o oci://<registry>/bundles/cluster:<job name>` and `--image-refs`, under a run-scoped
+// `-o oci://<registry>/bundles/cluster:<job name>-<job UID>` and `--image-refs`, under a run-scoped
 // credential Secret (RES-8); the digest it reports is untrusted: the bundle is pulled by that
 // digest through the Registry port, which verifies the artifact before it is unpacked, and
 // the reference is <registry>/bundles/cluster@<digest> (REG-1), once the Job's own tag is shown
@@ -58,7 +58,7 @@ func (r *Reconciler) renderBundle(ctx context.Context, cr *aicrv1alpha1.ClusterR
 	}
 	st.Args = append(st.Args, shared.BundlePushArgs(target.Repository, name, target.PlainHTTP)...)
 	st.Credentials = target.DockerConfig
-	files, out := r.runStage(ctx, cr, st)
+	files, uid, out := r.runStageJob(ctx, cr, st)
 	if out != nil {
 		return nil, "", rejectedOverride(out, unlisted)
 	}
@@ -76,18 +76,22 @@ func (r *Reconciler) renderBundle(ctx context.Context, cr *aicrv1alpha1.ClusterR
 	if err != nil {
 		return nil, "", registryOutcome("pull the rendered bundle", err)
 	}
-	if out := r.checkBundleTag(ctx, target.Repository, name, digest); out != nil {
+	if out := r.checkBundleTag(ctx, target.Repository, name, uid, digest); out != nil {
 		return nil, "", out
 	}
 	return bundle, target.Repository + "@" + string(digest), nil
 }
 
-// checkBundleTag proves that the digest bundle Job name reported is the bundle it pushed: the
-// Job pushes to <repository>:<its name>, a tag of its run alone, so the tag must name that
-// digest. An earlier bundle's digest replayed into this Job's report, or a tag that is gone or
-// moved, is refused as a digest that is not this run's.
-func (r *Reconciler) checkBundleTag(ctx context.Context, repository, name string, reported ports.Digest) *outcome {
-	tag := repository + ":" + name
+// checkBundleTag proves that the digest bundle Job name, of UID uid, reported is the bundle it
+// pushed: the Job pushes to <repository>:<its name>-<its UID> (shared.BundleTag), a tag of its
+// run alone, so the tag must name that digest. An earlier bundle's digest replayed into this
+// Job's report (one an earlier run of the same name pushed among them), or a tag that is gone
+// or moved, is refused as a digest that is not this run's.
+func (r *Reconciler) checkBundleTag(ctx context.Context, repository, name, uid string, reported ports.Digest) *outcome {
+	if uid == "" {
+		return r.refuseBundle(ctx, name, fmt.Sprintf("aicr bundle job %s reported %s, but the Job has no UID to bind its tag to", name, reported))
+	}
+	tag := repository + ":" + shared.BundleTag(name, uid)
 	tagged, err := r.Registry.Resolve(ctx, tag)
 	switch {
 	case errors.Is(err, ports.ErrArtifactNotFound):

@@ -34,14 +34,19 @@ func UpgradeCheckArgs(from, to, output string) []string {
 		"--deployer", "argocd-helm", "--format", "json", "--fail-on-error=false", "-o", output}
 }
 
-// BundlePushArgs are the output arguments of a bundle Job that pushes to the registry: the
-// repository with an explicit tag (AICR would tag an untagged destination with its own
-// version, so two renders of one AICR release would share a tag), the pushed digest published
-// to --image-refs, and --plain-http for a registry served over HTTP.
-func BundlePushArgs(repository, tag string, plainHTTP bool) []string {
-	args := []string{"-o", "oci://" + repository + ":" + tag, "--image-refs", ports.JobImageRefsPath}
+// BundlePushArgs are the output arguments of the bundle Job named job that pushes to the
+// registry: the repository with the tag of the Job's run (BundleTag of ports.JobUIDArg: AICR
+// would tag an untagged destination with its own version, so two renders of one AICR release
+// would share a tag), the pushed digest published to --image-refs, and --plain-http for a
+// registry served over HTTP.
+func BundlePushArgs(repository, job string, plainHTTP bool) []string {
+	args := []string{"-o", "oci://" + repository + ":" + BundleTag(job, ports.JobUIDArg), "--image-refs", ports.JobImageRefsPath}
 	if plainHTTP {
 		args = append(args, "--plain-http")
 	}
 	return args
 }
+
+// BundleTag is the tag the run of bundle Job job with UID uid pushes to: the Job's name and its
+// UID, so a bundle an earlier run of the same name pushed is never taken for this run's.
+func BundleTag(job, uid string) string { return job + "-" + uid }
