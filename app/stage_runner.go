@@ -59,7 +59,8 @@ type StageRun struct {
 // pinned AICR version, kept when the stage keeps it; a failed Job is retried when AICR's exit
 // is transient and kept for inspection when it is not (RES-1, RES-4, RES-5, RES-7). A Job
 // killed from outside AICR runs again under the next run's name (<name>-2, <name>-3) after a
-// backoff, at most domain.JobKillAttempts runs in all; a pod that does not run within
+// backoff, and a succeeded Job whose output is lost at once, at most domain.JobKillAttempts
+// runs in all; a pod that does not run within
 // domain.JobPodWaitBound stalls the stage JobPodNotRunning until it runs, and a Job whose
 // deletion takes longer than domain.JobDeletionBound stalls it JobUndeletable.
 type StageRunner struct {
@@ -92,18 +93,28 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 		}
 	}
 	var killed *ports.JobStatus
+	var lost error
 	for attempt := 1; ; attempt++ {
 		ref := ports.JobRef{Name: st.job(attempt)}
 		js, err := s.Jobs.Status(ctx, ref)
 		switch {
 		case errors.Is(err, ports.ErrJobNotFound):
-			return s.start(ctx, runtimeUID, st, attempt, killed, run)
+			return s.start(ctx, runtimeUID, st, attempt, killed, lost, run)
 		case err != nil:
 			return run.transient(err)
 		}
+		killed, lost = nil, nil
 		switch js.State {
 		case ports.JobSucceeded:
-			return s.finish(ctx, runtimeUID, st, ref, js, run)
+			finished, lostBy := s.finish(ctx, runtimeUID, st, ref, js, run)
+			switch {
+			case lostBy == nil:
+				return finished
+			case attempt < domain.JobKillAttempts:
+				lost = lostBy
+				continue
+			}
+			return s.outputLost(ctx, st, attempt, lostBy, run)
 		case ports.JobFailed:
 			exit := domain.ClassifyJobFailure(js)
 			if exit.Killed && attempt < domain.JobKillAttempts {
@@ -146,8 +157,9 @@ func (s StageRunner) deleting(st Stage, ref ports.JobRef, js ports.JobStatus, ru
 	return run
 }
 
-// start starts run attempt of st, once the backoff after the killed run before it passed.
-func (s StageRunner) start(ctx context.Context, runtimeUID string, st Stage, attempt int, killed *ports.JobStatus, run StageRun) StageRun {
+// start starts run attempt of st, once the backoff after the killed run before it passed, or at
+// once after a run whose output was lost.
+func (s StageRunner) start(ctx context.Context, runtimeUID string, st Stage, attempt int, killed *ports.JobStatus, lost error, run StageRun) StageRun {
 	name := st.job(attempt)
 	if killed != nil {
 		backoff := domain.JobKillBackoff(attempt - 1)
@@ -162,49 +174,56 @@ func (s StageRunner) start(ctx context.Context, runtimeUID string, st Stage, att
 	if _, err := s.Jobs.Start(ctx, spec); err != nil {
 		return run.transient(err)
 	}
-	if killed != nil {
+	switch {
+	case killed != nil:
 		run.event(true, domain.EventResolveStageStarted, "%s started: run %d of %d, the run before was killed by %s",
 			st.describe(name), attempt, domain.JobKillAttempts, domain.KillCause(*killed))
-	} else {
+	case lost != nil:
+		run.event(true, domain.EventResolveStageStarted, "%s started: run %d of %d, the output of the run before was lost: %v",
+			st.describe(name), attempt, domain.JobKillAttempts, lost)
+	default:
 		run.event(false, domain.EventResolveStageStarted, "%s started", st.describe(name))
 	}
 	return run.waiting(st, name)
 }
 
-// finish uses a succeeded Job's output: only the Job's own that is still there (else the Job
-// runs again), only of
-// the pinned AICR version when its kind of output records one (domain.OutputRecordsVersion;
-// else AICRVersionMismatch), kept and the Job deleted when the stage
-// keeps its result; something in the way of the kept result stalls ForeignObject.
-func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, ref ports.JobRef, js ports.JobStatus, run StageRun) StageRun {
+// finish uses a succeeded Job's output: only the Job's own that is there and holds what the
+// Job wrote, with the AICR version its kind records (domain.JudgeOutputVersion), else lost
+// says why it is lost and nothing of it is used; only of the pinned AICR version, else
+// AICRVersionMismatch; kept and the Job deleted when the stage keeps its result; something in
+// the way of the kept result stalls ForeignObject.
+func (s StageRunner) finish(ctx context.Context, runtimeUID string, st Stage, ref ports.JobRef, js ports.JobStatus, run StageRun) (_ StageRun, lost error) {
 	files, err := s.Jobs.Output(ctx, ref)
 	switch {
-	case errors.Is(err, ports.ErrUntrustedOutput), errors.Is(err, ports.ErrJobNotFound):
-		// Not the Job's own, or gone (deleted, or the Job with it): nothing was read, so it runs again.
-		return s.again(ctx, st, ref, err, run)
+	case errors.Is(err, ports.ErrOutputLost), errors.Is(err, ports.ErrUntrustedOutput):
+		return run, err
 	case err != nil:
-		return run.transient(err)
+		return run.transient(err), nil
 	}
-	if stall := domain.CheckAICRVersion(s.AICRVersion, js.AICRVersion); stall != nil && domain.OutputRecordsVersion(st.Kind) {
+	stall, err := domain.JudgeOutputVersion(st.Kind, s.AICRVersion, js.AICRVersion)
+	if err != nil {
+		return run, fmt.Errorf("%s: %w", st.describe(ref.Name), err)
+	}
+	if stall != nil {
 		run.Stall = stall.Reworded(st.describe(ref.Name)+": ", "")
-		return run
+		return run, nil
 	}
 	if st.KeepRole != "" {
 		err = s.Jobs.Keep(ctx, ref, st.kept(runtimeUID))
 		if errors.Is(err, ports.ErrForeignObject) {
 			run.Stall = domain.PortStall(st.describe(ref.Name)+": keep result", err)
-			return run
+			return run, nil
 		}
 		if err != nil {
-			return run.transient(err)
+			return run.transient(err), nil
 		}
 		if err = s.Jobs.Delete(ctx, ref); err != nil {
-			return run.transient(err)
+			return run.transient(err), nil
 		}
 	}
 	run.event(false, domain.EventResolveStageSucceeded, "%s succeeded", st.describe(ref.Name))
 	run.Files, run.JobUID = files, js.UID
-	return run
+	return run, nil
 }
 
 // fail classifies failed run attempt of st (RES-4): a transient exit deletes the Job so the
@@ -219,10 +238,8 @@ func (s StageRunner) fail(ctx context.Context, st Stage, attempt int, js ports.J
 		}
 		return run.transient(fmt.Errorf("%s: %s (exit code %d)", st.describe(ref.Name), exit.Category, js.ExitCode))
 	case exit.Killed:
-		for n := 1; n <= attempt; n++ {
-			if err := s.Jobs.Retain(ctx, ports.JobRef{Name: st.job(n)}); err != nil {
-				return run.transient(err)
-			}
+		if err := s.retainRuns(ctx, st, attempt); err != nil {
+			return run.transient(err)
 		}
 		stall := domain.JobKilledStall(st.describe(ref.Name), js)
 		run.Stall = stall.Reworded("", "; "+newResolution)
@@ -235,13 +252,24 @@ func (s StageRunner) fail(ctx context.Context, st Stage, attempt int, js ports.J
 	return run
 }
 
-// again deletes a Job whose output is not its own, so the stage runs again with a fresh Job;
-// nothing of the output is used.
-func (s StageRunner) again(ctx context.Context, st Stage, ref ports.JobRef, cause error, run StageRun) StageRun {
-	if err := s.Jobs.Delete(ctx, ref); err != nil {
+// outputLost keeps every run of st, the last of which (attempt) lost its output as cause says,
+// and stalls JobOutputLost.
+func (s StageRunner) outputLost(ctx context.Context, st Stage, attempt int, cause error, run StageRun) StageRun {
+	if err := s.retainRuns(ctx, st, attempt); err != nil {
 		return run.transient(err)
 	}
-	return run.transient(fmt.Errorf("%s runs again, its output is missing or not its own: %w", st.describe(ref.Name), cause))
+	run.Stall = domain.JobOutputLostStall(st.describe(st.job(attempt)), cause).Reworded("", "; "+newResolution)
+	return run
+}
+
+// retainRuns keeps runs 1 to attempt of st for inspection.
+func (s StageRunner) retainRuns(ctx context.Context, st Stage, attempt int) error {
+	for n := 1; n <= attempt; n++ {
+		if err := s.Jobs.Retain(ctx, ports.JobRef{Name: st.job(n)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DeleteStageJobs deletes every run of the stage named name (RES-7: once its result is

@@ -72,30 +72,10 @@ func TestStageRunner_Run(t *testing.T) {
 				j.Keep(gomock.Any(), ref, kept).Return(nil)
 				j.Delete(gomock.Any(), ref).Return(nil)
 			}},
-		{name: "an output that is not the Job's own: the Job runs again", transient: "runs again, its output is missing or not its own",
-			expect: func(j *mocks.MockJobRunnerMockRecorder) {
-				j.Kept(gomock.Any(), kept).Return(nil, nil)
-				j.Status(gomock.Any(), ref).Return(succeeded, nil)
-				j.Output(gomock.Any(), ref).Return(nil, ports.ErrUntrustedOutput)
-				j.Delete(gomock.Any(), ref).Return(nil)
-			}},
-		{name: "a lost output: the Job runs again, no version stall", transient: "runs again, its output is missing",
-			expect: func(j *mocks.MockJobRunnerMockRecorder) {
-				j.Kept(gomock.Any(), kept).Return(nil, nil)
-				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
-				j.Output(gomock.Any(), ref).Return(nil, ports.ErrJobNotFound)
-				j.Delete(gomock.Any(), ref).Return(nil)
-			}},
 		{name: "another AICR version stalls", stall: domain.StallAICRVersionMismatch,
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
 				j.Kept(gomock.Any(), kept).Return(nil, nil)
 				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobSucceeded, AICRVersion: "1.2.0"}, nil)
-				j.Output(gomock.Any(), ref).Return(result, nil)
-			}},
-		{name: "a recipe recording no AICR version stalls", stall: domain.StallAICRVersionMismatch,
-			expect: func(j *mocks.MockJobRunnerMockRecorder) {
-				j.Kept(gomock.Any(), kept).Return(nil, nil)
-				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
 				j.Output(gomock.Any(), ref).Return(result, nil)
 			}},
 		{name: "something in the way of the kept result stalls ForeignObject", stall: domain.StallForeignObject,

@@ -16,8 +16,9 @@ const (
 	// JobDeletionBound is how long deleting a Job may take (its pod stopped, the garbage
 	// collector done) before the stage stalls JobUndeletable.
 	JobDeletionBound = 10 * time.Minute
-	// JobKillAttempts bounds the runs of one stage whose Job is killed from outside AICR: the
-	// last killed run stalls JobPodKilled.
+	// JobKillAttempts bounds the runs of one stage whose Job is killed from outside AICR or whose
+	// output is lost, in a row: the last run stalls JobPodKilled when it was killed, and
+	// JobOutputLost when its output was lost.
 	JobKillAttempts = 3
 	// jobKillBackoff is the wait before the second run of a killed Job; it doubles for every
 	// further run.
@@ -74,6 +75,15 @@ func JobKilledStall(job string, st ports.JobStatus) *Stall {
 		"when OOMKilled give the AICR Jobs more memory (chart value jobs.resources.limits.memory), otherwise find what "+
 		"evicts or drains their node (kubectl get events -n <job namespace>)",
 		job, JobKillAttempts, KillCause(st)))
+}
+
+// JobOutputLostStall is the JobOutputLost stall of job, the last of JobKillAttempts succeeded
+// runs in a row whose output was lost, cause saying how.
+func JobOutputLostStall(job string, cause error) *Stall {
+	return stallf(StallJobOutputLost, fmt.Sprintf("the output of %s was lost %d times in a row, last: %v; "+
+		"find what deletes or empties the Jobs' output ConfigMaps (<job>-output in the Job namespace: "+
+		"a cleanup job, a policy engine, a quota on ConfigMaps)",
+		job, JobKillAttempts, cause))
 }
 
 // JobWaitStall returns the JobPodNotRunning stall of job once its pod has waited w longer than

@@ -66,6 +66,10 @@ const (
 	// StallJobUndeletable surfaces when an AICR Job whose deletion was requested is still
 	// there after JobDeletionBound: a finalizer holds it or its pod.
 	StallJobUndeletable StallReason = "JobUndeletable"
+	// StallJobOutputLost surfaces when the output of every one of JobKillAttempts succeeded runs
+	// of an AICR Job was lost: missing, empty, not the Job's own or without the AICR version
+	// AICR records in it.
+	StallJobOutputLost StallReason = "JobOutputLost"
 )
 
 // Registry and credential reasons (RES-6).
@@ -155,7 +159,7 @@ func StallReasons() []StallReason {
 		StallChartSourceUnsupported, StallContentTooLarge, StallConflict,
 		StallAICRInvalidRequest, StallAICRNotFound, StallAICRUnauthorized, StallAICRInternal,
 		StallAICRTimeout, StallAICRVersionMismatch, StallAICRArtifactUnsupported,
-		StallJobPodNotRunning, StallJobPodKilled, StallJobUndeletable,
+		StallJobPodNotRunning, StallJobPodKilled, StallJobUndeletable, StallJobOutputLost,
 		StallRegistryCredentialsUnavailable, StallRegistryCredentialsStale, StallUnauthorized,
 		StallEngineMissing, StallProjectMissing,
 		StallAwaitingApproval, StallAwaitingAcknowledgement, StallTransitionBlocked, StallInventoryDrift,

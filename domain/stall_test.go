@@ -326,6 +326,8 @@ func resolverStallCases() []stallCase {
 			pure(func() *domain.Stall {
 				return domain.JobKilledStall("aicr recipe job r-3", ports.JobStatus{State: ports.JobFailed, ExitCode: 137})
 			})},
+		{"JobOutputLost when a Job's last run lost its output", domain.StallJobOutputLost,
+			pure(func() *domain.Stall { return domain.JobOutputLostStall("aicr recipe job r-3", ports.ErrOutputLost) })},
 		{"AICRVersionMismatch when a job reports another version", domain.StallAICRVersionMismatch,
 			pure(func() *domain.Stall { return domain.CheckAICRVersion("1.1.0", "v1.2.0") })},
 		{"AICRArtifactUnsupported when the bundle is a v0.x render", domain.StallAICRArtifactUnsupported,

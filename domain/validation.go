@@ -131,7 +131,7 @@ func ValidationArgs(namespace, image, output string) []string {
 // byte and ends the rollout Succeeded.
 func (r *Rollout) validated(ctx context.Context, p Ports, env Environment, ref ports.JobRef) (Outcome, error) {
 	files, err := p.Jobs.Output(ctx, ref)
-	if err != nil && !errors.Is(err, ports.ErrJobNotFound) {
+	if err != nil && !errors.Is(err, ports.ErrJobNotFound) && !errors.Is(err, ports.ErrOutputLost) {
 		return r.stallOrError("validation report", err)
 	}
 	var report []byte

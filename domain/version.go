@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -48,6 +49,26 @@ func CheckAICRArtifact(what, version string) *Stall {
 // the pinned image's, the only image the platform's admission lets an AICR Job run.
 func OutputRecordsVersion(kind ports.JobKind) bool {
 	return kind != ports.JobUpgradeCheck && kind != ports.JobBundle
+}
+
+// ErrOutputVersionMissing reports the output of a Job whose kind records the AICR version
+// (OutputRecordsVersion) that reports none: AICR v1 always writes it, so the output was not
+// read as AICR wrote it (empty, truncated, another document) and counts as lost.
+var ErrOutputVersionMissing = errors.New("its output records no AICR version")
+
+// JudgeOutputVersion judges the AICR version a succeeded Job's readable output reports against
+// the pinned one (RES-5): nil for a kind whose output records none; ErrOutputVersionMissing
+// when the kind records one and the output reports none, so the Job runs again (a lost output
+// is never a mismatch); the AICRVersionMismatch stall only for a reported version other than
+// the pinned one.
+func JudgeOutputVersion(kind ports.JobKind, pinned, reported string) (*Stall, error) {
+	switch {
+	case !OutputRecordsVersion(kind):
+		return nil, nil
+	case reported == "":
+		return nil, ErrOutputVersionMissing
+	}
+	return CheckAICRVersion(pinned, reported), nil
 }
 
 // CheckAICRVersion stops on a Job that reports another AICR version than the

@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -125,5 +126,37 @@ func TestOutputRecordsVersion(t *testing.T) {
 	}
 	for _, kind := range []ports.JobKind{ports.JobBundle, ports.JobUpgradeCheck} {
 		assert.False(t, domain.OutputRecordsVersion(kind), kind)
+	}
+}
+
+// TestJudgeOutputVersion: a readable output's reported version stalls AICRVersionMismatch only
+// when it names another version; an output of a kind that records one and reports none is
+// lost (the Job runs again), never a mismatch; a kind recording none passes (RES-5).
+func TestJudgeOutputVersion(t *testing.T) {
+	tests := []struct {
+		name     string
+		kind     ports.JobKind
+		reported string
+		stall    domain.StallReason
+		lost     bool
+	}{
+		{name: "the pinned version", kind: ports.JobRecipe, reported: "v1.1.0"},
+		{name: "another version", kind: ports.JobSnapshot, reported: "1.2.0", stall: domain.StallAICRVersionMismatch},
+		{name: "no version of a recipe", kind: ports.JobRecipe, lost: true},
+		{name: "no version of a CTRF report", kind: ports.JobValidate, lost: true},
+		{name: "no version of an upgrade-check report", kind: ports.JobUpgradeCheck},
+		{name: "no version of a bundle", kind: ports.JobBundle},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stall, err := domain.JudgeOutputVersion(tt.kind, "1.1.0", tt.reported)
+			assert.Equal(t, tt.lost, errors.Is(err, domain.ErrOutputVersionMissing), "lost: %v", err)
+			if tt.stall == "" {
+				assert.Nil(t, stall)
+				return
+			}
+			require.NotNil(t, stall)
+			assert.Equal(t, tt.stall, stall.Reason())
+		})
 	}
 }

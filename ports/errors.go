@@ -27,6 +27,9 @@ var (
 	// ErrUntrustedOutput reports a job output the runner cannot prove was written for that
 	// job by the job itself; the caller runs the job again instead of using it.
 	ErrUntrustedOutput = errors.New("job output not written by its job")
+	// ErrOutputLost reports that a succeeded job's output is missing, or holds nothing its job
+	// wrote; the caller runs the job again instead of judging it.
+	ErrOutputLost = errors.New("job output lost")
 	// ErrArtifactNotFound reports that the registry has no artifact for a reference.
 	ErrArtifactNotFound = errors.New("artifact not found")
 	// ErrCredentialsUnavailable reports that the registry credentials could not be obtained.

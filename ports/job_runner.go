@@ -152,8 +152,9 @@ type JobWaiting struct {
 // as a directory on disk; for a job given --image-refs JobImageRefsPath the file
 // JobImageRefsFile, read from the job's own finished container; for any other
 // job JobArtifactFile) and an error wrapping
-// ErrJobNotFound until the job succeeded, and an error wrapping ErrUntrustedOutput when
-// what it finds at the job's output was not written for that job by the job itself (then
+// ErrJobNotFound until the job succeeded, an error wrapping ErrOutputLost when the succeeded
+// job's output is missing or holds nothing it wrote, and an error wrapping ErrUntrustedOutput
+// when what it finds at the job's output was not written for that job by the job itself (then
 // JobStatus.AICRVersion is empty too). A job reads its inputs under
 // JobInputsDir and writes its output to OutputRef(name), which AICR takes as
 // its -o argument; OutputRef is pure.

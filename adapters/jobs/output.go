@@ -21,7 +21,9 @@ import (
 // artifact under ports.JobArtifactFile, outputFiles), or for a bundle the unpacked
 // bundle.tar.gz, and for a Job given --image-refs ports.JobImageRefsPath what AICR wrote there
 // (ports.JobImageRefsFile, as its image-refs container handed it back, see imageRefs). The
-// output must be the Job's own (verifiedOutput); one that is not wraps ports.ErrUntrustedOutput.
+// output must be the Job's own (verifiedOutput) and agree with itself on the AICR version
+// (reportedVersion); one that is not wraps ports.ErrUntrustedOutput. A missing output, or one
+// holding no artifact of a Job that hands back no image refs, wraps ports.ErrOutputLost.
 func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 	job, err := r.getJob(ctx, ref)
 	if err != nil {
@@ -38,10 +40,18 @@ func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 		return bundletar.Untar(archive, bundletar.MaxBundleBytes)
 	}
 	files, err := outputFiles(cm.Data)
+	if err == nil {
+		_, err = reportedVersion(cm.Labels, cm.Data)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("output of job %s: %w: %w", ref.Name, ports.ErrUntrustedOutput, err)
 	}
-	if writesImageRefs(&job.Spec.Template.Spec) {
+	refs := writesImageRefs(&job.Spec.Template.Spec)
+	if _, ok := files[ports.JobArtifactFile]; !ok && !refs {
+		// The runner creates the output empty before the Job starts: AICR wrote nothing to it.
+		return nil, fmt.Errorf("output %s of job %s holds no artifact: %w", cm.Name, ref.Name, ports.ErrOutputLost)
+	}
+	if refs {
 		refs, err := r.imageRefs(ctx, job)
 		if err != nil {
 			return nil, err
@@ -58,12 +68,12 @@ func (r *Runner) Output(ctx context.Context, ref ports.JobRef) (fs.FS, error) {
 // for this Job: controlled by the Job (its UID, not only its name) and carrying the labels the
 // runner gave the Job. The chart's aicr-operator-job-configmaps policy lets only the operator
 // create it and only a Pod of this Job write it, so such an output is the Job's own. A missing
-// output wraps ports.ErrJobNotFound, any other mismatch ports.ErrUntrustedOutput.
+// output wraps ports.ErrOutputLost, any other mismatch ports.ErrUntrustedOutput.
 func (r *Runner) verifiedOutput(ctx context.Context, job *batchv1.Job) (*corev1.ConfigMap, error) {
 	cm := &corev1.ConfigMap{}
 	err := r.reader.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: OutputName(job.Name)}, cm)
 	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("output of job %s: %w", job.Name, ports.ErrJobNotFound)
+		return nil, fmt.Errorf("output of job %s: %w", job.Name, ports.ErrOutputLost)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get output of job %s: %w", job.Name, err)

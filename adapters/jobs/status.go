@@ -16,7 +16,7 @@ import (
 )
 
 // Status reports the Job's state, the AICR version its output ConfigMap reports (reportedVersion; only an
-// output verifiedOutput proves the Job's own counts) and what its Pod shows: for a failed Job
+// output verifiedOutput proves the Job's own and whose label and artifact agree counts) and what its Pod shows: for a failed Job
 // the exit code, AICR's last JSON "command failed" line and what killed the Pod from outside
 // AICR; for a running Job why its Pod does not run yet, in the Pod's own words, or that a
 // started Job has no Pod at all (ports.JobPodNotCreated, since the Job's startTime).
@@ -44,10 +44,9 @@ func (r *Runner) Status(ctx context.Context, ref ports.JobRef) (ports.JobStatus,
 	}
 	switch out, outErr := r.verifiedOutput(ctx, job); {
 	case outErr == nil:
-		if st.AICRVersion, err = reportedVersion(out.Labels, out.Data); err != nil {
-			return ports.JobStatus{}, fmt.Errorf("output of job %s: %w: %w", ref.Name, ports.ErrUntrustedOutput, err)
-		}
-	case !errors.Is(outErr, ports.ErrJobNotFound) && !errors.Is(outErr, ports.ErrUntrustedOutput):
+		// An output whose label and artifact disagree reports no version; Output refuses it.
+		st.AICRVersion, _ = reportedVersion(out.Labels, out.Data)
+	case !errors.Is(outErr, ports.ErrOutputLost) && !errors.Is(outErr, ports.ErrUntrustedOutput):
 		return st, outErr
 	}
 	if st.State == ports.JobSucceeded {

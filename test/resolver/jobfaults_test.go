@@ -161,27 +161,70 @@ func TestResolve_KilledRunsAgain(t *testing.T) {
 	}, wait, tick, "the second run is deleted once its result is kept")
 }
 
-// TestResolve_LostOutputRunsAgain: a recipe Job that succeeded but whose output ConfigMap is
-// gone before the resolver reads it is run again, not judged by a version it no longer shows
-// (no AICRVersionMismatch), and the runtime resolves.
-func TestResolve_LostOutputRunsAgain(t *testing.T) {
-	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
-	var runs atomic.Int64
-	h := startFaking(t, f, allowed, recipeJobs(f, func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
-		res := f.Behavior()(job, in)
-		res.LoseOutput = runs.Add(1) == 1
-		return res
-	}))
-	createRuntime(t, runtimeSpec())
-	resolved(t, domain.ReasonResolved)
-	var recipes []string
+// recipeRuns are the recipe Jobs the executor played, in order.
+func recipeRuns(h *harness) []string {
+	var runs []string
 	for _, name := range h.exec.Executed() {
 		if strings.HasPrefix(name, "aicr-recipe-") {
-			recipes = append(recipes, name)
+			runs = append(runs, name)
 		}
 	}
-	require.Len(t, recipes, 2, "the recipe Job ran again under its name")
-	assert.Equal(t, recipes[0], recipes[1])
+	return runs
+}
+
+// TestResolve_LostOutputRunsAgain: a recipe Job that succeeded but whose output is lost before
+// the resolver reads it (its ConfigMap deleted, or left empty: AICR wrote nothing) is run again
+// as its second run, not judged by a version it does not show (no AICRVersionMismatch), and the
+// runtime resolves; the first run is left to its 24 h TTL (RES-5, RES-7).
+func TestResolve_LostOutputRunsAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lose func(jobexec.Result) jobexec.Result
+	}{
+		{"output deleted", func(res jobexec.Result) jobexec.Result { res.LoseOutput = true; return res }},
+		{"output empty", func(jobexec.Result) jobexec.Result { return jobexec.Result{} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+			var runs atomic.Int64
+			h := startFaking(t, f, allowed, recipeJobs(f, func(job *batchv1.Job, in *corev1.ConfigMap) jobexec.Result {
+				res := f.Behavior()(job, in)
+				if runs.Add(1) == 1 {
+					return tc.lose(res)
+				}
+				return res
+			}))
+			createRuntime(t, runtimeSpec())
+			resolved(t, domain.ReasonResolved)
+			recipes := recipeRuns(h)
+			require.Len(t, recipes, 2, "the recipe Job ran again")
+			assert.Equal(t, recipes[0]+"-2", recipes[1])
+			first := &batchv1.Job{}
+			require.NoError(t, k8s.Get(context.Background(), client.ObjectKey{Namespace: jobNS, Name: recipes[0]}, first))
+			assert.Equal(t, jobs.TTLFinished, *first.Spec.TTLSecondsAfterFinished, "the run that lost its output goes with its TTL")
+		})
+	}
+}
+
+// TestResolve_OutputLostThreeTimesStalls: a recipe Job whose output is empty on every run runs
+// three times, then stalls JobOutputLost naming the last run and what to look for, never
+// AICRVersionMismatch; every run is kept seven days (RES-5, RES-7).
+func TestResolve_OutputLostThreeTimesStalls(t *testing.T) {
+	f, allowed := fixture(t, "1.1.0", v1Synthetic, nil)
+	h := startFaking(t, f, allowed, recipeJobs(f, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
+		return jobexec.Result{}
+	}))
+	createRuntime(t, runtimeSpec())
+	cond, _ := resolvedWith(t, string(domain.StallJobOutputLost), "3 times in a row")
+	assert.Contains(t, cond.Message, "-3")
+	assert.Contains(t, cond.Message, "-output")
+	runs := recipeRuns(h)
+	require.Len(t, runs, 3)
+	for _, name := range runs {
+		job := &batchv1.Job{}
+		require.NoError(t, k8s.Get(context.Background(), client.ObjectKey{Namespace: jobNS, Name: name}, job))
+		assert.Equal(t, jobs.TTLStalled, *job.Spec.TTLSecondsAfterFinished, name)
+	}
 }
 
 // TestResolve_KilledThreeTimesStalls: a recipe Job OOMKilled on every run runs three times, each
