@@ -102,6 +102,8 @@ type Config struct {
 	ComponentStepTimeouts map[string]time.Duration
 	// RolloutWindow is the time from a rollout's creation to its deadline (--rollout-window).
 	RolloutWindow time.Duration
+	// ValidationTimeout bounds one deployment validation run (--validation-timeout).
+	ValidationTimeout time.Duration
 	// UpstreamCredentials name the Secrets of private upstream chart sources
 	// (--upstream-credentials); every other upstream is read anonymously.
 	UpstreamCredentials []UpstreamCredential

@@ -35,8 +35,8 @@ func (c *Config) addComponentStepTimeouts(s string) error {
 	return nil
 }
 
-// validateRollout checks the rollout timings: positive step timeouts, component names that
-// are Helm release names, and a rollout window longer than the longest step timeout (a step
+// validateRollout checks the rollout timings: positive step and validation timeouts, component
+// names that are Helm release names, and a rollout window longer than the longest step timeout (a step
 // could otherwise never time out before the rollout's deadline).
 func (c Config) validateRollout() []error {
 	var errs []error
@@ -57,6 +57,9 @@ func (c Config) validateRollout() []error {
 			add("--component-step-timeout %s=%s must be positive", name, d)
 		}
 		longest = max(longest, d)
+	}
+	if c.ValidationTimeout <= 0 {
+		add("--validation-timeout %s must be positive (validation.timeout, default %s)", c.ValidationTimeout, domain.DefaultValidationTimeout)
 	}
 	if c.RolloutWindow <= 0 {
 		add("--rollout-window %s must be positive (rollout.window, default %s)", c.RolloutWindow, domain.DefaultRolloutWindow)

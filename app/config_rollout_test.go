@@ -30,6 +30,8 @@ func TestConfigValidateRolloutTimings(t *testing.T) {
 		{name: "a zero step timeout is refused", extra: []string{"--step-timeout=0s"},
 			wantMsg: "--step-timeout 0s must be positive (rollout.stepTimeout, default 15m0s)"},
 		{name: "a negative step timeout is refused", extra: []string{"--step-timeout=-1m"}, wantMsg: "--step-timeout -1m0s must be positive"},
+		{name: "a zero validation timeout is refused", extra: []string{"--validation-timeout=0s"},
+			wantMsg: "--validation-timeout 0s must be positive (validation.timeout, default 2h0m0s)"},
 		{name: "a zero rollout window is refused", extra: []string{"--rollout-window=0s"},
 			wantMsg: "--rollout-window 0s must be positive (rollout.window, default 24h0m0s)"},
 		{name: "a window no longer than the step timeout is refused", extra: []string{"--step-timeout=2h", "--rollout-window=2h"},

@@ -60,6 +60,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info or error")
 	fs.DurationVar(&c.StepTimeout, "step-timeout", domain.DefaultActionTimeout,
 		"how long one rollout step may take to become ready before the rollout fails")
+	fs.DurationVar(&c.ValidationTimeout, "validation-timeout", domain.DefaultValidationTimeout,
+		"how long one deployment validation run may take before the rollout fails")
 	fs.DurationVar(&c.RolloutWindow, "rollout-window", domain.DefaultRolloutWindow,
 		"time from a rollout's creation to its deadline; must exceed every step timeout")
 	fs.Func("component-step-timeout",

@@ -102,6 +102,9 @@ type RolloutStatus struct {
 	StepStartedAt time.Time
 	// ValidationRun names the validation job.
 	ValidationRun string
+	// ValidationStartedAt is when the validation run in flight started, by the Clock (zero: no
+	// run started, or its start was not recorded).
+	ValidationStartedAt time.Time
 	// Message explains the phase (for outcomes: why it ended).
 	Message string
 }
@@ -184,6 +187,8 @@ type Environment struct {
 	Deleting bool
 	// ActionTimeout bounds one step (DefaultActionTimeout when zero).
 	ActionTimeout time.Duration
+	// ValidationTimeout bounds one deployment validation run (DefaultValidationTimeout when zero).
+	ValidationTimeout time.Duration
 	// ComponentTimeouts bounds the steps of the named components instead of ActionTimeout
 	// (a GPU driver upgrade across a large fleet takes longer than other steps).
 	ComponentTimeouts map[string]time.Duration

@@ -20,10 +20,30 @@ const validationRecipeFile = "recipe.yaml"
 // one, at most this many in all, before the rollout fails (RES-4, RO-10).
 const MaxValidationAttempts = 3
 
+// DefaultValidationTimeout bounds one deployment validation run when the installation sets no
+// bound of its own (the chart's validation.timeout, --validation-timeout): longer than the
+// default jobs.activeDeadlineSeconds (1h), so that deadline ends a slow run first, and the
+// bound ends a run the deadline does not (a pod that never runs, no deadline).
+const DefaultValidationTimeout = 2 * time.Hour
+
+// validationTimeout is how long one validation run may take: ValidationTimeout when set, else
+// DefaultValidationTimeout.
+func (e Environment) validationTimeout() time.Duration {
+	if e.ValidationTimeout > 0 {
+		return e.ValidationTimeout
+	}
+	return DefaultValidationTimeout
+}
+
 // validate runs AICR deployment validation as a job and records evidence (RO-10).
-// A run starts only once the engine objects show every step made (stepsShown).
+// A run starts only once the engine objects show every step made (stepsShown). A run is
+// abandoned once the runtime's target moves (abandonValidation), and ends the rollout once it
+// has run longer than its bound (validationTimedOut).
 func (r *Rollout) validate(ctx context.Context, p Ports, env Environment, now time.Time) (Outcome, error) {
 	ref := ports.JobRef{Name: r.status.ValidationRun}
+	if env.TargetPlanDigest != r.spec.ToPlanDigest {
+		return r.abandonValidation(ctx, p, ref, env)
+	}
 	st, err := p.Jobs.Status(ctx, ref)
 	if errors.Is(err, ports.ErrJobNotFound) {
 		if env.holds() {
@@ -35,6 +55,7 @@ func (r *Rollout) validate(ctx context.Context, p Ports, env Environment, now ti
 		if _, err = p.Jobs.Start(ctx, r.validationJob(p.Jobs, env)); err != nil {
 			return r.stallOrError("start validation", err)
 		}
+		r.status.ValidationStartedAt = now
 		return Outcome{Status: r.status, RequeueAfter: pollInterval, Event: r.status.Message + " started"}, nil
 	}
 	if err != nil {
@@ -46,6 +67,9 @@ func (r *Rollout) validate(ctx context.Context, p Ports, env Environment, now ti
 	case ports.JobFailed:
 		return r.validationFailed(ctx, p, ref, st, now)
 	case ports.JobRunning:
+	}
+	if out, decided, err := r.validationTimedOut(ctx, p, ref, env, now); decided || err != nil {
+		return out, err
 	}
 	if s := JobDeletionStall("deployment validation run "+ref.Name, st.DeletingSince, now); s != nil {
 		out := r.stalled(s)
@@ -83,6 +107,7 @@ func (r *Rollout) validationFailed(ctx context.Context, p Ports, ref ports.JobRe
 		return Outcome{Status: r.status, RequeueAfter: wait}, nil
 	}
 	r.status.ValidationRun = r.spec.Name + validationSuffix + "-" + strconv.Itoa(attempt+1)
+	r.status.ValidationStartedAt = time.Time{}
 	r.status.Message = fmt.Sprintf("%s ended %s (exit code %d); retrying as %s",
 		ValidationMessage(r.spec.Name, ref.Name), exit.Category, st.ExitCode, r.status.ValidationRun)
 	return Outcome{Status: r.status, RequeueAfter: pollInterval, Event: r.status.Message}, nil

@@ -42,8 +42,8 @@ func provideRolloutControllers(cfg app.Config, engine ports.DeploymentEngine, va
 	}
 }
 
-// rolloutOptions are the rollout and runtime controllers' settings: validation, the step
-// timeouts, the rollout window and the chart's admission policies with their digests.
+// rolloutOptions are the rollout and runtime controllers' settings: validation and its bound, the
+// step timeouts, the rollout window and the chart's admission policies with their digests.
 func rolloutOptions(cfg app.Config, admission admissionDigests, liveness *manager.Liveness) shared.Options {
 	return shared.Options{
 		OperatorNamespace:   cfg.OperatorNamespace,
@@ -52,6 +52,7 @@ func rolloutOptions(cfg app.Config, admission admissionDigests, liveness *manage
 		ValidationNamespace: cfg.ValidationNamespace,
 		ActionTimeout:       cfg.StepTimeout,
 		ComponentTimeouts:   cfg.ComponentStepTimeouts,
+		ValidationTimeout:   cfg.ValidationTimeout,
 		RolloutWindow:       cfg.RolloutWindow,
 		AdmissionPolicies:   shared.ChartAdmissionPolicies,
 		AdmissionDigests:    admission,

@@ -264,6 +264,7 @@ func TestRenderDeployment(t *testing.T) {
 		"--discovery-namespace=aicr-discovery",
 		"--validation-namespace=aicr-validation",
 		"--validation-enabled=true",
+		"--validation-timeout=2h",
 		"--jobs-service-account=aicr-jobs",
 		"--validation-service-account=aicr-operator-validate",
 		"--jobs-active-deadline-seconds=3600",

@@ -99,6 +99,12 @@ type RuntimeRolloutStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	ValidationRun string `json:"validationRun,omitempty"`
+	// ValidationStartedAt is when the validation run in flight started: the operator ends it
+	// once it runs longer than its bound (--validation-timeout).
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=35
+	ValidationStartedAt *metav1.Time `json:"validationStartedAt,omitempty"`
 }
 
 // ReleaseStatus is the observed state of one release of the rollout.

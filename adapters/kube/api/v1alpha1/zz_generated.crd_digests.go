@@ -6,5 +6,5 @@ package v1alpha1
 // API as the chart installs them, by CRD name.
 var CRDSchemaDigests = map[string]string{
 	"clusterruntimes.operator.aicr.run": "bcf85c8b98b6823c420da923a78a00e7f701b156ecf13847a34518fd16bad0e0",
-	"runtimerollouts.operator.aicr.run": "cdefb8e5a8fe58b18e599e4a58a8275d4de40157e15b74c0e53380b684327ba6",
+	"runtimerollouts.operator.aicr.run": "6e2d4a0b65a826a5a0f2e19110beef7b29759d57445cec5b6e6e98cbc19b0823",
 }

@@ -23,7 +23,7 @@ func (r *Reconciler) environment(ctx context.Context, ro *aicrv1alpha1.RuntimeRo
 	env := domain.Environment{
 		ValidationEnabled: r.opts.ValidationEnabled, ValidationImage: r.opts.ValidationImage,
 		ValidationNamespace: r.opts.ValidationNamespace, ActionTimeout: r.opts.ActionTimeout,
-		ComponentTimeouts: r.opts.ComponentTimeouts,
+		ComponentTimeouts: r.opts.ComponentTimeouts, ValidationTimeout: r.opts.ValidationTimeout,
 	}
 	cr := &aicrv1alpha1.ClusterRuntime{}
 	if err := r.client.Get(ctx, types.NamespacedName{Name: aicrv1alpha1.ClusterRuntimeName}, cr); err != nil {

@@ -96,6 +96,7 @@ func timeOf(t *metav1.Time) time.Time {
 func toDomainStatus(ro *aicrv1alpha1.RuntimeRollout) domain.RolloutStatus {
 	st := domain.RolloutStatus{
 		Phase: domain.Phase(ro.Status.Phase), Message: ro.Status.Message, ValidationRun: ro.Status.ValidationRun,
+		ValidationStartedAt: timeOf(ro.Status.ValidationStartedAt),
 	}
 	switch outcome := ro.Labels[aicrv1alpha1.LabelOutcome]; {
 	case outcome != "":
@@ -125,6 +126,10 @@ func toStatus(ro *aicrv1alpha1.RuntimeRollout, st domain.RolloutStatus, stall *d
 	out := *ro.Status.DeepCopy()
 	out.ObservedGeneration = ro.Generation
 	out.Phase, out.Message, out.ValidationRun = aicrv1alpha1.Phase(st.Phase), domain.Truncate(st.Message), st.ValidationRun
+	out.ValidationStartedAt = nil
+	if !st.ValidationStartedAt.IsZero() {
+		out.ValidationStartedAt = &metav1.Time{Time: st.ValidationStartedAt}
+	}
 	out.CurrentStep = 0
 	if st.Phase != domain.PhasePending && st.Phase != domain.PhaseAwaitingApproval && len(ro.Spec.Steps) > 0 {
 		out.CurrentStep = int32(min(st.Step+1, len(ro.Spec.Steps))) // #nosec G115 -- at most 256 steps (RO-5)

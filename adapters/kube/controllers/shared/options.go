@@ -29,6 +29,8 @@ type Options struct {
 	ActionTimeout time.Duration
 	// ComponentTimeouts bound the steps of the named components instead of ActionTimeout.
 	ComponentTimeouts map[string]time.Duration
+	// ValidationTimeout bounds one deployment validation run (domain.DefaultValidationTimeout when zero).
+	ValidationTimeout time.Duration
 	// RolloutWindow is the time from a rollout's creation to its deadline (DefaultRolloutWindow when zero).
 	RolloutWindow time.Duration
 	// AdmissionPolicies are the chart's policies (ChartAdmissionPolicies) whose absence stalls
