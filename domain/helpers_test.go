@@ -34,6 +34,9 @@ func newPorts(t *testing.T) (domain.Ports, recorders) {
 	ctrl := gomock.NewController(t)
 	eng, jobs := mocks.NewMockDeploymentEngine(ctrl), mocks.NewMockJobRunner(ctrl)
 	reg, clk, work := mocks.NewMockRegistry(ctrl), mocks.NewMockClock(ctrl), mocks.NewMockWorkloadFinder(ctrl)
+	eng.EXPECT().SpecDigest(gomock.Any()).DoAndReturn(func(s ports.ReleaseSpec) (string, error) {
+		return planned(s.Ref), nil
+	}).AnyTimes()
 	return domain.Ports{Engine: eng, Jobs: jobs, Registry: reg, Clock: clk, Workloads: work},
 		recorders{eng.EXPECT(), jobs.EXPECT(), reg.EXPECT(), clk.EXPECT(), work.EXPECT()}
 }
@@ -106,10 +109,15 @@ func inFlight(step int, started time.Time) domain.RolloutStatus {
 	return domain.RolloutStatus{Phase: domain.PhaseProgressing, Step: step, StepStartedAt: started}
 }
 
-// written is an engine status of a release this rollout already wrote.
+// planned is the spec digest the engine double renders for every release of ref: the tests'
+// plans hold one spec per release.
+func planned(ref ports.ReleaseRef) string { return "sha256:planned-" + ref.String() }
+
+// written is an engine status of a release this rollout already wrote, asking for the
+// planned spec.
 func written(ref ports.ReleaseRef, plan string, ready bool) ports.ReleaseStatus {
 	st := ports.ReleaseStatus{
-		Ref: ref, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan, Rollout: rolloutName},
+		Ref: ref, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan, Rollout: rolloutName}, SpecDigest: planned(ref),
 		DesiredRevision: "r2", SyncedRevision: "r1", Health: ports.HealthProgressing,
 		Operation: ports.OperationRunning,
 	}

@@ -112,6 +112,9 @@ const (
 	StallRolloutExpired StallReason = "RolloutExpired"
 	// StallRolloutRevoked surfaces when an approver revoked the approval before a step the rollout had not started.
 	StallRolloutRevoked StallReason = "RolloutRevoked"
+	// StallEngineObjectDrifted surfaces when an engine object of the active plan asks for another
+	// spec than the plan renders for it (edited by hand) and no rollout is there to rewrite it.
+	StallEngineObjectDrifted StallReason = "EngineObjectDrifted"
 	// StallForeignObject surfaces when an engine object in the way was not created by the operator.
 	StallForeignObject StallReason = "ForeignObject"
 	// StallPlanOfAnotherRuntime surfaces when the target plan records another runtime UID.
@@ -164,7 +167,7 @@ func StallReasons() []StallReason {
 		StallEngineMissing, StallProjectMissing,
 		StallAwaitingApproval, StallAwaitingAcknowledgement, StallTransitionBlocked, StallInventoryDrift,
 		StallStepUnknown, StallMovedReleaseMissing, StallEngineSuspensionRefused, StallRolloutFailed,
-		StallRolloutExpired, StallRolloutRevoked, StallForeignObject, StallPlanOfAnotherRuntime,
+		StallRolloutExpired, StallRolloutRevoked, StallEngineObjectDrifted, StallForeignObject, StallPlanOfAnotherRuntime,
 		StallPlanWithoutRecipe, StallPlanUnreadable, StallValidationUnavailable, StallAdmissionPolicyMissing,
 		StallOutsideChangeWindow, StallProtectedWorkloadsRunning, StallChangePolicyInvalid,
 	}

@@ -1,6 +1,11 @@
 package domain
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/NVIDIA/aicr/ports"
+)
 
 // The facts an adapter gathers and cannot judge itself: each function decides the stall the
 // fact means, so a reason is picked here and nowhere else. The detail is the adapter's own
@@ -53,4 +58,18 @@ func StepsUnknown(detail string) *Stall { return stallf(StallStepUnknown, detail
 // ChangePolicyUnreadable is a runtime change policy that cannot be evaluated.
 func ChangePolicyUnreadable(detail string) *Stall {
 	return stallf(StallChangePolicyInvalid, "the runtime's change policy: "+detail)
+}
+
+// SpecDrifted is the engine objects of the active plan's releases that ask for another spec
+// than the plan renders for them (DriftedReleases) while no rollout is there to rewrite them:
+// the runtime controller never writes an engine object, so nothing repairs them until a rollout
+// writes those releases again.
+func SpecDrifted(plan string, releases []ports.ReleaseRef) *Stall {
+	names := make([]string, len(releases))
+	for i, r := range releases {
+		names[i] = r.String()
+	}
+	return stallf(StallEngineObjectDrifted, fmt.Sprintf(
+		"the engine objects of %s ask for another spec than plan %s renders for them (edited outside the operator): "+
+			"undo the edit, or roll out a plan that writes them again", strings.Join(names, ", "), plan))
 }

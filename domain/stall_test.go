@@ -173,7 +173,10 @@ func rolloutStallCases(t *testing.T) []stallCase {
 					run := ports.JobRef{Name: validationRun}
 					r.jobs.Status(gomock.Any(), run).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
 					r.jobs.Output(gomock.Any(), run).Return(output(ctrf(1, 1, 0, 0, 0, "a", "passed")), nil)
-					r.engine.Status(gomock.Any(), gomock.Any()).Return(ports.ReleaseStatus{SyncedRevision: "r"}, nil).AnyTimes()
+					stepsWritten(r, base.ToPlanDigest)
+					r.engine.Status(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
+						return written(ref, base.ToPlanDigest, true), nil
+					}).AnyTimes()
 					r.reg.PushEvidence(gomock.Any(), gomock.Any()).Return(ports.Digest(""), ports.ErrCredentialsStale)
 				})},
 		{"PlanOfAnotherRuntime when the target plan records another runtime", domain.StallPlanOfAnotherRuntime,
@@ -219,6 +222,15 @@ func resolverStallCases() []stallCase {
 		return func(*testing.T, domain.Ports, recorders) *domain.Stall { return f() }
 	}
 	return []stallCase{
+		{"EngineObjectDrifted when an engine object of the active plan asks for another spec", domain.StallEngineObjectDrifted,
+			func(t *testing.T, _ domain.Ports, _ recorders) *domain.Stall {
+				t.Helper()
+				p := targetPlan(t)
+				live := []ports.ReleaseStatus{written(ref("gpu-operator"), p.Digest, true)}
+				live[0].SpecDigest = "sha256:edited"
+				want := map[ports.ReleaseRef]string{ref("gpu-operator"): planned(ref("gpu-operator"))}
+				return domain.SpecDrifted(p.Digest, domain.DriftedReleases(p, uid, live, want))
+			}},
 		{"AdmissionPolicyMissing when a chart policy or binding does not enforce", domain.StallAdmissionPolicyMissing,
 			pure(func() *domain.Stall {
 				return domain.AdmissionPolicyMissing([]string{"ValidatingAdmissionPolicyBinding aicr-operator-plans is missing"})

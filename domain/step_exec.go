@@ -27,7 +27,11 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 	if err != nil && !errors.Is(err, ports.ErrTargetNotFound) {
 		return r.stallOrError("status of "+s.Release.String(), err)
 	}
-	if !r.mutationMade(s, st, exists, r.approvalValid(now)) {
+	planned, err := r.plannedDigest(p, env, s)
+	if err != nil {
+		return r.stallOrError("render the plan's spec", err)
+	}
+	if !r.mutationMade(s, st, exists, r.approvalValid(now), planned) {
 		if env.Deleting {
 			return r.end(PhaseOrphaned, deletingMessage+", the step in flight finished"), nil
 		}
@@ -47,7 +51,7 @@ func (r *Rollout) progress(ctx context.Context, p Ports, env Environment, now ti
 			return r.stallOrError("remove "+s.Release.String(), err)
 		}
 	}
-	return r.judge(s, st, exists, env, now), nil
+	return r.judge(s, st, exists, env, now, planned), nil
 }
 
 // beforeMutation waits for the acknowledgement and the change policy a step not started needs,
@@ -141,7 +145,9 @@ func (r *Rollout) apply(ctx context.Context, p Ports, env Environment, s Step, o
 }
 
 // judge decides whether the mutated step is done, failed or still running.
-func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environment, now time.Time) Outcome {
+// A step other than a Remove is done only when the engine object asks for exactly the planned
+// spec and the engine reports it synced and healthy at that revision.
+func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environment, now time.Time, planned string) Outcome {
 	timeout := env.StepTimeout(s)
 	done := !exists
 	if s.Operation != OpRemove {
@@ -149,7 +155,7 @@ func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environ
 			return r.end(PhaseFailed, fmt.Sprintf("step %d/%d %s (%s) sync failed: %s",
 				r.status.Step+1, len(r.spec.Steps), s.Release.ID, s.Operation, st.Message))
 		}
-		done = exists && st.Ready()
+		done = exists && st.ReadyAt(planned)
 	}
 	if done {
 		return r.nextStep(fmt.Sprintf("%s (%s) ready", s.Release, s.Operation))

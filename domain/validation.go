@@ -63,7 +63,7 @@ func (r *Rollout) validate(ctx context.Context, p Ports, env Environment, now ti
 	}
 	switch st.State {
 	case ports.JobSucceeded:
-		return r.validated(ctx, p, env, ref)
+		return r.validated(ctx, p, env, ref, now)
 	case ports.JobFailed:
 		return r.validationFailed(ctx, p, ref, st, now)
 	case ports.JobRunning:
@@ -153,8 +153,8 @@ func ValidationArgs(namespace, image, output string) []string {
 
 // validated judges a completed validation run by its report: a missing or unreadable report or
 // a failed check fails the rollout; a passed run stores the evidence with the report byte for
-// byte and ends the rollout Succeeded.
-func (r *Rollout) validated(ctx context.Context, p Ports, env Environment, ref ports.JobRef) (Outcome, error) {
+// byte and ends the rollout Succeeded, once the engine objects still show every step made.
+func (r *Rollout) validated(ctx context.Context, p Ports, env Environment, ref ports.JobRef, now time.Time) (Outcome, error) {
 	files, err := p.Jobs.Output(ctx, ref)
 	if err != nil && !errors.Is(err, ports.ErrJobNotFound) && !errors.Is(err, ports.ErrOutputLost) {
 		return r.stallOrError("validation report", err)
@@ -170,6 +170,11 @@ func (r *Rollout) validated(ctx context.Context, p Ports, env Environment, ref p
 			return r.stallOrError("retain validation run", rerr)
 		}
 		return r.end(PhaseFailed, "deployment validation run "+ref.Name+" failed: "+err.Error()), nil
+	}
+	// An engine object edited while validation ran is not what was validated: the rollout goes
+	// back to its step, which writes it again, and no evidence is written.
+	if out, rewound, listErr := r.stepsShown(ctx, p, env, now); rewound {
+		return out, listErr
 	}
 	ev, err := r.evidence(ctx, p, env)
 	if err != nil {

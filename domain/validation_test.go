@@ -87,8 +87,11 @@ func TestAdvance_ValidationWritesEvidence(t *testing.T) {
 	report := ctrf(3, 2, 0, 1, 0, "operator-health", "passed", "expected-resources", "passed", "nccl", "skipped")
 	r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
 	r.jobs.Output(gomock.Any(), job).Return(output(report), nil)
+	stepsWritten(r, spec(t).ToPlanDigest)
 	r.engine.Status(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
-		return ports.ReleaseStatus{Ref: ref, SyncedRevision: "rev-" + ref.ID}, nil
+		st := written(ref, spec(t).ToPlanDigest, true)
+		st.DesiredRevision, st.SyncedRevision = "rev-"+ref.ID, "rev-"+ref.ID
+		return st, nil
 	}).Times(len(e.Target.Releases))
 	var pushed ports.Evidence
 	r.reg.PushEvidence(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ev ports.Evidence) (ports.Digest, error) {
@@ -167,7 +170,10 @@ func TestAdvance_ValidationReportDecides(t *testing.T) {
 			r.jobs.Status(gomock.Any(), job).Return(ports.JobStatus{State: ports.JobSucceeded}, nil)
 			r.jobs.Output(gomock.Any(), job).Return(tt.files, tt.err)
 			if tt.message == "" {
-				r.engine.Status(gomock.Any(), gomock.Any()).Return(ports.ReleaseStatus{SyncedRevision: "r"}, nil).AnyTimes()
+				stepsWritten(r, spec(t).ToPlanDigest)
+				r.engine.Status(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
+					return written(ref, spec(t).ToPlanDigest, true), nil
+				}).AnyTimes()
 				r.reg.PushEvidence(gomock.Any(), gomock.Any()).Return(ports.Digest("sha256:ev"), nil)
 			} else {
 				r.jobs.Retain(gomock.Any(), job).Return(nil) // RES-7: a failed validation stays seven days

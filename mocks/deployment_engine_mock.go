@@ -232,6 +232,45 @@ func (c *MockDeploymentEngineRemoveCall) DoAndReturn(f func(context.Context, por
 	return c
 }
 
+// SpecDigest mocks base method.
+func (m *MockDeploymentEngine) SpecDigest(spec ports.ReleaseSpec) (string, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SpecDigest", spec)
+	ret0, _ := ret[0].(string)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// SpecDigest indicates an expected call of SpecDigest.
+func (mr *MockDeploymentEngineMockRecorder) SpecDigest(spec any) *MockDeploymentEngineSpecDigestCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SpecDigest", reflect.TypeOf((*MockDeploymentEngine)(nil).SpecDigest), spec)
+	return &MockDeploymentEngineSpecDigestCall{Call: call}
+}
+
+// MockDeploymentEngineSpecDigestCall wrap *gomock.Call
+type MockDeploymentEngineSpecDigestCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDeploymentEngineSpecDigestCall) Return(arg0 string, arg1 error) *MockDeploymentEngineSpecDigestCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDeploymentEngineSpecDigestCall) Do(f func(ports.ReleaseSpec) (string, error)) *MockDeploymentEngineSpecDigestCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDeploymentEngineSpecDigestCall) DoAndReturn(f func(ports.ReleaseSpec) (string, error)) *MockDeploymentEngineSpecDigestCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // Specs mocks base method.
 func (m *MockDeploymentEngine) Specs(ctx context.Context) ([]ports.ReleaseSpec, error) {
 	m.ctrl.T.Helper()
@@ -344,6 +383,45 @@ func (c *MockDeploymentEngineSuspendCall) Do(f func(context.Context, ports.Relea
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
 func (c *MockDeploymentEngineSuspendCall) DoAndReturn(f func(context.Context, ports.ReleaseRef, ports.ReleaseOwner, bool) error) *MockDeploymentEngineSuspendCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// Unplanned mocks base method.
+func (m *MockDeploymentEngine) Unplanned(ctx context.Context, planned []ports.ReleaseRef) ([]string, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Unplanned", ctx, planned)
+	ret0, _ := ret[0].([]string)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Unplanned indicates an expected call of Unplanned.
+func (mr *MockDeploymentEngineMockRecorder) Unplanned(ctx, planned any) *MockDeploymentEngineUnplannedCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Unplanned", reflect.TypeOf((*MockDeploymentEngine)(nil).Unplanned), ctx, planned)
+	return &MockDeploymentEngineUnplannedCall{Call: call}
+}
+
+// MockDeploymentEngineUnplannedCall wrap *gomock.Call
+type MockDeploymentEngineUnplannedCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockDeploymentEngineUnplannedCall) Return(arg0 []string, arg1 error) *MockDeploymentEngineUnplannedCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockDeploymentEngineUnplannedCall) Do(f func(context.Context, []ports.ReleaseRef) ([]string, error)) *MockDeploymentEngineUnplannedCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockDeploymentEngineUnplannedCall) DoAndReturn(f func(context.Context, []ports.ReleaseRef) ([]string, error)) *MockDeploymentEngineUnplannedCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }

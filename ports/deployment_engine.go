@@ -64,6 +64,11 @@ type ReleaseStatus struct {
 	Removing bool
 	// Message is engine-provided detail, safe to show to users.
 	Message string
+	// SpecDigest is the digest of what the engine owns of the engine object's spec, computed
+	// from the live object's spec fields (never read back from an annotation): it equals
+	// DeploymentEngine.SpecDigest of a ReleaseSpec exactly when the object asks for what Apply
+	// of that spec writes. Empty when the spec cannot be encoded, which matches no plan.
+	SpecDigest string
 }
 
 // Synced reports whether the engine applied the revision it currently asks for.
@@ -73,6 +78,14 @@ func (s ReleaseStatus) Synced() bool {
 
 // Ready reports whether the release is synced and healthy.
 func (s ReleaseStatus) Ready() bool { return s.Synced() && s.Health == HealthHealthy }
+
+// Matches reports whether the engine object's spec is exactly the one whose digest is planned
+// (DeploymentEngine.SpecDigest of the plan's ReleaseSpec); an empty planned digest matches nothing.
+func (s ReleaseStatus) Matches(planned string) bool { return planned != "" && s.SpecDigest == planned }
+
+// ReadyAt reports whether the release is ready (synced and healthy) at the planned spec: the
+// object asks for what the plan renders and the engine applied it.
+func (s ReleaseStatus) ReadyAt(planned string) bool { return s.Matches(planned) && s.Ready() }
 
 // DeploymentEngine deploys releases (one engine object per release, e.g. an
 // Argo CD Application or a Flux HelmRelease) and reports their state.
@@ -152,6 +165,17 @@ type DeploymentEngine interface {
 	// never modifies. It returns ErrTargetNotFound when the object is missing
 	// and ErrSuspensionRefused while a sync operation runs.
 	Suspend(ctx context.Context, ref ReleaseRef, owner ReleaseOwner, suspend bool) error
+
+	// SpecDigest returns the ReleaseStatus.SpecDigest of an engine object that Apply(spec)
+	// wrote and nobody changed since: the digest of the engine object's spec as Apply renders
+	// it from spec (canonical encoding, SHA-256). spec.Owner does not enter it, nor does the
+	// switch Suspend turns. It never reads the engine: the plan, not the live object, decides.
+	SpecDigest(spec ReleaseSpec) (string, error)
+
+	// Unplanned returns the names of the engine objects in the operator's project or tenant
+	// (Argo CD: the AppProject) that are not the engine object of any of planned, whatever
+	// labels they carry, sorted: objects no plan names, created out of band. It never mutates.
+	Unplanned(ctx context.Context, planned []ReleaseRef) ([]string, error)
 }
 
 // ConsistentReads is implemented by a DeploymentEngine whose Status and List show its own

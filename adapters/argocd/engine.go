@@ -34,6 +34,10 @@ type Config struct {
 	// "registry.example.com/aicr"): upstream charts are read from
 	// Registry + "/charts" and local (wrapper) charts from Registry + "/wrappers".
 	Registry string
+	// Reader reads what the engine's client may not show: Unplanned lists every Application
+	// of the engine namespace through it, not only those a cache limited to the operator's
+	// label holds (nil: the engine's client).
+	Reader client.Reader
 }
 
 // Engine is the Argo CD DeploymentEngine. It is safe for concurrent use.
@@ -60,6 +64,9 @@ func NewEngine(c client.Client, dc discovery.DiscoveryInterface, cfg Config) *En
 		cfg.Project = DefaultProject
 	}
 	cfg.Registry = strings.TrimSuffix(cfg.Registry, "/")
+	if cfg.Reader == nil {
+		cfg.Reader = c
+	}
 	return &Engine{c: c, discovery: dc, cfg: cfg, revisions: &revisionMemo{}}
 }
 

@@ -9,9 +9,9 @@ import (
 )
 
 // revisions are the fingerprints (revision) of the source an Application's spec asks for and
-// of the source Argo CD last compared the live state to.
+// of the source Argo CD last compared the live state to, and the digest of its spec (liveDigest).
 type revisions struct {
-	desired, compared string
+	desired, compared, spec string
 }
 
 // revisionsOf computes an Application's revisions.
@@ -21,6 +21,7 @@ func revisionsOf(app *argov1.Application) revisions {
 		r.desired = revision(*app.Spec.Source, app.Spec.Destination)
 	}
 	r.compared = revision(app.Status.Sync.ComparedTo.Source, app.Status.Sync.ComparedTo.Destination)
+	r.spec = liveDigest(app)
 	return r
 }
 

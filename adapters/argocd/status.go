@@ -73,7 +73,7 @@ func observeWith(app *argov1.Application, revs revisions) ports.ReleaseStatus {
 	if st.Ref.ID == "" && app.Spec.Source != nil && app.Spec.Source.Helm != nil {
 		st.Ref.ID = app.Spec.Source.Helm.ReleaseName
 	}
-	st.DesiredRevision = revs.desired
+	st.DesiredRevision, st.SpecDigest = revs.desired, revs.spec
 	if op := app.Status.OperationState; op != nil {
 		st.LastSyncAt = op.StartedAt.Time
 		// A failed or running operation explains the state; a succeeded one ("successfully

@@ -79,3 +79,13 @@ func (e *Engine) Remove(context.Context, ports.ReleaseRef, ports.ReleaseOwner) e
 func (e *Engine) Suspend(context.Context, ports.ReleaseRef, ports.ReleaseOwner, bool) error {
 	return unsupported("suspend")
 }
+
+// SpecDigest returns ports.ErrEngineUnsupported.
+func (e *Engine) SpecDigest(ports.ReleaseSpec) (string, error) {
+	return "", unsupported("spec digest")
+}
+
+// Unplanned returns ports.ErrEngineUnsupported.
+func (e *Engine) Unplanned(context.Context, []ports.ReleaseRef) ([]string, error) {
+	return nil, unsupported("unplanned")
+}

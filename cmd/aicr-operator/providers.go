@@ -91,8 +91,9 @@ func provideDiscovery(rc *rest.Config) (discovery.DiscoveryInterface, error) {
 	return dc, nil
 }
 
-func provideArgoCDConfig(cfg app.Config) argocd.Config {
+func provideArgoCDConfig(cfg app.Config, mgr ctrl.Manager) argocd.Config {
 	return argocd.Config{
+		Reader:    mgr.GetAPIReader(),
 		Namespace: cfg.EngineNamespace,
 		Project:   cfg.EngineProject,
 		Registry:  strings.TrimPrefix(cfg.RegistryRepository, "oci://"),

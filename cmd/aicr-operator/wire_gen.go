@@ -37,7 +37,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	argocdConfig := provideArgoCDConfig(cfg)
+	argocdConfig := provideArgoCDConfig(cfg, v)
 	engine := argocd.NewEngine(client, discoveryInterface, argocdConfig)
 	fluxEngine, err := flux.NewEngine()
 	if err != nil {

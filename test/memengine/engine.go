@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -82,6 +83,31 @@ func Revision(spec ports.ReleaseSpec) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// SpecDigest is a digest of what an Apply of spec asks for, its owner left out; Apply records
+// it as the object's SpecDigest, and a test that edits an object by hand changes it.
+func SpecDigest(spec ports.ReleaseSpec) string {
+	raw, _ := json.Marshal([]any{spec.Chart, spec.ContentDigest, spec.Values, spec.Policy})
+	sum := sha256.Sum256(raw)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// SpecDigest returns the package's SpecDigest of spec.
+func (e *Engine) SpecDigest(spec ports.ReleaseSpec) (string, error) { return SpecDigest(spec), nil }
+
+// Unplanned returns the objects of no planned release, by release.
+func (e *Engine) Unplanned(_ context.Context, planned []ports.ReleaseRef) ([]string, error) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	var out []string
+	for ref := range e.Objs {
+		if !slices.Contains(planned, ref) {
+			out = append(out, ref.String())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // Apply records spec; ErrForeignObject for an object of another runtime. Like every write, it
 // fails with the context's error once ctx is done, as an API request would.
 func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
@@ -95,11 +121,12 @@ func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
 		return ports.ErrForeignObject
 	}
 	rev := Revision(spec)
-	if exists && cur.DesiredRevision == rev && cur.Owner == spec.Owner {
+	if exists && cur.DesiredRevision == rev && cur.Owner == spec.Owner && cur.SpecDigest == SpecDigest(spec) {
 		e.Mu.Unlock()
 		return nil
 	}
 	st := ports.ReleaseStatus{Ref: spec.Ref, Owner: spec.Owner, DesiredRevision: rev, SyncedRevision: cur.SyncedRevision,
+		SpecDigest: SpecDigest(spec),
 		Health: ports.HealthProgressing, Operation: ports.OperationRunning, LastSyncAt: e.clock.Now()}
 	if e.Instant {
 		e.settleLocked(&st)
