@@ -66,6 +66,7 @@ func TestAdvanceRollout_JudgesEachMutationAtOnce(t *testing.T) {
 			engine, clock := mocks.NewMockDeploymentEngine(ctrl), mocks.NewMockClock(ctrl)
 			clock.EXPECT().Now().Return(t0).AnyTimes()
 			writes := map[ports.ReleaseRef]int{}
+			engine.EXPECT().SpecDigest(gomock.Any()).Return("sha256:planned", nil).AnyTimes()
 			engine.EXPECT().Apply(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, s ports.ReleaseSpec) error {
 				writes[s.Ref]++
 				return nil
@@ -75,7 +76,8 @@ func TestAdvanceRollout_JudgesEachMutationAtOnce(t *testing.T) {
 					return ports.ReleaseStatus{}, ports.ErrTargetNotFound
 				}
 				st := ports.ReleaseStatus{Ref: ref, Owner: ports.ReleaseOwner{RuntimeUID: runtimeUID, PlanDigest: plan.Digest, Rollout: spec.Name},
-					DesiredRevision: "r1", SyncedRevision: "r0", Health: ports.HealthProgressing, Operation: ports.OperationRunning}
+					DesiredRevision: "r1", SyncedRevision: "r0", Health: ports.HealthProgressing, Operation: ports.OperationRunning,
+					SpecDigest: "sha256:planned"}
 				if tt.ready {
 					st.SyncedRevision, st.Health, st.Operation = "r1", ports.HealthHealthy, ports.OperationSucceeded
 				}

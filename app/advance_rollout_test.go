@@ -57,6 +57,7 @@ func TestAdvanceRollout_StopsWhereTheCallerMustPersist(t *testing.T) {
 			ctrl := gomock.NewController(t)
 			engine, clock := mocks.NewMockDeploymentEngine(ctrl), mocks.NewMockClock(ctrl)
 			clock.EXPECT().Now().Return(t0).AnyTimes()
+			engine.EXPECT().SpecDigest(gomock.Any()).Return("sha256:planned", nil).AnyTimes()
 			if tt.engine != nil {
 				tt.engine(engine.EXPECT())
 			}

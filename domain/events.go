@@ -38,6 +38,8 @@ var (
 	EventEngineSuspended = EventReason{"EngineSuspended"}
 	// EventEngineResumed: the engine suspension was lifted and automated sync is back on.
 	EventEngineResumed = EventReason{"EngineResumed"}
+	// EventUnplannedEngineObjects: engine objects no plan names appeared in the operator's project.
+	EventUnplannedEngineObjects = EventReason{ReasonUnplannedEngineObjects}
 	// EventCleanedUp: a deleted runtime's plans, kept results and Jobs are gone.
 	EventCleanedUp = EventReason{"CleanedUp"}
 )

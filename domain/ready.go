@@ -1,5 +1,10 @@
 package domain
 
+import (
+	"fmt"
+	"strings"
+)
+
 // ConditionStatus is a condition's status.
 type ConditionStatus string
 
@@ -35,6 +40,12 @@ const (
 	ReasonResolving = "Resolving"
 	// ReasonResolved is the Resolved reason when the spec resolved to the candidate plan.
 	ReasonResolved = "Resolved"
+	// ReasonEveryEngineObjectPlanned is the EngineObjectsPlanned reason when every engine object
+	// in the operator's project is a planned release's.
+	ReasonEveryEngineObjectPlanned = "EveryEngineObjectPlanned"
+	// ReasonUnplannedEngineObjects is the EngineObjectsPlanned reason when engine objects in the
+	// operator's project are no planned release's (created out of band).
+	ReasonUnplannedEngineObjects = "UnplannedEngineObjects"
 )
 
 // Condition is an engine-neutral status condition.
@@ -70,6 +81,9 @@ type ReadyInput struct {
 	Rollout            RolloutView
 	ReleasesReady      bool
 	ValidationDisabled bool
+	// DriftStall is EngineObjectDrifted: an engine object of the active plan asks for another
+	// spec than the plan renders and no rollout rewrites it (SpecDrifted).
+	DriftStall *Stall
 }
 
 // ReadyCondition derives the runtime's Ready condition (CR-8). The checks
@@ -92,6 +106,8 @@ func ReadyCondition(in ReadyInput) Condition {
 		return Condition{ConditionFalse, ReasonNoActivePlan, "no plan is rolled out yet"}
 	case in.TargetPlanDigest != "" && in.TargetPlanDigest != in.ActivePlanDigest:
 		return Condition{ConditionFalse, ReasonRollingOut, RolloutProgressMessage(in.Rollout, in.TargetPlanDigest)}
+	case in.DriftStall != nil:
+		return Condition{ConditionFalse, string(in.DriftStall.Reason()), in.DriftStall.Message()}
 	case !in.ReleasesReady:
 		return Condition{ConditionFalse, ReasonNotReady, "a release of plan " + in.ActivePlanDigest + " is not ready"}
 	case in.ValidationDisabled:
@@ -162,4 +178,24 @@ func AvailableCondition(releases []ReleaseAvailability, previous ConditionStatus
 		}
 	}
 	return Condition{ConditionTrue, "ReleasesHealthy", "every counted release is healthy at the plan it carries"}
+}
+
+// maxUnplannedNamed is how many unplanned engine objects a message names.
+const maxUnplannedNamed = 10
+
+// UnplannedCondition derives EngineObjectsPlanned from the names of the engine objects in the
+// operator's project that no active or target plan names (DeploymentEngine.Unplanned): such an
+// object deploys through the operator's project, outside every plan and approval.
+func UnplannedCondition(names []string) Condition {
+	if len(names) == 0 {
+		return Condition{ConditionTrue, ReasonEveryEngineObjectPlanned,
+			"every engine object in the operator's project is a planned release's"}
+	}
+	shown := names[:min(len(names), maxUnplannedNamed)]
+	msg := fmt.Sprintf("%d engine objects in the operator's project are no planned release's (created out of band): %s",
+		len(names), strings.Join(shown, ", "))
+	if len(shown) < len(names) {
+		msg += ", ..."
+	}
+	return Condition{ConditionFalse, ReasonUnplannedEngineObjects, msg}
 }

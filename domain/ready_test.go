@@ -1,6 +1,8 @@
 package domain_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,6 +43,10 @@ func TestReadyCondition_Messages(t *testing.T) {
 			domain.ReasonRollingOut, "target plan sha256:b is not rolled out yet"},
 		{"rolled out", domain.ReadyInput{ActivePlanDigest: "sha256:a", TargetPlanDigest: "sha256:a", ReleasesReady: true},
 			domain.ReasonRolledOut, "plan sha256:a rolled out and validated"},
+		{"drifted from the plan", domain.ReadyInput{ActivePlanDigest: "sha256:a", TargetPlanDigest: "sha256:a", ReleasesReady: true,
+			DriftStall: domain.SpecDrifted("sha256:a", []ports.ReleaseRef{{ID: "gpu-operator", Namespace: "gpu-operator"}})},
+			string(domain.StallEngineObjectDrifted), "the engine objects of gpu-operator/gpu-operator ask for another spec " +
+				"than plan sha256:a renders for them (edited outside the operator): undo the edit, or roll out a plan that writes them again"},
 		{"engine", domain.ReadyInput{EngineStall: domain.StallFromCondition(string(domain.StallEngineMissing), "m")},
 			string(domain.StallEngineMissing), "m"},
 		{"paused", domain.ReadyInput{Paused: true}, domain.ReasonPaused, "the runtime is paused (spec.paused)"},
@@ -63,6 +69,27 @@ func TestReadyCondition_Messages(t *testing.T) {
 			assert.Equal(t, tt.wantMsg, c.Message)
 		})
 	}
+}
+
+// TestUnplannedCondition: EngineObjectsPlanned is True with no unplanned engine object, False
+// naming them (at most ten) otherwise.
+func TestUnplannedCondition(t *testing.T) {
+	t.Parallel()
+	ok := domain.UnplannedCondition(nil)
+	assert.Equal(t, domain.ConditionTrue, ok.Status)
+	assert.Equal(t, domain.ReasonEveryEngineObjectPlanned, ok.Reason)
+	bad := domain.UnplannedCondition([]string{"argocd/x.y"})
+	assert.Equal(t, domain.ConditionFalse, bad.Status)
+	assert.Equal(t, domain.ReasonUnplannedEngineObjects, bad.Reason)
+	assert.Contains(t, bad.Message, "argocd/x.y")
+	many := make([]string, 12)
+	for i := range many {
+		many[i] = fmt.Sprintf("app-%02d", i)
+	}
+	long := domain.UnplannedCondition(many)
+	assert.Contains(t, long.Message, "12 engine objects")
+	assert.NotContains(t, long.Message, "app-10")
+	assert.True(t, strings.HasSuffix(long.Message, ", ..."))
 }
 
 func TestStalledFromResolved(t *testing.T) {

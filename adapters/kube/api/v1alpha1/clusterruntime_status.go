@@ -21,6 +21,10 @@ const (
 	// retried with backoff; its message names what is waited on and the error. Removed once a
 	// reconcile succeeds; it changes no other condition.
 	ConditionRetrying = "Retrying"
+	// ConditionEngineObjectsPlanned is normal-true: every engine object in the operator's
+	// project (Argo CD: the AppProject) is the object of a release the active or target plan
+	// names; False names those created out of band.
+	ConditionEngineObjectsPlanned = "EngineObjectsPlanned"
 )
 
 // ClusterRuntimeStatus holds observations the operator rebuilds from plans, rollouts and

@@ -135,9 +135,11 @@ func lostStartReconciler(t *testing.T, cached, live aicrv1alpha1.RuntimeRolloutS
 	clock := mocks.NewMockClock(ctl)
 	clock.EXPECT().Now().Return(time.Date(2026, 11, 29, 12, 1, 0, 0, time.UTC)).AnyTimes()
 	engine := mocks.NewMockDeploymentEngine(ctl)
+	engine.EXPECT().SpecDigest(gomock.Any()).Return("sha256:planned", nil).AnyTimes()
 	ready := func(ref ports.ReleaseRef) ports.ReleaseStatus {
 		return ports.ReleaseStatus{Ref: ref, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest, Rollout: ro.Name},
-			DesiredRevision: "1", SyncedRevision: "1", Health: ports.HealthHealthy, Operation: ports.OperationSucceeded}
+			DesiredRevision: "1", SyncedRevision: "1", Health: ports.HealthHealthy, Operation: ports.OperationSucceeded,
+			SpecDigest: "sha256:planned"}
 	}
 	applied := false
 	engine.EXPECT().Status(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {

@@ -8,8 +8,8 @@ import (
 
 func releaseID(id string) ports.ReleaseRef { return ports.ReleaseRef{ID: id} }
 
-// releasesReady reports whether every release of the active plan has a ready engine object
-// carrying the active plan.
+// releasesReady reports whether every release of the active plan has an engine object carrying
+// the active plan that asks for exactly the spec the plan renders and is ready at it.
 func releasesReady(obs *observation) bool {
 	if obs.activePlan == nil {
 		return false
@@ -20,7 +20,7 @@ func releasesReady(obs *observation) bool {
 	}
 	for _, rel := range obs.activePlan.Releases {
 		s, ok := live[rel.Ref()]
-		if !ok || !s.Ready() || s.Owner.RuntimeUID != obs.uid || s.Owner.PlanDigest != obs.active {
+		if !ok || !s.ReadyAt(obs.planned[rel.Ref()]) || s.Owner.RuntimeUID != obs.uid || s.Owner.PlanDigest != obs.active {
 			return false
 		}
 	}

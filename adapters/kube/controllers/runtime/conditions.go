@@ -15,7 +15,7 @@ import (
 // ClusterRuntime (CR-7); Resolved belongs to the resolver.
 var runtimeConditionTypes = []string{
 	aicrv1alpha1.ConditionReady, aicrv1alpha1.ConditionAvailable, aicrv1alpha1.ConditionReconciling,
-	aicrv1alpha1.ConditionStalled, aicrv1alpha1.ConditionEngineAvailable,
+	aicrv1alpha1.ConditionStalled, aicrv1alpha1.ConditionEngineAvailable, aicrv1alpha1.ConditionEngineObjectsPlanned,
 }
 
 // runtimeStatus is the part of the ClusterRuntime status the field manager aicr-rollout owns.
@@ -48,7 +48,7 @@ func desiredStatus(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retry stri
 		Deleting: cr.DeletionTimestamp != nil, Paused: cr.Spec.Paused, Suspension: suspension,
 		SuspensionStall: obs.suspensionStall, EngineStall: obs.engineStall, PlanStall: obs.planStall, ActivePlanDigest: obs.active,
 		TargetPlanDigest: obs.target, Rollout: view, ReleasesReady: releasesReady(obs),
-		ValidationDisabled: cr.Spec.Validation.Deployment == aicrv1alpha1.ValidationDisabled,
+		ValidationDisabled: cr.Spec.Validation.Deployment == aicrv1alpha1.ValidationDisabled, DriftStall: obs.driftStall,
 	})
 	shared.SetCondition(&conds, toCondition(aicrv1alpha1.ConditionReady, ready), gen, now)
 	prevAvailable := domain.ConditionUnknown
@@ -61,6 +61,10 @@ func desiredStatus(cr *aicrv1alpha1.ClusterRuntime, obs *observation, retry stri
 		engine = domain.Condition{Status: domain.ConditionFalse, Reason: string(obs.engineStall.Reason()), Message: obs.engineStall.Message()}
 	}
 	shared.SetCondition(&conds, toCondition(aicrv1alpha1.ConditionEngineAvailable, engine), gen, now)
+	if obs.unplanned != nil {
+		shared.SetCondition(&conds, toCondition(aicrv1alpha1.ConditionEngineObjectsPlanned,
+			domain.UnplannedCondition(obs.unplanned)), gen, now)
+	}
 	switch stall := runtimeStall(cr, obs, view); {
 	case stall != nil:
 		meta.RemoveStatusCondition(&conds, shared.CondReconciling)
@@ -106,7 +110,8 @@ func runtimeStall(cr *aicrv1alpha1.ClusterRuntime, obs *observation, view domain
 }
 
 // ownStall is the stall the runtime controller decides itself, first in order: the engine, the
-// plans (and the admission policies), then a refused engine suspension. A failed Resolved is the
+// plans (and the admission policies), a refused engine suspension, then an engine object of the
+// active plan that drifted from it while no rollout rewrites it (EngineObjectDrifted). A failed Resolved is the
 // resolver's and a stalled rollout the rollout controller's: each records its own Events.
 func ownStall(obs *observation) *domain.Stall {
 	switch {
@@ -114,8 +119,10 @@ func ownStall(obs *observation) *domain.Stall {
 		return obs.engineStall
 	case obs.planStall != nil:
 		return obs.planStall
+	case obs.suspensionStall != nil:
+		return obs.suspensionStall
 	}
-	return obs.suspensionStall
+	return obs.driftStall
 }
 
 // rolloutView describes the rollout in progress, else the newest toward the target.

@@ -42,6 +42,12 @@ type observation struct {
 	restoredUnknown map[string]bool
 	// reinstall are the active plan's releases lost with the restore (RO-13).
 	reinstall []ports.ReleaseRef
+	// planned is the spec digest the engine renders for each release of the active plan.
+	planned map[ports.ReleaseRef]string
+	// driftStall is EngineObjectDrifted while no rollout rewrites a drifted release.
+	driftStall *domain.Stall
+	// unplanned are the engine objects in the operator's project no plan names (nil: unknown).
+	unplanned []string
 }
 
 // observe lists the runtime's rollouts (cached), derives the active plan from the newest
@@ -94,6 +100,9 @@ func (r *Reconciler) observe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 		case obs.inProgress == nil:
 			obs.planStall = domain.MovedReleasesMissing(obs.active, missing)
 		}
+	}
+	if err := r.observeDrift(ctx, obs); err != nil {
+		return nil, err
 	}
 	return obs, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
@@ -28,6 +29,8 @@ type signals struct {
 	ready string
 	// retry is the retry request last recorded as handled.
 	retry string
+	// unplanned is the EngineObjectsPlanned message last derived.
+	unplanned string
 }
 
 // record emits the Events of the change from the status read (cr) to the status derived (want).
@@ -35,11 +38,15 @@ func (s *signals) record(rec record.EventRecorder, cr *aicrv1alpha1.ClusterRunti
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.uid != string(cr.UID) {
-		s.uid, s.stall, s.ready, s.retry = string(cr.UID), nil, "", ""
+		s.uid, s.stall, s.ready, s.retry, s.unplanned = string(cr.UID), nil, "", "", ""
 		if c := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionReady); c != nil {
 			s.ready = c.Reason
 		}
+		if c := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionEngineObjectsPlanned); c != nil {
+			s.unplanned = c.Message
+		}
 	}
+	s.recordUnplanned(rec, cr, want)
 	own := ownStall(obs)
 	if own != nil && !sameStall(own, s.stall) && !recorded(cr, own) {
 		rec.Event(cr, corev1.EventTypeWarning, string(own.Reason()), domain.Truncate(own.Message()))
@@ -92,4 +99,17 @@ func recorded(cr *aicrv1alpha1.ClusterRuntime, stall *domain.Stall) bool {
 
 func sameStall(a, b *domain.Stall) bool {
 	return a != nil && b != nil && a.Reason() == b.Reason() && domain.Truncate(a.Message()) == domain.Truncate(b.Message())
+}
+
+// recordUnplanned records a Warning UnplannedEngineObjects when EngineObjectsPlanned turns
+// False or names other objects: engine objects no plan names appeared in the operator's project.
+func (s *signals) recordUnplanned(rec record.EventRecorder, cr *aicrv1alpha1.ClusterRuntime, want runtimeStatus) {
+	c := meta.FindStatusCondition(want.conditions, aicrv1alpha1.ConditionEngineObjectsPlanned)
+	if c == nil || c.Message == s.unplanned {
+		return
+	}
+	s.unplanned = c.Message
+	if c.Status == metav1.ConditionFalse {
+		rec.Event(cr, corev1.EventTypeWarning, domain.EventUnplannedEngineObjects.String(), domain.Truncate(c.Message))
+	}
 }
