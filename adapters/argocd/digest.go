@@ -14,8 +14,12 @@ import (
 )
 
 // SpecDigest renders the Application spec Apply writes for spec (fill) and returns its
-// specDigest: what a plan asks an Application to be. It never reads the cluster.
+// specDigest: what a plan asks an Application to be. It never reads the cluster. An engine
+// that does not know the runtime registry (Config.Registry) cannot render it.
 func (e *Engine) SpecDigest(spec ports.ReleaseSpec) (string, error) {
+	if e.cfg.Registry == "" {
+		return "", fmt.Errorf("render the application of %s: the runtime registry is not known", spec.Ref)
+	}
 	app := &argov1.Application{}
 	if err := e.fill(app, spec); err != nil {
 		return "", fmt.Errorf("render the application of %s: %w", spec.Ref, err)

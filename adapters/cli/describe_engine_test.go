@@ -29,6 +29,12 @@ type fakeEngine struct {
 	err      error
 }
 
+// plannedDigest is the spec digest fakeEngine renders for every release, and engineStatus's.
+const plannedDigest = "sha256:planned"
+
+// SpecDigest renders plannedDigest for every release.
+func (f fakeEngine) SpecDigest(ports.ReleaseSpec) (string, error) { return plannedDigest, nil }
+
 func (f fakeEngine) Status(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseStatus, error) {
 	if f.err != nil {
 		return ports.ReleaseStatus{}, f.err
@@ -42,11 +48,19 @@ func (f fakeEngine) Status(_ context.Context, ref ports.ReleaseRef) (ports.Relea
 
 const engineRuntimeUID = "uid-runtime"
 
-// engineStatus is the engine's view of a release this runtime owns: synced when desired and
-// synced revisions are equal.
+// engineStatus is the engine's view of a release this runtime owns, asking for the planned
+// spec: synced when desired and synced revisions are equal.
 func engineStatus(desired, synced string, health ports.Health, op ports.OperationState, msg string) ports.ReleaseStatus {
 	return ports.ReleaseStatus{Owner: ports.ReleaseOwner{RuntimeUID: engineRuntimeUID}, DesiredRevision: desired,
-		SyncedRevision: synced, Health: health, Operation: op, Message: msg}
+		SyncedRevision: synced, Health: health, Operation: op, Message: msg, SpecDigest: plannedDigest}
+}
+
+// handEdited is engineStatus of an Application Argo CD reports synced and healthy whose spec
+// was edited outside the operator.
+func handEdited() *ports.ReleaseStatus {
+	st := engineStatus("r9", "r9", ports.HealthHealthy, ports.OperationSucceeded, "")
+	st.SpecDigest = "sha256:edited"
+	return &st
 }
 
 // engineDescribed is the engine part of describe -o json.
@@ -88,6 +102,11 @@ func TestDescribe_EngineStatusBesideTheState(t *testing.T) {
 			row: `Synced\s+Degraded`, detail: "2/2 gpu-operator: sync Failed: Deployment gpu-operator/x: crash loop",
 			engine: `{"sync":"Synced","health":"Degraded","operation":"Failed","message":"Deployment gpu-operator/x:\ncrash loop"}`},
 		{name: "no Application", row: `not found\s+-`, engine: `{"sync":"NotFound"}`},
+		{name: "edited outside the operator, synced and healthy", gpu: handEdited(), row: `Drifted\s+Healthy`,
+			detail: "2/2 gpu-operator: drifted: its spec differs from what plan {plan} renders for it " +
+				"(edited outside the operator): the Application's spec digest is sha256:edited, the plan's " + plannedDigest,
+			engine: `{"sync":"Drifted","health":"Healthy","operation":"Succeeded","drift":"its spec differs from what plan {plan} renders for it (edited outside the operator): the Application's spec digest is ` +
+				`sha256:edited, the plan's ` + plannedDigest + `"}`},
 		{name: "another runtime's Application",
 			gpu: &ports.ReleaseStatus{Owner: ports.ReleaseOwner{RuntimeUID: "uid-other"}, DesiredRevision: "r1",
 				SyncedRevision: "r1", Health: ports.HealthHealthy, Message: "foreign detail"},
@@ -113,6 +132,7 @@ func TestDescribe_EngineStatusBesideTheState(t *testing.T) {
 			from := describedPlan(t, "1.0.0", "nvcr.io/nvidia")
 			to := describedPlan(t, "1.1.0", "nvcr.io/nvidia")
 			ro := upgradeRollout(from, to)
+			tt.detail, tt.engine = strings.ReplaceAll(tt.detail, "{plan}", to.Digest), strings.ReplaceAll(tt.engine, "{plan}", to.Digest)
 			ro.Status = aicrv1alpha1.RuntimeRolloutStatus{Phase: aicrv1alpha1.PhaseProgressing, Releases: []aicrv1alpha1.ReleaseStatus{
 				{Release: "cert-manager", State: aicrv1alpha1.ReleaseReady}, {Release: "gpu-operator", State: "InFlight"}}}
 			aicr := []runtime.Object{ro}
@@ -127,8 +147,8 @@ func TestDescribe_EngineStatusBesideTheState(t *testing.T) {
 			}
 			var namespace string
 			withEngine := func(o *cli.Options) {
-				o.Engine = func(_ *rest.Config, ns string) (cli.EngineReader, error) {
-					namespace = ns
+				o.Engine = func(_ *rest.Config, ec cli.EngineConfig) (cli.EngineReader, error) {
+					namespace = ec.Namespace
 					return engine, nil
 				}
 			}
@@ -196,7 +216,7 @@ func TestDescribe_EngineStatusByThePlanHoldingTheRelease(t *testing.T) {
 	}}
 	out, errOut, code, _ := fakeRunConfigured(t, []runtime.Object{ro, cr}, storedPlans(t, nil, planstoretest.Plan{Plan: from}),
 		"alice", func(o *cli.Options) {
-			o.Engine = func(*rest.Config, string) (cli.EngineReader, error) { return engine, nil }
+			o.Engine = func(*rest.Config, cli.EngineConfig) (cli.EngineReader, error) { return engine, nil }
 		}, "describe", ro.Name)
 	require.Equal(t, 0, code, errOut)
 	assert.Empty(t, errOut)

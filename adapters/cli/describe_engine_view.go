@@ -32,6 +32,9 @@ func engineDetail(e describeEngine) string {
 		return "its Application records runtime " + e.OwnerRuntimeUID + ", not this one: its state is not this step's"
 	}
 	var parts []string
+	if e.Drift != "" {
+		parts = append(parts, "drifted: "+e.Drift)
+	}
 	switch ports.OperationState(e.Operation) {
 	case ports.OperationRunning, ports.OperationFailed:
 		parts = append(parts, "sync "+e.Operation)

@@ -63,6 +63,9 @@ var (
 	ErrNoRenderFlags = errors.New("does not record its render flags")
 	// ErrRecipeDigest refuses a recipe whose content does not match its recorded digest.
 	ErrRecipeDigest = errors.New("content does not match its recorded digest")
+	// ErrApplicationsDiffer ends reproduce non-zero when an Application of the active plan is
+	// not what the plan renders for its release (edited, missing or another runtime's).
+	ErrApplicationsDiffer = errors.New("differ from what the plan renders")
 )
 
 // errNoBundleReader reports Options without a bundle reader (cmd/kubectl-aicr always sets one).

@@ -31,10 +31,11 @@ type Options struct {
 	// Bundles reads a bundle directory for kubectl aicr plan; cmd/kubectl-aicr passes AICR's
 	// bundle reader.
 	Bundles ports.BundleReader
-	// Engine builds, from the command's REST config and the engine namespace
-	// (--engine-namespace), the deployment engine describe asks for each step's release;
-	// cmd/kubectl-aicr passes Argo CD's. Without it describe shows no engine columns.
-	Engine func(cfg *rest.Config, namespace string) (EngineReader, error)
+	// Engine builds, from the command's REST config and what the plugin knows of the engine
+	// (EngineConfig), the deployment engine describe and reproduce ask for each release;
+	// cmd/kubectl-aicr passes Argo CD's. Without it describe shows no engine columns and
+	// reproduce does not compare the Applications with the plan.
+	Engine func(cfg *rest.Config, engine EngineConfig) (EngineReader, error)
 	// flags holds the command flags every command accepts.
 	flags commandFlags
 }

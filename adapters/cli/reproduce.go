@@ -28,6 +28,8 @@ func newReproduceCommand(o *Options) *cobra.Command {
 			"it was rendered with, the operator's bundle reference, and three commands to run yourself: a docker run\n" +
 			"of that AICR image rendering the recipe with the plan's flags, an oras pull of the operator's bundle,\n" +
 			"and a diff -r of the two. Zero diff means the operator deployed exactly what the AICR CLI renders.\n" +
+			"For the active plan it also compares each release's Argo CD Application with the spec the plan renders\n" +
+			"for it (a digest of the spec, not the Application's annotations) and exits non-zero when one differs.\n" +
 			"PLAN is sha256:<digest> or a plan ConfigMap name aicr-plan-<16 hex>; without it the ClusterRuntime's\n" +
 			"active plan, else its candidate. Changes nothing in the cluster. Refuses a plan rebuilt from\n" +
 			"Applications, a plan that does not record its render flags, and a recipe whose content does not match\n" +
@@ -63,7 +65,10 @@ func runReproduce(s *session, args []string) error {
 	if err := os.WriteFile(path, recipe, 0o600); err != nil {
 		return fmt.Errorf("write recipe: %w", err)
 	}
-	return writeReproduce(s.o, name, plan, path)
+	if err := writeReproduce(s.o, name, plan, path); err != nil {
+		return err
+	}
+	return s.compareApplications(plan)
 }
 
 // planName resolves PLAN (or the runtime's active, else candidate plan) to a ConfigMap name

@@ -28,8 +28,9 @@ func main() {
 	os.Exit(cli.Run(context.Background(), o, os.Args[1:]))
 }
 
-// argoCDReader is the Argo CD engine describe reads each step's Application through, in
-// namespace, as the caller of cfg. Status never writes.
-func argoCDReader(cfg *rest.Config, namespace string) (cli.EngineReader, error) {
-	return argocd.NewStatusReader(cfg, namespace)
+// argoCDReader is the Argo CD engine describe and reproduce read each release's Application
+// through, as the caller of cfg, rendering the plan's spec as the operator does. Status never
+// writes.
+func argoCDReader(cfg *rest.Config, engine cli.EngineConfig) (cli.EngineReader, error) {
+	return argocd.NewStatusReader(cfg, argocd.Config{Namespace: engine.Namespace, Project: engine.Project, Registry: engine.Registry})
 }

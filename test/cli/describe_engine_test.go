@@ -54,9 +54,7 @@ func TestDescribe_ShowsArgoCDsViewOfEachStep(t *testing.T) {
 		{"kai-scheduler", "uid-of-another-runtime", argocdsim.Healthy},
 	} {
 		ref := ports.ReleaseRef{ID: app.id, Namespace: app.id}
-		require.NoError(t, engine.Apply(ctx, ports.ReleaseSpec{Ref: ref, Owner: ports.ReleaseOwner{RuntimeUID: app.owner, PlanDigest: plan},
-			Chart: ports.ChartSource{Repository: "https://charts.example.com", Name: app.id, Version: "1.0.0",
-				ManifestDigest: digestOf(app.id)}}))
+		require.NoError(t, engine.Apply(ctx, appliedAsPlanned(plan, app.id, app.owner)))
 		t.Cleanup(func() {
 			app := &argov1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: argocd.DefaultNamespace,
 				Name: argocd.ApplicationName(ref)}}

@@ -70,10 +70,10 @@ func runWith(configure func(o *cli.Options), args ...string) result {
 	return result{stdout: out.String(), stderr: errOut.String(), code: code}
 }
 
-// argoCDReader is the Argo CD engine describe reads Applications through, as
+// argoCDReader is the Argo CD engine describe and reproduce read Applications through, as
 // cmd/kubectl-aicr builds it.
-func argoCDReader(cfg *rest.Config, namespace string) (cli.EngineReader, error) {
-	return argocd.NewStatusReader(cfg, namespace)
+func argoCDReader(cfg *rest.Config, engine cli.EngineConfig) (cli.EngineReader, error) {
+	return argocd.NewStatusReader(cfg, argocd.Config{Namespace: engine.Namespace, Project: engine.Project, Registry: engine.Registry})
 }
 
 // run runs kubectl aicr as user with the suite's clock.

@@ -12,13 +12,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/NVIDIA/aicr/adapters/argocd"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore/planstoretest"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 const (
@@ -58,11 +64,10 @@ func (sp storedPlan) create(t *testing.T) (digest, name string) {
 	plan := &domain.Plan{
 		SchemaVersion: domain.PlanSchemaVersion, Digest: digest, RuntimeUID: runtimeUID,
 		Source: sp.source, AICRVersion: "v1.0.0", HasRecipe: !sp.noRecipe,
-		Releases: []domain.Release{{ID: "gpu-operator", Namespace: "gpu-operator", Component: "gpu-operator",
-			Values: map[string]any{"driver": map[string]any{"version": "580.82.07"}, "gone": nil}}},
+		Releases: []domain.Release{storedRelease("gpu-operator")},
 	}
 	for _, id := range sp.more {
-		plan.Releases = append(plan.Releases, domain.Release{ID: id, Namespace: id, Component: id})
+		plan.Releases = append(plan.Releases, storedRelease(id))
 	}
 	for i := range plan.Releases {
 		plan.Releases[i].ValuesDigest, err = domain.Digest(plan.Releases[i].Values)
@@ -91,6 +96,26 @@ func (sp storedPlan) create(t *testing.T) (digest, name string) {
 		store.AsSchema1(t, plan)
 	}
 	return digest, name
+}
+
+// storedRelease is release id of a storedPlan: its chart pinned by a digest of its ID, in the
+// namespace of its name, gpu-operator with values (an explicit null among them), the others
+// without.
+func storedRelease(id string) domain.Release {
+	r := domain.Release{ID: id, Namespace: id, Component: id, Kind: ports.KindUpstream,
+		Chart: ports.ChartSource{Repository: "https://charts.example.com", Name: id, Version: "1.0.0", ManifestDigest: digestOf(id)}}
+	if id == "gpu-operator" {
+		r.Values = map[string]any{"driver": map[string]any{"version": "580.82.07"}, "gone": nil}
+	}
+	return r
+}
+
+// appliedAsPlanned is the ReleaseSpec the operator applies for release id of a storedPlan of
+// digest plan, owned by runtimeUID.
+func appliedAsPlanned(plan, id, runtimeUID string) ports.ReleaseSpec {
+	r := storedRelease(id)
+	return ports.ReleaseSpec{Ref: r.Ref(), Component: r.Component, Kind: r.Kind, Chart: r.Chart, Values: r.Values,
+		Owner: ports.ReleaseOwner{RuntimeUID: runtimeUID, PlanDigest: plan}}
 }
 
 // storedRecipeName is the name the plan store gives the recipe ConfigMap of recipe: its content
@@ -139,7 +164,8 @@ func TestReproduce_ByDigestAndByName(t *testing.T) {
 			` bundle --recipe /work/recipe.json --output /work/aicr-bundle --deployer helm --set 'gpuoperator:driver.version=580.82.07 lts'`+"\n"+
 			"  oras pull "+bundleRef+" --output "+dir+"/operator-bundle\n"+
 			"  diff -r "+dir+"/aicr-bundle "+dir+"/operator-bundle\n"+
-			"\nNo difference means the operator deployed exactly what the AICR CLI renders; verify the bundle yourself.\n",
+			"\nNo difference means the operator deployed exactly what the AICR CLI renders; verify the bundle yourself.\n"+
+			"\nApplications not compared: plan "+digest+" is not the active plan\n",
 			r.stdout)
 		written, err := os.ReadFile(filepath.Join(dir, "recipe.json"))
 		require.NoError(t, err)
@@ -173,8 +199,9 @@ func TestReproduce_DefaultsToTheActiveElseTheCandidatePlan(t *testing.T) {
 
 	setRuntimePlans(t, active, candidate)
 	r := run(approverUser, "reproduce")
-	requireOK(t, r)
+	assert.NotEqual(t, 0, r.code, "the active plan's release has no Application: a difference")
 	assert.Contains(t, r.stdout, "Plan:       "+active+" ")
+	assert.Contains(t, r.stdout, "  gpu-operator/gpu-operator: missing: the release has no Application\n")
 	assert.Contains(t, r.stdout, `-v "$PWD"/aicr-reproduce:/work -w /work`)
 	assert.FileExists(t, filepath.Join(wd, "aicr-reproduce", "recipe.json"))
 
@@ -257,4 +284,38 @@ func TestReproduce_RefusedByTheAPIServer(t *testing.T) {
 	r := run(strangerUser, "reproduce", digest, "--dir", t.TempDir())
 
 	requireRefused(t, r, `User "stranger-sam" cannot get resource "configmaps" in API group "" in the namespace "aicr-system"`)
+}
+
+// TestReproduce_ShowsAHandEditedApplication: for the active plan, reproduce compares each
+// release's Argo CD Application with the spec the plan renders for it, by the digest of the
+// spec and not the Application's annotations: as written by the operator there is no
+// difference; once a Helm parameter is added by hand, reproduce names the drifted Application
+// and exits non-zero, whatever Argo CD reports.
+func TestReproduce_ShowsAHandEditedApplication(t *testing.T) {
+	needEnv(t)
+	ctx := context.Background()
+	digest, _ := resolvedPlan("hand-edited application").create(t)
+	setRuntimePlans(t, digest, "")
+	t.Cleanup(func() { setRuntimePlans(t, "", "") })
+	admin := clientFor(testEnv.Config)
+	engine := argocd.NewEngine(admin, nil, argocd.Config{Registry: "registry.example.com/aicr"})
+	spec := appliedAsPlanned(digest, "gpu-operator", string(getRuntime(t).UID))
+	require.NoError(t, engine.Apply(ctx, spec))
+	app := &argov1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: argocd.DefaultNamespace, Name: argocd.ApplicationName(spec.Ref)}}
+	t.Cleanup(func() { require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, app))) })
+	dir := t.TempDir()
+
+	r := run(approverUser, "reproduce", "--dir", dir)
+	requireOK(t, r)
+	assert.Contains(t, r.stdout, "\nApplications in argocd against plan "+digest+":\n"+
+		"  gpu-operator/gpu-operator: as planned\n0 of 1 Applications differ from the plan.\n")
+
+	edit := client.RawPatch(types.MergePatchType,
+		[]byte(`{"spec":{"source":{"helm":{"parameters":[{"name":"driver.version","value":"1.0.0"}]}}}}`))
+	require.NoError(t, admin.Patch(ctx, app, edit))
+	r = run(approverUser, "reproduce", "--dir", dir)
+	assert.NotEqual(t, 0, r.code, "a hand-edited Application is a difference")
+	assert.Contains(t, r.stdout, "  gpu-operator/gpu-operator: drifted: its spec differs from what plan "+digest+" renders for it")
+	assert.Contains(t, r.stdout, "1 of 1 Applications differ from the plan.\n")
+	assert.Contains(t, r.stderr, "1 of 1 Applications of plan "+digest+": differ from what the plan renders")
 }
