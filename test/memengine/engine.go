@@ -127,7 +127,7 @@ func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
 	}
 	st := ports.ReleaseStatus{Ref: spec.Ref, Owner: spec.Owner, DesiredRevision: rev, SyncedRevision: cur.SyncedRevision,
 		SpecDigest: SpecDigest(spec),
-		Health: ports.HealthProgressing, Operation: ports.OperationRunning, LastSyncAt: e.clock.Now()}
+		Health:     ports.HealthProgressing, Operation: ports.OperationRunning, LastSyncAt: e.clock.Now()}
 	if e.Instant {
 		e.settleLocked(&st)
 	}
