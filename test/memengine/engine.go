@@ -126,8 +126,7 @@ func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
 		return nil
 	}
 	st := ports.ReleaseStatus{Ref: spec.Ref, Owner: spec.Owner, DesiredRevision: rev, SyncedRevision: cur.SyncedRevision,
-		SpecDigest: SpecDigest(spec),
-		Health:     ports.HealthProgressing, Operation: ports.OperationRunning, LastSyncAt: e.clock.Now()}
+		Health: ports.HealthProgressing, Operation: ports.OperationRunning, LastSyncAt: e.clock.Now(), SpecDigest: SpecDigest(spec)}
 	if e.Instant {
 		e.settleLocked(&st)
 	}

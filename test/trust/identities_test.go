@@ -90,6 +90,13 @@ func attackerGrants() []client.Object {
 		rule("operator.aicr.run", "runtimerollouts/status", "get", "update", "patch"))...)
 	objs = append(objs, clusterGrant(policyUser, rule("admissionregistration.k8s.io", "validatingadmissionpolicybindings", all...),
 		rule("admissionregistration.k8s.io", "validatingadmissionpolicies", all...))...)
+	// The Application editor writes Applications in the engine namespace and nothing else.
+	objs = append(objs,
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "test-app-editor", Namespace: "argocd"},
+			Rules: []rbacv1.PolicyRule{rule("argoproj.io", "applications", all...)}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-app-editor", Namespace: "argocd"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "test-app-editor"},
+			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: appEditorUser}}})
 	// Argo CD's application controller holds every right, as Argo CD's own install grants it.
 	objs = append(objs, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-argocd-application-controller"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
