@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
+	"github.com/NVIDIA/aicr/adapters/cli"
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/ports"
 )
@@ -80,7 +81,7 @@ func TestArgoCDReader(t *testing.T) {
 	}}
 	srv := httptest.NewServer(server)
 	t.Cleanup(srv.Close)
-	engine, err := argoCDReader(&rest.Config{Host: srv.URL}, "gitops")
+	engine, err := argoCDReader(&rest.Config{Host: srv.URL}, cli.EngineConfig{Namespace: "gitops"})
 	require.NoError(t, err)
 
 	st, err := engine.Status(context.Background(), ports.ReleaseRef{ID: "gpu-operator", Namespace: "gpu-operator"})

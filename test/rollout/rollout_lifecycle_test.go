@@ -71,9 +71,8 @@ func TestRolloutRestoredWithoutStatus(t *testing.T) {
 	uid := h.createRuntime(nil)
 	plan := h.fixturePlan(fixtureInstall, uid)
 	for _, r := range plan.Releases {
-		require.NoError(t, h.engine.Apply(context.Background(), ports.ReleaseSpec{
-			Ref: r.Ref(), Chart: r.Chart, Values: r.Values, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest},
-		}))
+		require.NoError(t, h.engine.Apply(context.Background(),
+			plan.ReleaseSpec(r.Ref(), ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest})))
 	}
 	restored := h.restore(uid, plan)
 	ro := h.waitPhase(restored.Name, aicrv1alpha1.PhaseSucceeded)
@@ -156,9 +155,8 @@ func (h *harness) restoreLosingAllButOne() (string, *domain.Plan, domain.Release
 	uid := h.createRuntime(nil)
 	plan := h.fixturePlan(fixtureInstall, uid)
 	kept := plan.Releases[0]
-	require.NoError(h.t, h.engine.Apply(context.Background(), ports.ReleaseSpec{
-		Ref: kept.Ref(), Chart: kept.Chart, Values: kept.Values, Owner: ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest},
-	}))
+	require.NoError(h.t, h.engine.Apply(context.Background(),
+		plan.ReleaseSpec(kept.Ref(), ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: plan.Digest})))
 	return uid, plan, kept, h.restore(uid, plan)
 }
 
