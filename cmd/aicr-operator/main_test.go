@@ -36,7 +36,7 @@ func TestRunRefusesAnInvalidConfigurationWithExitCode2(t *testing.T) {
 
 func TestProvideArgoCDConfigStripsTheOCIScheme(t *testing.T) {
 	t.Parallel()
-	c := provideArgoCDConfig(app.Config{EngineNamespace: "argocd", EngineProject: "aicr", RegistryRepository: "oci://registry.example/aicr"})
+	c := provideArgoCDConfig(app.Config{EngineNamespace: "argocd", EngineProject: "aicr", RegistryRepository: "oci://registry.example/aicr"}, apiReader{})
 	assert.Equal(t, argocd.Config{Namespace: "argocd", Project: "aicr", Registry: "registry.example/aicr"}, c)
 }
 

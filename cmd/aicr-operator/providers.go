@@ -91,9 +91,16 @@ func provideDiscovery(rc *rest.Config) (discovery.DiscoveryInterface, error) {
 	return dc, nil
 }
 
-func provideArgoCDConfig(cfg app.Config, mgr ctrl.Manager) argocd.Config {
+// apiReader reads from the API server itself, past the manager's caches.
+type apiReader struct{ client.Reader }
+
+func provideAPIReader(mgr ctrl.Manager) apiReader { return apiReader{mgr.GetAPIReader()} }
+
+// provideArgoCDConfig configures the engine; its Reader lists every Application of the engine
+// namespace, which the manager's cache (limited to the operator's label) does not hold.
+func provideArgoCDConfig(cfg app.Config, r apiReader) argocd.Config {
 	return argocd.Config{
-		Reader:    mgr.GetAPIReader(),
+		Reader:    r.Reader,
 		Namespace: cfg.EngineNamespace,
 		Project:   cfg.EngineProject,
 		Registry:  strings.TrimPrefix(cfg.RegistryRepository, "oci://"),

@@ -16,7 +16,7 @@ import (
 func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	panic(wire.Build(
 		provideRestConfig, provideManagerOptions, provideManager, provideClient, provideDiscovery,
-		provideArgoCDConfig, argocd.NewEngine, flux.NewEngine, provideDeploymentEngine,
+		provideAPIReader, provideArgoCDConfig, argocd.NewEngine, flux.NewEngine, provideDeploymentEngine,
 		provideClock, provideLiveness, provideAdmissionDigests, provideJobs, provideSnapshotJobs, provideValidationJobs, provideRegistry, provideResolver, provideWorkloads, provideRolloutControllers, provideRetention,
 		wire.Struct(new(runner), "*"),
 	))

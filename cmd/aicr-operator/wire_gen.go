@@ -37,7 +37,8 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	argocdConfig := provideArgoCDConfig(cfg, v)
+	mainApiReader := provideAPIReader(v)
+	argocdConfig := provideArgoCDConfig(cfg, mainApiReader)
 	engine := argocd.NewEngine(client, discoveryInterface, argocdConfig)
 	fluxEngine, err := flux.NewEngine()
 	if err != nil {
