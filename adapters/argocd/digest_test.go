@@ -26,8 +26,8 @@ func TestSpecDigestJudgesTheSpecNotTheAnnotations(t *testing.T) {
 	require.NoError(t, err)
 	require.Regexp(t, `^sha256:[0-9a-f]{64}$`, planned)
 	status := func() ports.ReleaseStatus {
-		st, err := e.Status(ctx, s.Ref)
-		require.NoError(t, err)
+		st, statusErr := e.Status(ctx, s.Ref)
+		require.NoError(t, statusErr)
 		return st
 	}
 	assert.True(t, status().Matches(planned), "the written Application is the plan's")

@@ -18,7 +18,6 @@ import (
 
 	"github.com/NVIDIA/aicr/adapters/argocd"
 	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
-
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"

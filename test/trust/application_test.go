@@ -30,6 +30,10 @@ import (
 // as an Argo CD administrator or a GitOps team may, and nothing of the operator's.
 const appEditorUser = "app-editor-ada"
 
+// driftEpoch is when the rollouts of the Application attacks are created; Argo CD syncs a
+// minute later.
+var driftEpoch = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
 // engineRegistry is the runtime registry the chart points the operator's Applications at.
 const engineRegistry = "registry.example.com/aicr"
 
@@ -61,7 +65,7 @@ func operatorEngine(t *testing.T) *argocd.Engine {
 func argoSim(t *testing.T) *argocdsim.Sim {
 	t.Helper()
 	c := argoClientAs(t, argoCDUser, "system:serviceaccounts", "system:serviceaccounts:argocd")
-	return argocdsim.New(c, argocd.DefaultNamespace, clock.NewFake(time.Now())) //nolint:forbidigo // the sim's sync times
+	return argocdsim.New(c, argocd.DefaultNamespace, clock.NewFake(driftEpoch.Add(time.Minute)))
 }
 
 // driftPlan is a one-release plan of runtime uid, gpu-operator at driver version, its chart
@@ -70,7 +74,7 @@ func driftPlan(t *testing.T, uid, id, driver string) *domain.Plan {
 	t.Helper()
 	p, err := domain.BuildPlan(domain.PlanInput{RuntimeUID: uid, Bundle: ports.Bundle{Layout: ports.LayoutV1, AICRVersion: aicrVersion,
 		Releases: []ports.BundleRelease{{Name: id, Component: "gpu-operator", Namespace: components[0], Kind: ports.KindUpstream,
-			Chart: ports.ChartSource{Repository: "https://helm.ngc.nvidia.com/nvidia", Name: "gpu-operator", Version: "v25.10.1"},
+			Chart:  ports.ChartSource{Repository: "https://helm.ngc.nvidia.com/nvidia", Name: "gpu-operator", Version: "v25.10.1"},
 			Values: map[string]any{"driver": map[string]any{"version": driver}}}}}})
 	require.NoError(t, err)
 	for i := range p.Releases {
@@ -140,7 +144,7 @@ func TestAttack_HandEditedApplicationIsNotReadyOrValidated(t *testing.T) {
 	target := driftPlan(t, uid, "edited-gpu", "580.105.08")
 	ref := target.Releases[0].Ref()
 	deleteApplication(t, argocd.ApplicationName(ref))
-	created := time.Now() //nolint:forbidigo // the rollout's creation, before the sim's sync times
+	created := driftEpoch
 	spec := driftRollout(t, uid, nil, target, created)
 	ctrl := gomock.NewController(t)
 	clk := mocks.NewMockClock(ctrl)
@@ -204,7 +208,7 @@ func TestAttack_ForgedOwnershipDoesNotSkipAStep(t *testing.T) {
 	engine := operatorEngine(t)
 	require.NoError(t, engine.Apply(ctx, active.ReleaseSpec(ref, ports.ReleaseOwner{RuntimeUID: uid, PlanDigest: active.Digest})))
 	sim := argoSim(t)
-	created := time.Now() //nolint:forbidigo // the rollout's creation, before the sim's sync times
+	created := driftEpoch
 	spec := driftRollout(t, uid, active, target, created)
 	editApplication(t, ref, fmt.Sprintf(`{"metadata":{"annotations":{%q:%q,%q:%q}}}`,
 		wellknown.AnnotationPlanDigest, target.Digest, argocd.AnnotationRollout, spec.Name))
