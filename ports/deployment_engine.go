@@ -113,6 +113,9 @@ func (s ReleaseStatus) ReadyAt(planned string) bool { return s.Matches(planned) 
 //     every Apply that changes chart, values or policy, and SyncedRevision only
 //     once the engine applied that revision; unknown engine states map to
 //     HealthUnknown / OperationNone, never to an error.
+//   - Owner is an annotation anybody who may edit the engine object can forge; SpecDigest is
+//     computed from the object's spec and equals SpecDigest(spec) only for an object asking for
+//     exactly what Apply(spec) writes, so the domain judges an object against the plan with it.
 //   - ENG-5: every implementation is meant to pass the shared DeploymentEngine
 //     conformance suite (written with the Argo CD adapter).
 //   - Implementations are safe for concurrent use.

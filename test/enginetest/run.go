@@ -39,6 +39,7 @@ func Run(t *testing.T, h Harness) {
 		{"Suspend", testSuspend},
 		{"ListSorted", testList},
 		{"MissingTarget", testMissing},
+		{"SpecDigest", testSpecDigest},
 	}
 	for _, c := range cases {
 		ns := fmt.Sprintf("ct%d-%s", run, strings.ToLower(c.name))
