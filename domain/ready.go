@@ -148,6 +148,9 @@ func StalledFromResolved(resolved Condition) *Stall {
 type ReleaseAvailability struct {
 	ID      string
 	Healthy bool
+	// Drifted: its engine object asks for another spec than the plan it records renders for it
+	// (edited outside the operator), whatever its health.
+	Drifted bool
 	// Counted: the release is in the active plan, or a rollout (in progress
 	// or failed) already moved it to another plan.
 	Counted bool
@@ -161,7 +164,8 @@ type ReleaseAvailability struct {
 
 // AvailableCondition derives Available (CR-9). The release of the step in
 // flight leaves Available as it was (previous) while it progresses, as a
-// rolling update leaves a Deployment available.
+// rolling update leaves a Deployment available. A drifted release is not available at its
+// plan, healthy or not.
 func AvailableCondition(releases []ReleaseAvailability, previous ConditionStatus) Condition {
 	for _, r := range releases {
 		if !r.Counted || r.Removing || r.Installing {
@@ -172,6 +176,9 @@ func AvailableCondition(releases []ReleaseAvailability, previous ConditionStatus
 				return Condition{ConditionFalse, "ReleaseUnavailable", "release " + r.ID + " is progressing"}
 			}
 			continue
+		}
+		if r.Drifted {
+			return Condition{ConditionFalse, "ReleaseUnavailable", "release " + r.ID + " asks for another spec than its plan renders"}
 		}
 		if !r.Healthy {
 			return Condition{ConditionFalse, "ReleaseUnavailable", "release " + r.ID + " is not healthy"}

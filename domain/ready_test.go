@@ -115,4 +115,9 @@ func TestAvailableCondition(t *testing.T) {
 		domain.AvailableCondition([]domain.ReleaseAvailability{inFlight}, domain.ConditionTrue).Status)
 	assert.Equal(t, domain.ConditionFalse,
 		domain.AvailableCondition([]domain.ReleaseAvailability{inFlight}, domain.ConditionFalse).Status)
+	drifted := healthy
+	drifted.Drifted = true
+	c := domain.AvailableCondition([]domain.ReleaseAvailability{drifted}, domain.ConditionTrue)
+	assert.Equal(t, domain.ConditionFalse, c.Status, "a healthy release edited outside the operator is not available at its plan")
+	assert.Equal(t, "release a asks for another spec than its plan renders", c.Message)
 }

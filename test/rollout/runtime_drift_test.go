@@ -14,7 +14,8 @@ import (
 // TestRuntime_JudgesEngineObjectsAgainstThePlan: the runtime is Ready only while every engine
 // object of the active plan asks for the spec the plan renders: one edited by hand, still synced
 // and healthy and recording the plan, makes it not Ready and Stalled EngineObjectDrifted (no
-// rollout is there to write it again) with a Warning; undone, it is Ready again. An engine object
+// rollout is there to write it again) with a Warning, and not Available at its plan; undone,
+// it is Ready again. An engine object
 // in the operator's project that no plan names makes EngineObjectsPlanned False with a Warning
 // naming it.
 func TestRuntime_JudgesEngineObjectsAgainstThePlan(t *testing.T) {
@@ -38,6 +39,8 @@ func TestRuntime_JudgesEngineObjectsAgainstThePlan(t *testing.T) {
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, string(domain.StallEngineObjectDrifted), "")
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallEngineObjectDrifted), "")
 	h.waitEvent(uid, corev1.EventTypeWarning, string(domain.StallEngineObjectDrifted), edited.String())
+	h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionFalse, "ReleaseUnavailable",
+		"release "+edited.ID+" asks for another spec than its plan renders")
 
 	h.engine.Mu.Lock()
 	st := h.engine.Objs[edited]

@@ -53,7 +53,7 @@ func available(obs *observation, previous domain.ConditionStatus) domain.Conditi
 			continue
 		}
 		rels = append(rels, domain.ReleaseAvailability{
-			ID: s.Ref.ID, Healthy: s.Health == ports.HealthHealthy, Counted: true, Removing: removing[s.Ref.ID],
+			ID: s.Ref.ID, Healthy: s.Health == ports.HealthHealthy, Drifted: !atPlannedSpec(obs, s), Counted: true, Removing: removing[s.Ref.ID],
 			Installing: installing[s.Ref.ID], InFlight: s.Ref.ID == inFlight,
 		})
 	}
@@ -72,4 +72,18 @@ func movingRollout(obs *observation) *aicrv1alpha1.RuntimeRollout {
 		return obs.latest
 	}
 	return nil
+}
+
+// atPlannedSpec reports whether the engine object s asks for the spec that the plan it records,
+// the active or the target one, renders for its release; true when the specs of that plan are
+// not known (another plan, or the plans not read), which leaves it unjudged.
+func atPlannedSpec(obs *observation, s ports.ReleaseStatus) bool {
+	var planned map[ports.ReleaseRef]string
+	switch s.Owner.PlanDigest {
+	case obs.active:
+		planned = obs.planned
+	case obs.target:
+		planned = obs.targetPlanned
+	}
+	return planned == nil || s.Matches(planned[s.Ref])
 }

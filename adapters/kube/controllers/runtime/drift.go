@@ -9,7 +9,8 @@ import (
 )
 
 // observeDrift judges the engine objects against the plans, never against themselves: the spec
-// digest the engine renders for each release of the active plan (releasesReady), the drift of
+// digest the engine renders for each release of the active and target plans (releasesReady,
+// available), the drift of
 // those no rollout rewrites (EngineObjectDrifted), and the engine objects in the operator's
 // project that neither the active nor the target plan names. It reads nothing while the engine
 // or the plans are stalled.
@@ -35,6 +36,11 @@ func (r *Reconciler) observeDrift(ctx context.Context, obs *observation) error {
 		return fmt.Errorf("deployment engine: %w", err)
 	}
 	obs.unplanned = append([]string{}, unplanned...)
+	if obs.targetPlan != nil {
+		if obs.targetPlanned, err = domain.PlannedDigests(r.ports.Engine, obs.targetPlan); err != nil {
+			return fmt.Errorf("render the specs of plan %s: %w", obs.target, err)
+		}
+	}
 	if obs.activePlan == nil {
 		return nil
 	}

@@ -42,8 +42,9 @@ type observation struct {
 	restoredUnknown map[string]bool
 	// reinstall are the active plan's releases lost with the restore (RO-13).
 	reinstall []ports.ReleaseRef
-	// planned is the spec digest the engine renders for each release of the active plan.
-	planned map[ports.ReleaseRef]string
+	// planned and targetPlanned are the spec digests the engine renders for each release of the
+	// active and the target plan.
+	planned, targetPlanned map[ports.ReleaseRef]string
 	// driftStall is EngineObjectDrifted while no rollout rewrites a drifted release.
 	driftStall *domain.Stall
 	// unplanned are the engine objects in the operator's project no plan names (nil: unknown).
