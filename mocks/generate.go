@@ -8,3 +8,4 @@ package mocks
 //go:generate go tool mockgen -typed -destination=clock_mock.go -package=mocks github.com/NVIDIA/aicr/ports Clock
 //go:generate go tool mockgen -typed -destination=bundle_reader_mock.go -package=mocks github.com/NVIDIA/aicr/ports BundleReader
 //go:generate go tool mockgen -typed -destination=workload_finder_mock.go -package=mocks github.com/NVIDIA/aicr/ports WorkloadFinder
+//go:generate go tool mockgen -typed -destination=sealer_mock.go -package=mocks github.com/NVIDIA/aicr/ports Sealer

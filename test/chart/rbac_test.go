@@ -8,9 +8,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/NVIDIA/aicr/adapters/sealer"
 )
 
 var (
@@ -65,6 +68,12 @@ func operatorRBACBypasses() []bypass {
 			forbidden("get", "secrets", "", engineNS),
 			func(fx) error {
 				_, err := op().dyn.Resource(secretGVR).Namespace(engineNS).Get(ctx, "argocd-secret", metav1.GetOptions{})
+				return err
+			}},
+		{"CH-4 operator reads a Secret other than the seal key in its namespace", byRBAC,
+			forbidden("get", "secrets", "", releaseNamespace),
+			func(fx) error {
+				_, err := op().dyn.Resource(secretGVR).Namespace(releaseNamespace).Get(ctx, "aicr-operator-metrics-scraper-token", metav1.GetOptions{})
 				return err
 			}},
 		{"CH-4 operator creates a Namespace", byRBAC, forbidden("create", "namespaces", "", ""),
@@ -156,6 +165,16 @@ func TestOperatorMay(t *testing.T) {
 		_, err = op.dyn.Resource(secretGVR).Namespace(engineNS).Patch(ctx, s.GetName(), typeMerge,
 			[]byte(`{"stringData":{"password":"ecr-token"}}`), metav1.PatchOptions{})
 		require.NoError(t, err)
+	})
+	t.Run("CH-4 operator creates and reads its seal key Secret by name", func(t *testing.T) {
+		t.Parallel()
+		s := object("v1", "Secret", releaseNamespace, sealer.SecretName, nil)
+		s.Object["immutable"] = true
+		s.Object["data"] = map[string]any{sealer.KeyField: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}
+		_, err := op.dyn.Resource(secretGVR).Namespace(releaseNamespace).Create(ctx, s, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		require.NoError(t, err)
+		_, err = op.dyn.Resource(secretGVR).Namespace(releaseNamespace).Get(ctx, sealer.SecretName, metav1.GetOptions{})
+		require.True(t, err == nil || apierrors.IsNotFound(err), "get the seal key by name: %v", err)
 	})
 	t.Run("RES-8 operator creates, reads and deletes a per-run Secret in the Job namespace", func(t *testing.T) {
 		t.Parallel()

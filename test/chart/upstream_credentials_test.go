@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/NVIDIA/aicr/adapters/sealer"
 	"github.com/NVIDIA/aicr/app"
 )
 
@@ -52,15 +53,19 @@ func TestRenderUpstreamCredentials_ReachTheOperatorAsFlags(t *testing.T) {
 }
 
 // TestRenderUpstreamCredentials_OperatorGetsExactlyThoseSecrets: the operator may get the
-// Secrets of upstream.credentials by name, each once, beside the static provider's; nothing
-// lets it list or watch Secrets, and without credentials there is no such grant.
+// Secrets of upstream.credentials by name, each once, beside the static provider's and its seal
+// key (which it creates); nothing lets it list or watch Secrets, and without credentials there
+// is no such grant.
 func TestRenderUpstreamCredentials_OperatorGetsExactlyThoseSecrets(t *testing.T) {
 	t.Parallel()
+	createSecrets := map[string]any{"apiGroups": []any{""}, "resources": []any{"secrets"}, "verbs": []any{"create"}}
+	sealKey := map[string]any{"apiGroups": []any{""}, "resources": []any{"secrets"},
+		"resourceNames": []any{sealer.SecretName}, "verbs": []any{"get"}}
 	staticSecret := map[string]any{"apiGroups": []any{""}, "resources": []any{"secrets"},
 		"resourceNames": []any{"aicr-registry-auth"}, "verbs": []any{"get"}}
-	assert.Equal(t, []map[string]any{staticSecret}, secretRules(t, requiredValues()))
+	assert.Equal(t, []map[string]any{createSecrets, sealKey, staticSecret}, secretRules(t, requiredValues()))
 
-	assert.Equal(t, []map[string]any{staticSecret, {"apiGroups": []any{""}, "resources": []any{"secrets"},
+	assert.Equal(t, []map[string]any{createSecrets, sealKey, staticSecret, {"apiGroups": []any{""}, "resources": []any{"secrets"},
 		"resourceNames": []any{"ngc-helm", "private-oci"}, "verbs": []any{"get"}}},
 		secretRules(t, withValues(map[string]any{"upstream.credentials": upstreamCredentials()})))
 }
