@@ -77,10 +77,10 @@ func (r *Runner) revokeCredentials(ctx context.Context, job *batchv1.Job) error 
 }
 
 // Keep copies a succeeded Job's output into an ownerless ConfigMap name in the operator
-// namespace, labelled with role and the runtime UID and sealed with its content digest, before
-// the Job is deleted (RES-7). The output must be the Job's own (verifiedOutput). An existing
-// copy is success only when it is the operator's sealed copy of the same content; an operator
-// copy whose content no longer matches its digest is replaced, and anything else in the way
+// namespace, labelled with role and the runtime UID, its content digest recorded and sealed with
+// the operator's key (sealKept), before the Job is deleted (RES-7). The output must be the Job's
+// own (verifiedOutput). An existing copy is success only when it is the operator's sealed copy of
+// the same content; an operator-labelled copy that does not verify is replaced, and anything else in the way
 // is reported as ports.ErrForeignObject: the operator never takes over a ConfigMap it cannot
 // prove it wrote.
 func (r *Runner) Keep(ctx context.Context, ref ports.JobRef, result ports.KeptResult) error {
@@ -108,26 +108,28 @@ func (r *Runner) Keep(ctx context.Context, ref ports.JobRef, result ports.KeptRe
 		},
 		Data: out.Data, BinaryData: out.BinaryData,
 	}
-	seal(cp)
-	err = r.client.Create(ctx, cp.DeepCopy())
-	if !apierrors.IsAlreadyExists(err) {
-		if err != nil {
-			return fmt.Errorf("keep output of job %s: %w", ref.Name, err)
-		}
-		return nil
+	prepare(cp)
+	created := cp.DeepCopy()
+	err = r.client.Create(ctx, created)
+	if apierrors.IsAlreadyExists(err) {
+		return r.keepOver(ctx, cp, role, runtimeUID)
 	}
-	return r.keepOver(ctx, cp, role, runtimeUID)
+	if err != nil {
+		return fmt.Errorf("keep output of job %s: %w", ref.Name, err)
+	}
+	return r.sealKept(ctx, created, role, runtimeUID)
 }
 
 // keepOver settles a kept copy whose name is taken: the operator's own sealed copy of the same
-// content is success; its own copy that no longer verifies is deleted (that exact object) and
-// written again; anything else is foreign.
+// content is success; an operator-labelled copy that does not verify (changed, or written
+// without the operator's key: before the key existed, or while an admission binding was
+// missing) is deleted (that exact object) and written again; anything else is foreign.
 func (r *Runner) keepOver(ctx context.Context, cp *corev1.ConfigMap, role, runtimeUID string) error {
 	existing := &corev1.ConfigMap{}
 	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(cp), existing); err != nil {
 		return fmt.Errorf("get kept result %s: %w", cp.Name, err)
 	}
-	verr := verifySealed(existing, role, runtimeUID)
+	verr := r.verifySealed(existing, role, runtimeUID)
 	switch {
 	case verr == nil && existing.Annotations[wellknown.AnnotationContentDigest] == cp.Annotations[wellknown.AnnotationContentDigest]:
 		return nil
@@ -142,13 +144,13 @@ func (r *Runner) keepOver(ctx context.Context, cp *corev1.ConfigMap, role, runti
 	if err := r.client.Create(ctx, cp); err != nil {
 		return fmt.Errorf("keep output as %s: %w", cp.Name, err)
 	}
-	return nil
+	return r.sealKept(ctx, cp, role, runtimeUID)
 }
 
 // Kept returns the files of the kept result: the data keys of its ConfigMap in the operator
 // namespace as files. Nil when there is none; an error wrapping ports.ErrUntrustedOutput when
-// the ConfigMap is not the runner's sealed copy for the role and runtime, unchanged
-// (verifySealed), so the caller runs the job again instead of using it.
+// the ConfigMap is not the runner's sealed copy for the role and runtime, unchanged, its seal
+// made by the operator's key (verifySealed), so the caller runs the job again instead of using it.
 func (r *Runner) Kept(ctx context.Context, result ports.KeptResult) (fs.FS, error) {
 	cm := &corev1.ConfigMap{}
 	err := r.reader.Get(ctx, client.ObjectKey{Namespace: r.cfg.OperatorNamespace, Name: result.Name}, cm)
@@ -158,7 +160,7 @@ func (r *Runner) Kept(ctx context.Context, result ports.KeptResult) (fs.FS, erro
 	if err != nil {
 		return nil, fmt.Errorf("get kept result %s: %w", result.Name, err)
 	}
-	if err = verifySealed(cm, result.Role, result.RuntimeUID); err != nil {
+	if err = r.verifySealed(cm, result.Role, result.RuntimeUID); err != nil {
 		return nil, fmt.Errorf("kept %s result %s: %w: %w", result.Role, result.Name, ports.ErrUntrustedOutput, err)
 	}
 	files, err := outputFiles(cm.Data)

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 const (
@@ -28,7 +29,7 @@ func bundleSpec(args ...string) ports.JobSpec {
 // same emptyDir read-only; any other Job runs AICR as its one container.
 func TestJob_BundleHandsImageRefsBack(t *testing.T) {
 	t.Parallel()
-	r, err := New(Config{Namespace: "aicr-jobs", OperatorNamespace: "aicr-system", Image: testImage, CopierImage: testCopier}, nil, nil)
+	r, err := New(Config{Namespace: "aicr-jobs", OperatorNamespace: "aicr-system", Image: testImage, CopierImage: testCopier, Sealer: sealtest.New()}, nil, nil)
 	require.NoError(t, err)
 
 	pod := r.job(bundleSpec("--image-refs", ports.JobImageRefsPath)).Spec.Template.Spec
@@ -73,7 +74,7 @@ func TestJob_BundleHandsImageRefsBack(t *testing.T) {
 // refuses to start a Job whose digest it could not hand back.
 func TestRunner_CopierImage(t *testing.T) {
 	t.Parallel()
-	cfg := Config{Namespace: "aicr-jobs", OperatorNamespace: "aicr-system", Image: testImage, CopierImage: "registry.example/aicr-operator:v1"}
+	cfg := Config{Namespace: "aicr-jobs", OperatorNamespace: "aicr-system", Image: testImage, CopierImage: "registry.example/aicr-operator:v1", Sealer: sealtest.New()}
 	_, err := New(cfg, nil, nil)
 	require.ErrorIs(t, err, ErrImageNotPinned)
 

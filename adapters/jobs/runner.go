@@ -92,6 +92,8 @@ type Config struct {
 	// Env is the environment of the AICR container of every Job (the validation runner's
 	// check image registry and tag).
 	Env map[string]string
+	// Sealer seals kept results with the operator's key; Kept trusts only what it sealed.
+	Sealer ports.Sealer
 }
 
 // PodSettings are what the installation sets on every Job's Pod: a deadline, the AICR
@@ -129,8 +131,8 @@ func New(cfg Config, c client.Client, r client.Reader) (*Runner, error) {
 	if cfg.CopierImage != "" && !digestRef.MatchString(cfg.CopierImage) {
 		return nil, fmt.Errorf("%w: copier image %q", ErrImageNotPinned, cfg.CopierImage)
 	}
-	if cfg.Namespace == "" || cfg.OperatorNamespace == "" {
-		return nil, errors.New("jobs: Namespace and OperatorNamespace are required")
+	if cfg.Namespace == "" || cfg.OperatorNamespace == "" || cfg.Sealer == nil {
+		return nil, errors.New("jobs: Namespace, OperatorNamespace and Sealer are required")
 	}
 	if cfg.ServiceAccount == "" {
 		cfg.ServiceAccount = ServiceAccount

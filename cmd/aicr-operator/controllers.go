@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/NVIDIA/aicr/adapters/aicr"
@@ -12,6 +14,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/adapters/kube/manager"
 	"github.com/NVIDIA/aicr/adapters/oci"
+	"github.com/NVIDIA/aicr/adapters/sealer"
 	"github.com/NVIDIA/aicr/adapters/workloads"
 	"github.com/NVIDIA/aicr/app"
 	"github.com/NVIDIA/aicr/ports"
@@ -19,17 +22,24 @@ import (
 
 func provideClock() ports.Clock { return clock.New() }
 
+// provideSealer loads the operator's seal key from its Secret in the operator namespace, making
+// it on the first start (adapters/sealer), read without the cache: the operator may not list or
+// watch Secrets.
+func provideSealer(ctx context.Context, cfg app.Config, mgr ctrl.Manager) (ports.Sealer, error) {
+	return sealer.Load(ctx, mgr.GetAPIReader(), mgr.GetClient(), cfg.OperatorNamespace)
+}
+
 // provideJobs runs AICR Jobs in the jobs namespace with the pinned AICR image, as the jobs
 // identity (RES-1, RES-8); a bundle Job hands its pushed digest back with the operator's own
 // image.
-func provideJobs(cfg app.Config, mgr ctrl.Manager) (*jobs.Runner, error) {
+func provideJobs(cfg app.Config, mgr ctrl.Manager, seals ports.Sealer) (*jobs.Runner, error) {
 	pod, err := jobPodSettings(cfg.Jobs)
 	if err != nil {
 		return nil, err
 	}
 	return jobs.New(jobs.Config{
 		Namespace: cfg.JobsNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.AICRImage,
-		CopierImage: cfg.OperatorImage, ServiceAccount: cfg.JobsServiceAccount, Pod: pod,
+		CopierImage: cfg.OperatorImage, ServiceAccount: cfg.JobsServiceAccount, Pod: pod, Sealer: seals,
 	}, mgr.GetClient(), mgr.GetAPIReader())
 }
 
@@ -38,14 +48,14 @@ func provideJobs(cfg app.Config, mgr ctrl.Manager) (*jobs.Runner, error) {
 // (RES-8), with AICR's check images taken from the configured registry at the pinned version.
 type validationJobs struct{ *jobs.Runner }
 
-func provideValidationJobs(cfg app.Config, mgr ctrl.Manager) (validationJobs, error) {
+func provideValidationJobs(cfg app.Config, mgr ctrl.Manager, seals ports.Sealer) (validationJobs, error) {
 	pod, err := jobPodSettings(cfg.Jobs)
 	if err != nil {
 		return validationJobs{}, err
 	}
 	r, err := jobs.New(jobs.Config{
 		Namespace: cfg.ValidationNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.AICRImage,
-		ServiceAccount: cfg.ValidationServiceAccount, Pod: pod,
+		ServiceAccount: cfg.ValidationServiceAccount, Pod: pod, Sealer: seals,
 		Env: map[string]string{jobs.ValidatorRegistryEnv: cfg.ValidatorImageRegistry, jobs.ValidatorTagEnv: "v" + cfg.AICRVersion},
 	}, mgr.GetClient(), mgr.GetAPIReader())
 	return validationJobs{r}, err
@@ -56,10 +66,10 @@ func provideValidationJobs(cfg app.Config, mgr ctrl.Manager) (validationJobs, er
 // rights only (adapters/jobs package documentation).
 type snapshotJobs struct{ *jobs.Runner }
 
-func provideSnapshotJobs(cfg app.Config, mgr ctrl.Manager) (snapshotJobs, error) {
+func provideSnapshotJobs(cfg app.Config, mgr ctrl.Manager, seals ports.Sealer) (snapshotJobs, error) {
 	r, err := jobs.New(jobs.Config{
 		Namespace: cfg.DiscoveryNamespace, OperatorNamespace: cfg.OperatorNamespace, Image: cfg.AICRImage,
-		ServiceAccount: jobs.AgentServiceAccount, Agent: true,
+		ServiceAccount: jobs.AgentServiceAccount, Agent: true, Sealer: seals,
 	}, mgr.GetClient(), mgr.GetAPIReader())
 	return snapshotJobs{r}, err
 }

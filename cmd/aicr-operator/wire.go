@@ -17,7 +17,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	panic(wire.Build(
 		provideRestConfig, provideManagerOptions, provideManager, provideClient, provideDiscovery,
 		provideAPIReader, provideArgoCDConfig, argocd.NewEngine, flux.NewEngine, provideDeploymentEngine,
-		provideClock, provideLiveness, provideAdmissionDigests, provideJobs, provideSnapshotJobs, provideValidationJobs, provideRegistry, provideResolver, provideWorkloads, provideRolloutControllers, provideRetention,
+		provideClock, provideLiveness, provideAdmissionDigests, provideSealer, provideJobs, provideSnapshotJobs, provideValidationJobs, provideRegistry, provideResolver, provideWorkloads, provideRolloutControllers, provideRetention,
 		wire.Struct(new(runner), "*"),
 	))
 }

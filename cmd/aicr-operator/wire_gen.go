@@ -48,11 +48,15 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	jobsRunner, err := provideJobs(cfg, v)
+	sealer, err := provideSealer(ctx, cfg, v)
 	if err != nil {
 		return nil, nil, err
 	}
-	mainSnapshotJobs, err := provideSnapshotJobs(cfg, v)
+	jobsRunner, err := provideJobs(cfg, v, sealer)
+	if err != nil {
+		return nil, nil, err
+	}
+	mainSnapshotJobs, err := provideSnapshotJobs(cfg, v, sealer)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -68,7 +72,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	mainValidationJobs, err := provideValidationJobs(cfg, v)
+	mainValidationJobs, err := provideValidationJobs(cfg, v, sealer)
 	if err != nil {
 		return nil, nil, err
 	}

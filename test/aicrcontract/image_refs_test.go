@@ -20,6 +20,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/jobs"
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 const aicrImage = "registry.example/aicr:v1.1.0@sha256:0000000000000000000000000000000000000000000000000000000000000000"
@@ -34,7 +35,7 @@ func startedJob(t *testing.T, cfg jobs.Config, spec ports.JobSpec) *batchv1.Job 
 	scheme := runtime.NewScheme()
 	require.NoError(t, clientgoscheme.AddToScheme(scheme))
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
-	cfg.OperatorNamespace, cfg.Image, spec.Image = "aicr-system", aicrImage, aicrImage
+	cfg.OperatorNamespace, cfg.Image, spec.Image, cfg.Sealer = "aicr-system", aicrImage, aicrImage, sealtest.New()
 	r, err := jobs.New(cfg, c, c)
 	require.NoError(t, err)
 	_, err = r.Start(context.Background(), spec)

@@ -25,6 +25,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // outputStages are the operator's Jobs that write a -o cm:// artifact.
@@ -44,7 +45,7 @@ func startStage(t *testing.T, kind ports.JobKind) stage {
 	scheme := runtime.NewScheme()
 	require.NoError(t, clientgoscheme.AddToScheme(scheme))
 	c := fake.NewClientBuilder().WithScheme(scheme).WithStatusSubresource(&batchv1.Job{}).Build()
-	cfg := jobs.Config{Namespace: "aicr-jobs", OperatorNamespace: "aicr-system", Image: aicrImage, CopierImage: jobexec.CopierImage}
+	cfg := jobs.Config{Sealer: sealtest.New(), Namespace: "aicr-jobs", OperatorNamespace: "aicr-system", Image: aicrImage, CopierImage: jobexec.CopierImage}
 	if kind == ports.JobSnapshot {
 		cfg.Namespace, cfg.ServiceAccount, cfg.Agent = "aicr-discovery", jobs.AgentServiceAccount, true
 	}

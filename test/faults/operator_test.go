@@ -31,6 +31,7 @@ import (
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/argocdsim"
 	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 const (
@@ -168,9 +169,9 @@ func (w *world) start(name string, o processOptions) *process {
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	require.NoError(w.t, err)
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, mgr.GetClient(), mgr.GetAPIReader())
+	runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(w.t, err)
-	agent, err := jobs.New(jobs.Config{Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: image,
+	agent, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: image,
 		ServiceAccount: jobs.AgentServiceAccount, Agent: true}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(w.t, err)
 	res, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, agent, aicr.Reader{}, w.registry, w.clock,

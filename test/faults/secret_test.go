@@ -13,6 +13,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/jobs"
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // TestCredentialSecretFaults: a Job with registry credentials gets its run-scoped Secret
@@ -29,7 +30,7 @@ func TestCredentialSecretFaults(t *testing.T) {
 			f.inject(r)
 			c, err := client.New(f.config("operator"), client.Options{Scheme: scheme})
 			require.NoError(t, err)
-			runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, c, c)
+			runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, c, c)
 			require.NoError(t, err)
 			exec, err := jobexec.New(controlPlane.Config, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
 				return jobexec.Result{Version: version, Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\n"}}

@@ -28,6 +28,7 @@ import (
 	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 const (
@@ -96,9 +97,9 @@ func (h *harness) runResolver(t testing.TB) {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	require.NoError(t, err)
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, mgr.GetClient(), mgr.GetAPIReader())
+	runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(t, err)
-	agent, err := jobs.New(jobs.Config{Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: image,
+	agent, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: image,
 		ServiceAccount: jobs.AgentServiceAccount, Agent: true}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(t, err)
 	r, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, agent, aicr.Reader{}, o.registry, h.clock,

@@ -23,6 +23,7 @@ import (
 	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // pokes makes every poke annotation value unique.
@@ -274,7 +275,7 @@ func TestRunner_PodSettingsAndFaults(t *testing.T) {
 		Tolerations:      []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 		ImagePullSecrets: []string{"regcred"},
 	}
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage, Pod: pod}, k8s, k8s)
+	runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage, Pod: pod}, k8s, k8s)
 	require.NoError(t, err)
 	results := map[string]jobexec.Result{
 		"aicr-recipe-oom":      {Kill: jobexec.KillOOM},

@@ -21,6 +21,7 @@ import (
 	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // TestRunner_CredentialsSecretOwnedByJob: a JobSpec with credentials gets a
@@ -28,7 +29,7 @@ import (
 // Start is idempotent; Delete removes the Job with its run-scoped objects.
 func TestRunner_CredentialsSecretOwnedByJob(t *testing.T) {
 	ctx := context.Background()
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
+	runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
 	require.NoError(t, err)
 	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
 		return jobexec.Result{Version: "1.1.0", Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\n"}}
@@ -257,7 +258,7 @@ func startValidation(t *testing.T, adjust func(*batchv1.Job, jobexec.Result) job
 	for _, o := range jobexec.ValidateGrants(jobNS, validateIdentity) {
 		require.NoError(t, client.IgnoreAlreadyExists(k8s.Create(ctx, o)))
 	}
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: pinned,
+	runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: jobNS, OperatorNamespace: operatorNS, Image: pinned,
 		ServiceAccount: validateIdentity}, k8s, k8s)
 	require.NoError(t, err)
 	f, _ := fixture(t, "1.1.0", v1Synthetic, nil)
@@ -293,7 +294,7 @@ func (v validation) spec(name string) ports.JobSpec {
 // no longer than the run that needed it.
 func TestRunner_RetainRevokesTheCredential(t *testing.T) {
 	ctx := context.Background()
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
+	runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
 	require.NoError(t, err)
 	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
 		return jobexec.Result{ExitCode: 2, Log: `{"msg":"command failed","error":"[INVALID_REQUEST] no"}`}

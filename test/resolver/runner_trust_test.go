@@ -2,6 +2,9 @@ package resolver_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"io/fs"
 	"testing"
 
@@ -17,6 +20,7 @@ import (
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // TestRunner_OutputMustBeTheJobsOwn: the runner uses a Job's output only while the Job controls
@@ -52,8 +56,9 @@ func TestRunner_OutputMustBeTheJobsOwn(t *testing.T) {
 // AICR records its version in the artifact's metadata.version.
 const recipeArtifact = "kind: RecipeResult\nmetadata:\n  version: 1.1.0\n"
 
-// TestRunner_KeepNeverTakesOverAName: Keep seals its copy with the content digest; a sealed copy
-// of the same content is success, an operator copy whose content changed is replaced, and a
+// TestRunner_KeepNeverTakesOverAName: Keep seals its copy with the operator's key; a sealed copy
+// of the same content is success, an operator copy whose content changed or whose seal was not
+// made by the key is replaced, and a
 // ConfigMap the operator did not write is reported as foreign and left alone (RES-7, PLAN-8).
 func TestRunner_KeepNeverTakesOverAName(t *testing.T) {
 	ctx := context.Background()
@@ -86,6 +91,27 @@ func TestRunner_KeepNeverTakesOverAName(t *testing.T) {
 	require.NoError(t, k8s.Get(ctx, key, copied))
 	requireSealed(t, runner, kept, copied, "replaced by a sealed copy")
 
+	// A copy put back with the operator's labels, immutable, its content digest recomputed and
+	// even the seal of the copy it replaced (what an identity can do while the plans policy's
+	// binding is missing) is not the operator's: its seal is bound to the old copy's UID, and no
+	// other identity holds the key to make one. Never used, and replaced by the next Keep.
+	forged := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS,
+		Labels: copied.Labels, Annotations: map[string]string{}}, Immutable: copied.Immutable,
+		Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\ncomponentRefs: [{name: backdoor}]\n"}}
+	for k, v := range copied.Annotations {
+		forged.Annotations[k] = v
+	}
+	forged.Annotations[aicrv1alpha1.AnnotationContentDigest] = unkeyedDigest(forged.Data)
+	require.NoError(t, k8s.Delete(ctx, copied))
+	require.NoError(t, k8s.Create(ctx, forged))
+	_, err = runner.Kept(ctx, kept)
+	require.ErrorIs(t, err, ports.ErrUntrustedOutput, "a copy sealed without the operator's key is not returned")
+	require.ErrorIs(t, err, ports.ErrBadSeal)
+	require.NoError(t, runner.Keep(ctx, ref, kept))
+	require.NoError(t, k8s.Get(ctx, key, copied))
+	assert.NotEqual(t, forged.UID, copied.UID, "the forged copy is replaced")
+	requireSealed(t, runner, kept, copied, "replaced by a sealed copy")
+
 	// Something unlabelled in the way is foreign: never deleted, never used.
 	require.NoError(t, k8s.Delete(ctx, copied))
 	planted := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNS},
@@ -98,14 +124,15 @@ func TestRunner_KeepNeverTakesOverAName(t *testing.T) {
 	assert.Equal(t, planted.UID, copied.UID, "left alone")
 }
 
-// requireSealed checks a kept copy as the runner does: immutable, its content digest recorded,
-// and returned by Kept, which verifies the operator's labels for the role and runtime and the
-// digest against the content.
+// requireSealed checks a kept copy as the runner does: immutable, its content digest and seal
+// recorded, and returned by Kept, which verifies the operator's labels for the role and runtime,
+// the digest against the content and the seal with the operator's key.
 func requireSealed(t *testing.T, runner *jobs.Runner, kept ports.KeptResult, cm *corev1.ConfigMap, msg string) {
 	t.Helper()
 	require.NotNil(t, cm.Immutable, msg)
 	assert.True(t, *cm.Immutable, msg)
 	assert.NotEmpty(t, cm.Annotations[aicrv1alpha1.AnnotationContentDigest], msg)
+	assert.NotEmpty(t, cm.Annotations[aicrv1alpha1.AnnotationSeal], msg)
 	_, err := runner.Kept(context.Background(), kept)
 	require.NoError(t, err, msg)
 }
@@ -116,7 +143,7 @@ const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
 func succeededJob(t *testing.T, name string) (*jobs.Runner, ports.JobRef) {
 	t.Helper()
 	ctx := context.Background()
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
+	runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
 	require.NoError(t, err)
 	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
 		return jobexec.Result{Version: "1.1.0", Data: map[string]string{jobs.OutputKey: "kind: RecipeResult\n"}}
@@ -144,7 +171,7 @@ func succeededJob(t *testing.T, name string) (*jobs.Runner, ports.JobRef) {
 func TestRunner_ImageRefsOnlyFromTheJobsOwnPod(t *testing.T) {
 	ctx := context.Background()
 	name, digest := "aicr-bundle-image-refs-trust", "sha256:"+zeros+"\n"
-	runner, err := jobs.New(jobs.Config{Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
+	runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: jobNS, OperatorNamespace: operatorNS, Image: image, CopierImage: jobexec.CopierImage}, k8s, k8s)
 	require.NoError(t, err)
 	exec, err := jobexec.New(restConfig, scheme, jobNS, image, func(*batchv1.Job, *corev1.ConfigMap) jobexec.Result {
 		return jobexec.Result{ImageRefs: digest}
@@ -179,4 +206,17 @@ func TestRunner_ImageRefsOnlyFromTheJobsOwnPod(t *testing.T) {
 	require.NoError(t, k8s.Patch(ctx, pod, patch))
 	_, err = runner.Output(ctx, ref)
 	require.ErrorIs(t, err, ports.ErrUntrustedOutput)
+}
+
+// unkeyedDigest recomputes a kept copy's content digest as anyone can: SHA-256 of the JSON of its
+// data.
+func unkeyedDigest(data map[string]string) string {
+	raw, err := json.Marshal(struct {
+		Data map[string]string `json:"data,omitempty"`
+	}{data})
+	if err != nil {
+		panic(err)
+	}
+	sum := sha256.Sum256(raw)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

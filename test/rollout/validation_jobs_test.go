@@ -15,6 +15,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/jobs"
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // validationIdentity is the identity aicr validate runs as (RES-8).
@@ -50,7 +51,7 @@ func TestRolloutValidationJobLifecycle(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			h := newHarness(t, true)
-			runner, err := jobs.New(jobs.Config{Namespace: validationNamespace, OperatorNamespace: operatorNamespace,
+			runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: validationNamespace, OperatorNamespace: operatorNamespace,
 				Image: h.opts.ValidationImage, ServiceAccount: validationIdentity}, k8s, k8s)
 			require.NoError(t, err)
 			h.runner = runner

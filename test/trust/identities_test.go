@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/NVIDIA/aicr/adapters/sealer"
 	"github.com/NVIDIA/aicr/test/jobexec"
 )
 
@@ -177,4 +179,19 @@ func job(name, image, serviceAccount string) *batchv1.Job {
 			Containers: []corev1.Container{{Name: "aicr", Image: image}},
 		}}},
 	}
+}
+
+// loadSeals loads the operator's seal key as the operator's ServiceAccount does on start: it
+// makes the key Secret on the first call (the chart's RBAC lets it), and reads it after.
+var loadSeals = sync.OnceValues(func() (*sealer.Sealer, error) {
+	return sealer.Load(context.Background(), operator(), operator(), operatorNS)
+})
+
+// operatorSeals is the operator's sealer over the key only its ServiceAccount can read.
+func operatorSeals() *sealer.Sealer {
+	s, err := loadSeals()
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -34,7 +34,7 @@ func bundleJob(t *testing.T, name string) *batchv1.Job {
 	t.Helper()
 	ctx := context.Background()
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
-	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage,
+	runner, err := jobs.New(jobs.Config{Sealer: operatorSeals(), Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage,
 		CopierImage: chartOperatorImage(t)}, c, c)
 	require.NoError(t, err)
 	_, err = runner.Start(ctx, ports.JobSpec{Name: name, Kind: ports.JobBundle, Image: aicrImage,

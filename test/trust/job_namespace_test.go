@@ -193,7 +193,7 @@ func operator() client.Client {
 func (w *world) heldJobOutput(t *testing.T, name string) *corev1.ConfigMap {
 	t.Helper()
 	ctx := context.Background()
-	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage, CopierImage: jobexec.CopierImage}, operator(), operator())
+	runner, err := jobs.New(jobs.Config{Sealer: operatorSeals(), Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage, CopierImage: jobexec.CopierImage}, operator(), operator())
 	require.NoError(t, err)
 	_, err = runner.Start(ctx, ports.JobSpec{Name: name, Kind: ports.JobRecipe, Image: aicrImage,
 		Args:      []string{"--log-json", "recipe", "-o", runner.OutputRef(name)},

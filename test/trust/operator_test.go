@@ -131,7 +131,7 @@ func runOperator(w *world) error {
 		return err
 	}
 	clk := clock.New()
-	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage, CopierImage: jobexec.CopierImage},
+	runner, err := jobs.New(jobs.Config{Sealer: operatorSeals(), Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage, CopierImage: jobexec.CopierImage},
 		mgr.GetClient(), mgr.GetAPIReader())
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ import (
 // snapshotAgent is the runner of the snapshot agent as the operator builds it: the pinned AICR
 // image in agent mode, in the discovery namespace, as the agent identity the chart provisions.
 func snapshotAgent(c client.Client, r client.Reader) (*jobs.Runner, error) {
-	return jobs.New(jobs.Config{Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: aicrImage,
+	return jobs.New(jobs.Config{Sealer: operatorSeals(), Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: aicrImage,
 		ServiceAccount: jobs.AgentServiceAccount, Agent: true}, c, r)
 }
 
@@ -111,7 +111,7 @@ func TestSnapshotAgent_MissingRightStallsUnauthorized(t *testing.T) {
 // AICR would without the right to create that Job.
 func TestSnapshotAgent_SnapshotOutsideTheAgentContractFails(t *testing.T) {
 	w := baseline(t)
-	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage, CopierImage: jobexec.CopierImage}, operator(), operator())
+	runner, err := jobs.New(jobs.Config{Sealer: operatorSeals(), Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage, CopierImage: jobexec.CopierImage}, operator(), operator())
 	require.NoError(t, err)
 	const name = "aicr-snapshot-outside-contract"
 	t.Cleanup(func() { deleteStageJob(t, runner, jobsNS, name) })

@@ -32,7 +32,7 @@ const run = "0a1b2c3d"
 // pinned AICR image in the validation namespace as the validate identity, with AICR's check
 // images from the chart's registry at the pinned version.
 func validationRunner(c client.Client, r client.Reader) (*jobs.Runner, error) {
-	return jobs.New(jobs.Config{Namespace: validationNS, OperatorNamespace: operatorNS, Image: aicrImage, ServiceAccount: validateSA,
+	return jobs.New(jobs.Config{Sealer: operatorSeals(), Namespace: validationNS, OperatorNamespace: operatorNS, Image: aicrImage, ServiceAccount: validateSA,
 		Env: map[string]string{jobs.ValidatorRegistryEnv: validators, jobs.ValidatorTagEnv: "v" + aicrVersion}}, c, r)
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/jobexec"
 	"github.com/NVIDIA/aicr/test/memengine"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 const (
@@ -166,10 +167,10 @@ func startOperator(t *testing.T, rel release, engine *memengine.Engine) *operato
 	mgr, err := operatorManager()
 	require.NoError(t, err)
 	clk := clock.New()
-	runner, err := jobs.New(jobs.Config{Namespace: jobsNS, OperatorNamespace: operatorNS, Image: rel.image(), CopierImage: jobexec.CopierImage},
+	runner, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: jobsNS, OperatorNamespace: operatorNS, Image: rel.image(), CopierImage: jobexec.CopierImage},
 		mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(t, err)
-	agent, err := jobs.New(jobs.Config{Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: rel.image(),
+	agent, err := jobs.New(jobs.Config{Sealer: sealtest.New(), Namespace: discoveryNS, OperatorNamespace: operatorNS, Image: rel.image(),
 		ServiceAccount: jobs.AgentServiceAccount, Agent: true}, mgr.GetClient(), mgr.GetAPIReader())
 	require.NoError(t, err)
 	res, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, agent, aicr.Reader{}, nil, clk,

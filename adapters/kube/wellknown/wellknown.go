@@ -55,6 +55,10 @@ const (
 	// AnnotationContentDigest is the digest of a kept result's data (sealed by the Job runner), checked
 	// before the operator uses the result again, so a result is used only as it was written.
 	AnnotationContentDigest = Prefix + "content-digest"
+	// AnnotationSeal is the operator's keyed seal (ports.Sealer) of the state an object carries
+	// that the operator trusts when it reads it back: a kept result's content, a rollout's outcome.
+	// A missing seal or one that does not verify is never trusted.
+	AnnotationSeal = Prefix + "seal"
 	// AnnotationEvidence is set once, by the operator, to a validated rollout's evidence digest.
 	AnnotationEvidence = Prefix + "evidence"
 	// AnnotationResolveRequestedAt asks for a new resolution with a new snapshot (CR-11).

@@ -39,6 +39,8 @@ const (
 	AnnotationOutcomeMessage = wellknown.AnnotationOutcomeMessage
 	// AnnotationContentDigest is wellknown.AnnotationContentDigest.
 	AnnotationContentDigest = wellknown.AnnotationContentDigest
+	// AnnotationSeal is wellknown.AnnotationSeal.
+	AnnotationSeal = wellknown.AnnotationSeal
 	// AnnotationEvidence is wellknown.AnnotationEvidence.
 	AnnotationEvidence = wellknown.AnnotationEvidence
 	// AnnotationResolveRequestedAt is wellknown.AnnotationResolveRequestedAt.
