@@ -144,6 +144,9 @@ type Ports struct {
 	Clock    ports.Clock
 	// Workloads finds protected workloads (nil: the change policy protects none).
 	Workloads ports.WorkloadFinder
+	// Sealer seals the state the operator trusts when it reads it back (a rollout's outcome,
+	// SealedOutcome); the controllers seal and verify, the domain says what is sealed.
+	Sealer ports.Sealer
 }
 
 // Environment is what the caller observed outside the rollout for this

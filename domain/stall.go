@@ -128,6 +128,9 @@ const (
 	// StallAdmissionPolicyMissing surfaces when an admission policy of the chart, or its binding,
 	// is missing or no longer enforces: nothing the policy guards can be trusted, so nothing moves.
 	StallAdmissionPolicyMissing StallReason = "AdmissionPolicyMissing"
+	// StallOutcomeUnverified surfaces when the newest rollout labelled Succeeded carries no valid
+	// seal of the operator's key and the engine objects do not show its target plan live.
+	StallOutcomeUnverified StallReason = "OutcomeUnverified"
 )
 
 // Change-policy reasons: a disruptive step waits before its mutation.
@@ -169,6 +172,7 @@ func StallReasons() []StallReason {
 		StallStepUnknown, StallMovedReleaseMissing, StallEngineSuspensionRefused, StallRolloutFailed,
 		StallRolloutExpired, StallRolloutRevoked, StallEngineObjectDrifted, StallForeignObject, StallPlanOfAnotherRuntime,
 		StallPlanWithoutRecipe, StallPlanUnreadable, StallValidationUnavailable, StallAdmissionPolicyMissing,
+		StallOutcomeUnverified,
 		StallOutsideChangeWindow, StallProtectedWorkloadsRunning, StallChangePolicyInvalid,
 	}
 }

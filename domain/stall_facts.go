@@ -73,3 +73,11 @@ func SpecDrifted(plan string, releases []ports.ReleaseRef) *Stall {
 		"the engine objects of %s ask for another spec than plan %s renders for them (edited outside the operator): "+
 			"undo the edit, or roll out a plan that writes them again", strings.Join(names, ", "), plan))
 }
+
+// OutcomeUnverified is the newest rollout labelled Succeeded whose label carries no valid seal
+// of the operator's key and whose success the engine objects do not show (detail says why).
+func OutcomeUnverified(rollout, detail string) *Stall {
+	return stallf(StallOutcomeUnverified, fmt.Sprintf("rollout %s is labelled Succeeded without the operator's seal "+
+		"(written by another identity while an admission binding was missing, before the seal key existed, or under "+
+		"another key) and the engine objects do not show its target plan live: %s; nothing moves until it is resolved", rollout, detail))
+}

@@ -235,6 +235,8 @@ func resolverStallCases() []stallCase {
 			pure(func() *domain.Stall {
 				return domain.AdmissionPolicyMissing([]string{"ValidatingAdmissionPolicyBinding aicr-operator-plans is missing"})
 			})},
+		{"OutcomeUnverified when an unsealed success is not live on the engine", domain.StallOutcomeUnverified,
+			pure(func() *domain.Stall { return domain.ConfirmSucceeded("rollout-1", "uid-1", "sha256:0a", nil) })},
 		{"NodeGroupEmpty when no node is accelerated", domain.StallNodeGroupEmpty, pure(func() *domain.Stall {
 			return domain.CheckPlacement(nodes(map[string]string{"pool": "system"}), pl)
 		})},

@@ -30,13 +30,13 @@ type rolloutControllers struct {
 
 // provideRolloutControllers assembles the rollout and runtime controllers over the domain's
 // ports: the selected engine, the validation Jobs (counted as they finish), the registry
-// (evidence), the clock and the protected workloads.
+// (evidence), the clock, the protected workloads and the sealer of outcomes.
 func provideRolloutControllers(cfg app.Config, engine ports.DeploymentEngine, validation validationJobs, reg *oci.Registry,
-	clk ports.Clock, work ports.WorkloadFinder, dc discovery.DiscoveryInterface, admission admissionDigests,
+	clk ports.Clock, work ports.WorkloadFinder, seals ports.Sealer, dc discovery.DiscoveryInterface, admission admissionDigests,
 	liveness *manager.Liveness) rolloutControllers {
 	return rolloutControllers{
 		ports: domain.Ports{Engine: engine, Jobs: countJobs(validation, shared.NewMetrics().JobsFinished, shared.JobRunnerValidation),
-			Registry: reg, Clock: clk, Workloads: work},
+			Registry: reg, Clock: clk, Workloads: work, Sealer: seals},
 		options:      rolloutOptions(cfg, admission, liveness),
 		engineServed: func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },
 	}

@@ -186,7 +186,7 @@ func (w *world) start(name string, o processOptions) *process {
 	require.NoError(w.t, controllers.RolloutControllers(mgr, controllers.Setup{
 		Ports: domain.Ports{
 			Engine: argocd.NewEngine(mgr.GetClient(), dc, argocd.Config{Registry: "registry.example.com/aicr"}),
-			Jobs:   runner, Clock: w.clock,
+			Jobs:   runner, Clock: w.clock, Sealer: sealtest.New(),
 		},
 		Options:             shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: 50 * time.Millisecond},
 		EngineObject:        argocd.NewApplicationObject(),

@@ -31,6 +31,7 @@ import (
 	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/memengine"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // epoch is where every fake clock starts.
@@ -129,7 +130,7 @@ func (h *harness) start() {
 	}
 	setup := controllers.Setup{
 		Ports: domain.Ports{Engine: h.engine, Jobs: jobRunner, Registry: h.registry, Clock: h.clock,
-			Workloads: workloads.New(mgr.GetAPIReader())},
+			Workloads: workloads.New(mgr.GetAPIReader()), Sealer: sealtest.New()},
 		Client: c, Assessments: h.assessments, Options: h.opts,
 	}
 	if h.argo != nil {

@@ -154,7 +154,7 @@ func runOperator(w *world) error {
 	}
 	w.engine = memengine.New(clk, true)
 	if err = controllers.RolloutControllers(mgr, controllers.Setup{
-		Ports: domain.Ports{Engine: w.engine, Jobs: runner, Clock: clk},
+		Ports: domain.Ports{Engine: w.engine, Jobs: runner, Clock: clk, Sealer: operatorSeals()},
 		Options: shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: time.Second,
 			AdmissionPolicies: shared.ChartAdmissionPolicies, AdmissionDigests: digests, CRDDigests: aicrv1alpha1.CRDSchemaDigests},
 	}); err != nil {

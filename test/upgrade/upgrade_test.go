@@ -182,7 +182,7 @@ func startOperator(t *testing.T, rel release, engine *memengine.Engine) *operato
 	require.NoError(t, err)
 	require.NoError(t, res.SetupWithManager(mgr))
 	require.NoError(t, controllers.RolloutControllers(mgr, controllers.Setup{
-		Ports: domain.Ports{Engine: engine, Jobs: runner, Clock: clk},
+		Ports: domain.Ports{Engine: engine, Jobs: runner, Clock: clk, Sealer: sealtest.New()},
 		Options: shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: time.Second,
 			AdmissionPolicies: shared.ChartAdmissionPolicies},
 	}))

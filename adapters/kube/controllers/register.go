@@ -5,6 +5,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -39,6 +40,9 @@ type Setup struct {
 // EngineObject, the engine watch that adds the engine objects' watch to both once the kind is
 // served (ENG-4).
 func RolloutControllers(mgr ctrl.Manager, s Setup) error {
+	if s.Ports.Sealer == nil {
+		return errors.New("rollout controllers: Ports.Sealer is required: an outcome is trusted only under the operator's seal")
+	}
 	reg := shared.NewRegistration(mgr, s.Client, s.Ports, s.Options)
 	ro, err := rollout.Register(mgr, reg)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/mocks"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // staleReader serves the rollouts of its client with their status replaced, as a cache that
@@ -90,7 +91,7 @@ func TestReconcile_SettlingAnEndedRollout(t *testing.T) {
 			clock := mocks.NewMockClock(gomock.NewController(t))
 			clock.EXPECT().Now().Return(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)).AnyTimes()
 			cached := staleReader{Client: c, status: progressing}
-			r := NewReconciler(cached, base, domain.Ports{Clock: clock}, nil, record.NewFakeRecorder(8), shared.Options{})
+			r := NewReconciler(cached, base, domain.Ports{Clock: clock, Sealer: sealtest.New()}, nil, record.NewFakeRecorder(8), shared.Options{})
 
 			res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ro)})
 
@@ -123,7 +124,7 @@ func TestReconcile_ConflictsBackOff(t *testing.T) {
 	})
 	clock := mocks.NewMockClock(gomock.NewController(t))
 	clock.EXPECT().Now().Return(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)).AnyTimes()
-	r := NewReconciler(c, base, domain.Ports{Clock: clock}, nil, record.NewFakeRecorder(32), shared.Options{})
+	r := NewReconciler(c, base, domain.Ports{Clock: clock, Sealer: sealtest.New()}, nil, record.NewFakeRecorder(32), shared.Options{})
 	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ro)}
 	var delays []time.Duration
 	for range 3 {

@@ -27,6 +27,7 @@ import (
 	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/mocks"
 	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // TestReconcile_StepStartOfAFailedStatusWrite: a pass on a cache behind the status starts step 2
@@ -163,7 +164,7 @@ func lostStartReconciler(t *testing.T, cached, live aicrv1alpha1.RuntimeRolloutS
 	}).AnyTimes()
 	cache := staleReader{Client: c, status: cached}
 	plans := planstore.NewReader(base, namespace)
-	return NewReconciler(cache, base, domain.Ports{Engine: consistentEngine{engine, readyOnceApplied}, Clock: clock}, plans, recorder, shared.Options{}),
+	return NewReconciler(cache, base, domain.Ports{Engine: consistentEngine{engine, readyOnceApplied}, Clock: clock, Sealer: sealtest.New()}, plans, recorder, shared.Options{}),
 		client.ObjectKeyFromObject(ro)
 }
 

@@ -52,8 +52,8 @@ type observation struct {
 }
 
 // observe lists the runtime's rollouts (cached), derives the active plan from the newest
-// rollout labelled Succeeded (RO-6, RO-13: it survives the loss of status), checks the engine
-// and reads the target and active plans.
+// rollout labelled Succeeded (RO-6, RO-13: it survives the loss of status) once its outcome is
+// sealed or confirmed (confirmOutcome), checks the engine and reads the target and active plans.
 func (r *Reconciler) observe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) (*observation, error) {
 	obs := &observation{uid: string(cr.UID), target: shared.TargetPlanDigest(cr)}
 	var list aicrv1alpha1.RuntimeRolloutList
@@ -66,14 +66,18 @@ func (r *Reconciler) observe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 		}
 	}
 	sort.SliceStable(obs.rollouts, func(i, j int) bool { return shared.OlderRollout(&obs.rollouts[i], &obs.rollouts[j]) })
+	var succeeded *aicrv1alpha1.RuntimeRollout
 	for i := range obs.rollouts {
 		ro := &obs.rollouts[i]
 		switch ro.Labels[aicrv1alpha1.LabelOutcome] {
 		case "":
 			obs.inProgress = ro
 		case string(aicrv1alpha1.PhaseSucceeded):
-			obs.active, obs.restoredUnknown = ro.Spec.ToPlanDigest, unknownReleases(ro)
+			succeeded = ro
 		}
+	}
+	if succeeded != nil {
+		obs.active, obs.restoredUnknown = succeeded.Spec.ToPlanDigest, unknownReleases(succeeded)
 	}
 	for i := range obs.rollouts {
 		ro := &obs.rollouts[i]
@@ -89,6 +93,14 @@ func (r *Reconciler) observe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 		obs.planStall = stall // nothing read back is trusted: no plan is read, rebuilt or rolled out
 		obs.untrusted = stall != nil
 		return obs, err
+	}
+	if succeeded != nil {
+		if stall, err := r.confirmOutcome(ctx, obs, succeeded); err != nil || stall != nil {
+			// The active plan is not known: no plan is read or rolled out, and the status shows
+			// the newest success the operator sealed, not the unverified one.
+			obs.planStall, obs.active, obs.restoredUnknown = stall, r.newestSealedSuccess(obs.rollouts), nil
+			return obs, err
+		}
 	}
 	if err := r.observePlans(ctx, cr, obs); err != nil {
 		return nil, err

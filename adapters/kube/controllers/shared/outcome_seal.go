@@ -1,0 +1,32 @@
+package shared
+
+import (
+	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
+)
+
+// outcomeSubject is the object a rollout's outcome seal is bound to: the rollout, by UID.
+func outcomeSubject(ro *aicrv1alpha1.RuntimeRollout) ports.SealSubject {
+	return ports.SealSubject{Kind: "RuntimeRollout", Name: ro.Name, UID: string(ro.UID)}
+}
+
+// sealedOutcome is what the seal of ro covers: its outcome label and message (domain.SealedOutcome).
+func sealedOutcome(ro *aicrv1alpha1.RuntimeRollout) []byte {
+	return domain.SealedOutcome(domain.Phase(ro.Labels[aicrv1alpha1.LabelOutcome]), ro.Annotations[aicrv1alpha1.AnnotationOutcomeMessage])
+}
+
+// SealOutcome records on ro (annotation operator.aicr.run/seal) the operator's seal of its
+// outcome label and message, as they are on ro; the caller writes ro.
+func SealOutcome(s ports.Sealer, ro *aicrv1alpha1.RuntimeRollout) {
+	if ro.Annotations == nil {
+		ro.Annotations = map[string]string{}
+	}
+	ro.Annotations[aicrv1alpha1.AnnotationSeal] = s.Seal(outcomeSubject(ro), sealedOutcome(ro))
+}
+
+// VerifyOutcome returns nil when ro's outcome label and message carry the operator's seal for
+// this rollout; otherwise an error wrapping ports.ErrBadSeal.
+func VerifyOutcome(s ports.Sealer, ro *aicrv1alpha1.RuntimeRollout) error {
+	return s.Verify(outcomeSubject(ro), sealedOutcome(ro), ro.Annotations[aicrv1alpha1.AnnotationSeal])
+}
