@@ -78,7 +78,7 @@ func provideSnapshotJobs(cfg app.Config, mgr ctrl.Manager, seals ports.Sealer) (
 // which mirrors and pins every chart of a plan by digest (PLAN-3). The Jobs it sees finish
 // are counted.
 func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agent snapshotJobs, reg *oci.Registry,
-	clk ports.Clock, admission admissionDigests, liveness *manager.Liveness) (*resolver.Reconciler, error) {
+	clk ports.Clock, seals ports.Sealer, admission admissionDigests, liveness *manager.Liveness) (*resolver.Reconciler, error) {
 	finished := shared.NewMetrics().JobsFinished
 	return resolver.New(mgr.GetClient(), mgr.GetAPIReader(), countJobs(runner, finished, shared.JobRunnerResolver),
 		countJobs(agent, finished, shared.JobRunnerResolver), aicr.Reader{}, reg, clk,
@@ -89,6 +89,7 @@ func provideResolver(cfg app.Config, mgr ctrl.Manager, runner *jobs.Runner, agen
 			Image:              cfg.AICRImage,
 			AICRVersion:        cfg.AICRVersion,
 			AllowedNamespaces:  cfg.ComponentNamespaces,
+			Sealer:             seals,
 			AdmissionPolicies:  shared.ChartAdmissionPolicies,
 			AdmissionDigests:   admission,
 			CRDDigests:         aicrv1alpha1.CRDSchemaDigests,

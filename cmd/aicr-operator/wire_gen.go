@@ -68,7 +68,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	reconciler, err := provideResolver(cfg, v, jobsRunner, mainSnapshotJobs, registry, clock, mainAdmissionDigests, liveness)
+	reconciler, err := provideResolver(cfg, v, jobsRunner, mainSnapshotJobs, registry, clock, sealer, mainAdmissionDigests, liveness)
 	if err != nil {
 		return nil, nil, err
 	}

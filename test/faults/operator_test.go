@@ -177,7 +177,7 @@ func (w *world) start(name string, o processOptions) *process {
 	res, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, agent, aicr.Reader{}, w.registry, w.clock,
 		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
 			OperatorNamespace: operatorNS, JobNamespace: jobNS, DiscoveryNamespace: discoveryNS, Image: image,
-			AICRVersion: version, AllowedNamespaces: w.allowed,
+			AICRVersion: version, AllowedNamespaces: w.allowed, Sealer: sealtest.New(),
 		})
 	require.NoError(w.t, err)
 	require.NoError(w.t, res.SetupWithManager(mgr))

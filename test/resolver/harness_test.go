@@ -105,7 +105,7 @@ func (h *harness) runResolver(t testing.TB) {
 	r, err := resolver.New(mgr.GetClient(), mgr.GetAPIReader(), runner, agent, aicr.Reader{}, o.registry, h.clock,
 		mgr.GetEventRecorderFor("aicr-resolver"), resolver.Config{
 			OperatorNamespace: operatorNS, JobNamespace: jobNS, DiscoveryNamespace: discoveryNS, Image: image,
-			AICRVersion: o.version, AllowedNamespaces: o.allowed,
+			AICRVersion: o.version, AllowedNamespaces: o.allowed, Sealer: sealtest.New(),
 		})
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))

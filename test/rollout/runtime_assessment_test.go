@@ -14,7 +14,9 @@ import (
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/runtime"
+	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // The assessment reader finds the resolver's upgrade-check report of a transition (AICR v1's
@@ -38,9 +40,15 @@ func TestRuntimeAssessmentReader(t *testing.T) {
 	}
 	require.NoError(t, k8s.Create(context.Background(), cm))
 	t.Cleanup(func() { _ = k8s.Delete(context.Background(), cm) })
-
-	read := runtime.NewAssessmentReader(k8s, operatorNamespace)
+	read := runtime.NewAssessmentReader(k8s, operatorNamespace, sealtest.New())
 	rows, digest, err := read(context.Background(), "", from, to)
+	require.NoError(t, err)
+	assert.Empty(t, rows, "a report without the operator's seal is never used, its name and content matching or not")
+	assert.Empty(t, digest)
+	planstore.SealAssessment(sealtest.New(), cm)
+	require.NoError(t, k8s.Update(context.Background(), cm))
+
+	rows, digest, err = read(context.Background(), "", from, to)
 	require.NoError(t, err)
 	assert.Equal(t, configdoc.ContentDigest([]byte(raw)), digest)
 	byName := map[string]ports.ComponentAssessment{}

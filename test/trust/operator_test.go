@@ -144,7 +144,7 @@ func runOperator(w *world) error {
 		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
 			OperatorNamespace: operatorNS, JobNamespace: jobsNS, DiscoveryNamespace: discoveryNS, Image: aicrImage, AICRVersion: aicrVersion,
 			AllowedNamespaces: components, AdmissionPolicies: shared.ChartAdmissionPolicies, AdmissionDigests: digests,
-			CRDDigests: aicrv1alpha1.CRDSchemaDigests,
+			CRDDigests: aicrv1alpha1.CRDSchemaDigests, Sealer: operatorSeals(),
 		})
 	if err != nil {
 		return err

@@ -32,7 +32,7 @@ func TestAttack_ResealKeptRecipeWhileItsBindingIsGone(t *testing.T) {
 	kept := keptResult(t, aicrv1alpha1.RoleRecipe)
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "aicr-operator-plans"}}
 	require.NoError(t, as(policyUser).Delete(ctx, binding))
-	t.Cleanup(func() { restoreBinding(t, "aicr-operator-plans") })
+	t.Cleanup(func() { restoreAdmission(t, "ValidatingAdmissionPolicyBinding", "aicr-operator-plans") })
 	waitCondition(t, "Stalled", string(domain.StallAdmissionPolicyMissing), "aicr-operator-plans is missing")
 
 	mallory := as(cmEditorUser)
@@ -41,7 +41,7 @@ func TestAttack_ResealKeptRecipeWhileItsBindingIsGone(t *testing.T) {
 	require.Eventually(t, func() bool { return mallory.Create(ctx, forged.DeepCopy()) == nil },
 		waitFor, tick, "without its binding the plans policy enforces nothing, once the API server has noticed")
 	require.NoError(t, k8s.Get(ctx, client.ObjectKeyFromObject(forged), forged))
-	restoreBinding(t, "aicr-operator-plans")
+	restoreAdmission(t, "ValidatingAdmissionPolicyBinding", "aicr-operator-plans")
 	t.Cleanup(func() { w.resolveBack(t, nil) })
 
 	require.NoError(t, setOverride(ctx, "999.0.2"))

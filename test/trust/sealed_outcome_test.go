@@ -37,7 +37,7 @@ func TestAttack_ForgedOutcomeWhileItsBindingIsGone(t *testing.T) {
 	require.Eventually(t, func() bool { return patchRollout(as(approverUser), w.awaiting, forged) == nil },
 		waitFor, tick, "without its binding the approval policy enforces nothing, once the API server has noticed")
 	t.Cleanup(func() { w.unforgeOutcome(t) })
-	restoreBinding(t, "aicr-operator-approval")
+	restoreAdmission(t, "ValidatingAdmissionPolicyBinding", "aicr-operator-approval")
 
 	waitCondition(t, "Stalled", string(domain.StallOutcomeUnverified), "rollout "+w.awaiting+" is labelled Succeeded without the operator's seal")
 	assert.Equal(t, w.active, liveRuntime(t).Status.ActivePlanDigest, "the active plan stays the sealed one")
@@ -49,7 +49,7 @@ func liftApprovalBinding(t *testing.T) {
 	t.Helper()
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "aicr-operator-approval"}}
 	require.NoError(t, client.IgnoreNotFound(as(policyUser).Delete(context.Background(), binding)))
-	t.Cleanup(func() { restoreBinding(t, "aicr-operator-approval") })
+	t.Cleanup(func() { restoreAdmission(t, "ValidatingAdmissionPolicyBinding", "aicr-operator-approval") })
 	waitCondition(t, "Stalled", string(domain.StallAdmissionPolicyMissing), "aicr-operator-approval is missing")
 }
 
@@ -63,7 +63,7 @@ func (w *world) unforgeOutcome(t *testing.T) {
 		"annotations": map[string]any{aicrv1alpha1.AnnotationOutcomeMessage: nil, aicrv1alpha1.AnnotationSeal: nil},
 	}}
 	require.Eventually(t, func() bool { return patchRollout(k8s, w.awaiting, clean) == nil }, waitFor, tick)
-	restoreBinding(t, "aicr-operator-approval")
+	restoreAdmission(t, "ValidatingAdmissionPolicyBinding", "aicr-operator-approval")
 	waitRolloutStalled(t, w.awaiting, string(domain.StallAwaitingApproval))
 	assert.Equal(t, w.active, liveRuntime(t).Status.ActivePlanDigest)
 }

@@ -177,7 +177,7 @@ func startOperator(t *testing.T, rel release, engine *memengine.Engine) *operato
 		mgr.GetEventRecorderFor(resolver.FieldManager), resolver.Config{
 			OperatorNamespace: operatorNS, JobNamespace: jobsNS, DiscoveryNamespace: discoveryNS,
 			Image: rel.image(), AICRVersion: rel.version, AllowedNamespaces: components,
-			AdmissionPolicies: shared.ChartAdmissionPolicies,
+			AdmissionPolicies: shared.ChartAdmissionPolicies, Sealer: sealtest.New(),
 		})
 	require.NoError(t, err)
 	require.NoError(t, res.SetupWithManager(mgr))

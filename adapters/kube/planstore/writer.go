@@ -16,6 +16,7 @@ import (
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // RecipePrefix starts the name of a recipe ConfigMap:
@@ -38,6 +39,8 @@ type Writer struct {
 	Namespace string
 	// Image is the AICR image a resolved plan records ("" for a rebuilt plan).
 	Image string
+	// Sealer seals the assessment ConfigMap (required when a Write carries a Report).
+	Sealer ports.Sealer
 }
 
 // Write is one plan to write with what it references.
@@ -91,11 +94,15 @@ func (pw *Writer) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w 
 	}
 	doc.ValuesRefs = refs
 	objs = append(objs, pw.planObject(cr, aicrv1alpha1.RoleValues, values.Name, d, values.Data))
+	var assessment *corev1.ConfigMap
 	if w.Report != nil {
+		if pw.Sealer == nil {
+			return nil, fmt.Errorf("plan %s: an assessment is written only with a Sealer", d)
+		}
 		name, _ := configdoc.AssessmentConfigMapName(w.FromPlan, d, configdoc.ContentDigest(w.Report))
-		cm := pw.planObject(cr, aicrv1alpha1.RoleAssessment, name, d, map[string]string{configdoc.ReportKey: string(w.Report)})
-		cm.Annotations[aicrv1alpha1.AnnotationFromPlanDigest] = w.FromPlan
-		objs = append(objs, cm)
+		assessment = pw.planObject(cr, aicrv1alpha1.RoleAssessment, name, d, map[string]string{configdoc.ReportKey: string(w.Report)})
+		assessment.Annotations[aicrv1alpha1.AnnotationFromPlanDigest] = w.FromPlan
+		objs = append(objs, assessment)
 	}
 	payload, err := configdoc.EncodePlan(doc)
 	if err != nil {
@@ -118,7 +125,11 @@ func (pw *Writer) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w 
 	Writes.Lock()
 	defer Writes.Unlock()
 	for _, cm := range objs {
-		if stall, err := pw.createOnce(ctx, cm); stall != nil || err != nil {
+		create := pw.createOnce
+		if cm == assessment {
+			create = pw.createAssessment
+		}
+		if stall, err := create(ctx, cm); stall != nil || err != nil {
 			return stall, err
 		}
 	}
@@ -163,11 +174,17 @@ func configMapSize(cm *corev1.ConfigMap) int {
 
 // replace deletes old (only that exact object) and creates cm.
 func (pw *Writer) replace(ctx context.Context, old, cm *corev1.ConfigMap) error {
+	return pw.replaceWith(ctx, old, cm.DeepCopy())
+}
+
+// replaceWith deletes old (only that exact object) and creates cm, which then holds what the
+// API server created.
+func (pw *Writer) replaceWith(ctx context.Context, old, cm *corev1.ConfigMap) error {
 	err := pw.Client.Delete(ctx, old, client.Preconditions{UID: &old.UID, ResourceVersion: &old.ResourceVersion})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %s: %w", old.Name, err)
 	}
-	if err = pw.Client.Create(ctx, cm.DeepCopy()); err != nil {
+	if err = pw.Client.Create(ctx, cm); err != nil {
 		return fmt.Errorf("create %s: %w", cm.Name, err)
 	}
 	return nil

@@ -48,6 +48,8 @@ type Config struct {
 	CRDDigests map[string]string
 	// Track wraps the reconciler (the liveness tracker); nil: none.
 	Track shared.Track
+	// Sealer seals the upgrade-check reports the resolver keeps, so only its own are used.
+	Sealer ports.Sealer
 }
 
 // Reconciler resolves the ClusterRuntime into a candidate plan: discovery,
@@ -89,8 +91,8 @@ func New(c client.Client, reader client.Reader, jobs, snapshots ports.JobRunner,
 	if c == nil || reader == nil || jobs == nil || snapshots == nil || bundles == nil || clock == nil || recorder == nil {
 		return nil, fmt.Errorf("resolver: every dependency is required")
 	}
-	if cfg.OperatorNamespace == "" || cfg.JobNamespace == "" || cfg.DiscoveryNamespace == "" || cfg.AICRVersion == "" {
-		return nil, fmt.Errorf("resolver: operator namespace, job and discovery namespaces and AICR version are required")
+	if cfg.OperatorNamespace == "" || cfg.JobNamespace == "" || cfg.DiscoveryNamespace == "" || cfg.AICRVersion == "" || cfg.Sealer == nil {
+		return nil, fmt.Errorf("resolver: operator namespace, job and discovery namespaces, AICR version and sealer are required")
 	}
 	return &Reconciler{Client: c, Reader: reader, Jobs: jobs, Snapshots: snapshots, Bundles: bundles, Registry: reg, Clock: clock, Recorder: recorder, Config: cfg,
 		admission: shared.NewAdmissionGuard(c, cfg.AdmissionPolicies, cfg.AdmissionDigests, cfg.CRDDigests), nodes: &nodeGroups{},

@@ -33,7 +33,7 @@ func (r *Reconciler) writePlan(ctx context.Context, run *resolution) *outcome {
 	w := planstore.Write{Plan: plan, Recipe: run.recipe, ValidationRecipe: built.validationRecipe, BundleJob: run.bundleJob,
 		RenderFlags: run.renderFlags, BundleRef: run.bundleRef, Report: run.upgrade.report, FromPlan: cr.Status.ActivePlanDigest}
 	writer := &planstore.Writer{Client: r.Client, Reader: r.Reader, Recorder: r.Recorder,
-		Namespace: r.Config.OperatorNamespace, Image: r.Config.Image}
+		Namespace: r.Config.OperatorNamespace, Image: r.Config.Image, Sealer: r.Config.Sealer}
 	if stall, err := writer.Write(ctx, cr, w); stall != nil || err != nil {
 		if err != nil {
 			return transient(err)

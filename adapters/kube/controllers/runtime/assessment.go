@@ -9,15 +9,17 @@ import (
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/ports"
 )
 
 // NewAssessmentReader returns the AssessmentSource reading the upgrade-check reports the
 // resolver keeps in ConfigMaps labelled role=assessment in namespace: the one whose
-// annotations name the transition's plans and whose name matches its content. A row's verdict is kept as is; a row
+// annotations name the transition's plans, whose name matches its content and whose seal
+// verifies with the operator's key (planstore.VerifyAssessment). A row's verdict is kept as is; a row
 // with a precondition or steps (already narrowed by AICR to the Job's --deployer) has recorded steps
 // an approver acknowledges before the apply (RO-9).
-func NewAssessmentReader(reader client.Reader, namespace string) AssessmentSource {
+func NewAssessmentReader(reader client.Reader, namespace string, seals ports.Sealer) AssessmentSource {
 	return func(ctx context.Context, _, from, to string) ([]ports.ComponentAssessment, string, error) {
 		var list corev1.ConfigMapList
 		if err := reader.List(ctx, &list, client.InNamespace(namespace),
@@ -33,6 +35,11 @@ func NewAssessmentReader(reader client.Reader, namespace string) AssessmentSourc
 			// a report under any other name is not one the resolver wrote and is never used.
 			if want, err := configdoc.AssessmentConfigMapName(from, to, configdoc.ContentDigest([]byte(raw))); err != nil ||
 				cm.Name != want || cm.Labels[aicrv1alpha1.LabelManagedBy] != aicrv1alpha1.ManagedByValue {
+				continue
+			}
+			// A report without the operator's seal (written while the plans binding was missing,
+			// or before the seal key) is never used: the resolver writes and seals its own.
+			if planstore.VerifyAssessment(seals, &cm) != nil {
 				continue
 			}
 			report, err := configdoc.DecodeReport([]byte(raw))

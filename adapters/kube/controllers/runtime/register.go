@@ -14,7 +14,7 @@ import (
 // from the operator namespace (NewAssessmentReader).
 func Register(mgr ctrl.Manager, reg shared.Registration, assessments AssessmentSource) (shared.WatchTarget, error) {
 	if assessments == nil {
-		assessments = NewAssessmentReader(mgr.GetClient(), reg.Options.OperatorNamespace)
+		assessments = NewAssessmentReader(mgr.GetClient(), reg.Options.OperatorNamespace, reg.Ports.Sealer)
 	}
 	r := NewReconciler(reg.Client, reg.Ports, reg.Plans, NewRolloutCreator(mgr.GetAPIReader(), reg.Client), assessments,
 		reg.Recorder, reg.Options)
