@@ -1,6 +1,10 @@
 package domain
 
-import "github.com/NVIDIA/aicr/ports"
+import (
+	"fmt"
+
+	"github.com/NVIDIA/aicr/ports"
+)
 
 // SealedOutcome is what the operator's seal of a rollout's end covers: the outcome it labelled
 // the rollout with and the message recorded with it, so neither can be changed, nor set by
@@ -9,13 +13,26 @@ func SealedOutcome(outcome Phase, message string) []byte {
 	return []byte(string(outcome) + "\n" + message)
 }
 
-// ConfirmSucceeded judges again a rollout labelled Succeeded whose seal does not verify: its
-// success is redone from the engine objects, which must rebuild its target plan exactly
-// (RebuildPlan: every release of the plan live as the plan records it, for runtimeUID). Nil
-// when they do, and the caller seals the outcome; otherwise OutcomeUnverified.
+// ConfirmSucceeded judges again a rollout labelled Succeeded whose seal does not verify (its
+// label predates the seal key, the rollout was restored from a backup under a new UID, or
+// another identity wrote it): its success is redone from the engine objects. It is confirmed
+// when the runtime has engine objects and every one records target as its plan, as the steps of
+// a rollout that ended write them; releases the engine lost are left to MissingAfterRestore
+// (RO-13). An engine still at another plan, or partly at it, stalls OutcomeUnverified.
 func ConfirmSucceeded(rollout, runtimeUID, target string, specs []ports.ReleaseSpec) *Stall {
-	if _, stall := RebuildPlan(runtimeUID, target, specs); stall != nil {
-		return OutcomeUnverified(rollout, stall.Message())
+	n := 0
+	for _, s := range specs {
+		if s.Owner.RuntimeUID != runtimeUID {
+			continue
+		}
+		if s.Owner.PlanDigest != target {
+			return OutcomeUnverified(rollout, fmt.Sprintf("engine object %s records plan %s, not its target %s",
+				s.Ref, s.Owner.PlanDigest, target))
+		}
+		n++
+	}
+	if n == 0 {
+		return OutcomeUnverified(rollout, fmt.Sprintf("no engine object of runtime %s records its target %s", runtimeUID, target))
 	}
 	return nil
 }

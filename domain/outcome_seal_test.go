@@ -12,20 +12,25 @@ import (
 )
 
 // TestConfirmSucceeded_OnlyWhenTheEngineShowsTheTarget: an unsealed success is confirmed when
-// the engine objects rebuild the rollout's target plan, and stalls OutcomeUnverified when they
-// show another plan (a forged success of a rollout that never ran) or nothing.
+// every engine object of the runtime records the rollout's target plan, some lost with a
+// restore included, and stalls OutcomeUnverified when one records another plan (a forged
+// success of a rollout that never ran, or ran only in part) or none is there.
 func TestConfirmSucceeded_OnlyWhenTheEngineShowsTheTarget(t *testing.T) {
 	t.Parallel()
 	target := targetPlan(t)
-	assert.Nil(t, domain.ConfirmSucceeded("ro", target.RuntimeUID, target.Digest, engineSpecs(t, target)))
+	live := engineSpecs(t, target)
+	require.Greater(t, len(live), 1)
+	assert.Nil(t, domain.ConfirmSucceeded("ro", target.RuntimeUID, target.Digest, live))
+	assert.Nil(t, domain.ConfirmSucceeded("ro", target.RuntimeUID, target.Digest, live[1:]), "a release lost with a restore")
+	foreign := live[0]
+	foreign.Owner.RuntimeUID = "another runtime"
+	assert.Nil(t, domain.ConfirmSucceeded("ro", target.RuntimeUID, target.Digest, append([]ports.ReleaseSpec{foreign}, live[1:]...)),
+		"another runtime's objects do not count")
 
 	other := localPlan(t)
-	for name, specs := range map[string][]domain.Plan{"another plan live": {*other}, "nothing live": nil} {
-		var live []ports.ReleaseSpec
-		for i := range specs {
-			live = append(live, engineSpecs(t, &specs[i])...)
-		}
-		s := domain.ConfirmSucceeded("ro", target.RuntimeUID, target.Digest, live)
+	partly := append(engineSpecs(t, other)[:1], live[1:]...)
+	for name, specs := range map[string][]ports.ReleaseSpec{"another plan live": engineSpecs(t, other), "partly": partly, "nothing live": nil} {
+		s := domain.ConfirmSucceeded("ro", target.RuntimeUID, target.Digest, specs)
 		require.NotNil(t, s, name)
 		assert.Equal(t, domain.StallOutcomeUnverified, s.Reason(), name)
 		assert.Contains(t, s.Message(), "rollout ro is labelled Succeeded without the operator's seal", name)

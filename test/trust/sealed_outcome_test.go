@@ -77,3 +77,25 @@ func patchRollout(c client.Client, name string, patch map[string]any) error {
 	ro := &aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	return c.Patch(context.Background(), ro, client.RawPatch("application/merge-patch+json", raw))
 }
+
+// TestUnsealedSuccessIsRedoneFromTheEngine: a success labelled without a seal, as an operator
+// wrote it before the seal key existed (the seal removed here with the approval binding lifted),
+// is judged again from the engine objects, which show its target plan live: the operator seals
+// it again and the active plan stays.
+func TestUnsealedSuccessIsRedoneFromTheEngine(t *testing.T) {
+	w := baseline(t)
+	w.noEngineWrite(t)
+	installed := w.installedRollout(t)
+	seal := installed.Annotations[aicrv1alpha1.AnnotationSeal]
+	require.NotEmpty(t, seal)
+	liftApprovalBinding(t)
+	unsealed := map[string]any{"metadata": map[string]any{"annotations": map[string]any{aicrv1alpha1.AnnotationSeal: nil}}}
+	require.Eventually(t, func() bool { return patchRollout(k8s, installed.Name, unsealed) == nil }, waitFor, tick)
+	restoreBinding(t, "aicr-operator-approval")
+
+	require.Eventually(t, func() bool {
+		return liveRollout(t, installed.Name).Annotations[aicrv1alpha1.AnnotationSeal] == seal
+	}, waitFor, tick, "the operator seals the success the engine objects confirm")
+	waitRolloutStalled(t, w.awaiting, string(domain.StallAwaitingApproval))
+	assert.Equal(t, w.active, liveRuntime(t).Status.ActivePlanDigest)
+}
