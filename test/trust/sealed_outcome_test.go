@@ -91,7 +91,7 @@ func TestUnsealedSuccessIsRedoneFromTheEngine(t *testing.T) {
 	liftApprovalBinding(t)
 	unsealed := map[string]any{"metadata": map[string]any{"annotations": map[string]any{aicrv1alpha1.AnnotationSeal: nil}}}
 	require.Eventually(t, func() bool { return patchRollout(k8s, installed.Name, unsealed) == nil }, waitFor, tick)
-	restoreBinding(t, "aicr-operator-approval")
+	restoreAdmission(t, "ValidatingAdmissionPolicyBinding", "aicr-operator-approval")
 
 	require.Eventually(t, func() bool {
 		return liveRollout(t, installed.Name).Annotations[aicrv1alpha1.AnnotationSeal] == seal
