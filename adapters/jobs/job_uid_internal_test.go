@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // TestJob_UIDArgNamesTheJobsOwnUID: ports.JobUIDArg is a reference to a variable of the AICR
@@ -17,7 +18,7 @@ import (
 func TestJob_UIDArgNamesTheJobsOwnUID(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "$("+JobUIDEnv+")", ports.JobUIDArg)
-	r, err := New(Config{Namespace: "aicr-jobs", OperatorNamespace: "aicr-system", Image: testImage, CopierImage: testCopier}, nil, nil)
+	r, err := New(Config{Namespace: "aicr-jobs", OperatorNamespace: "aicr-system", Image: testImage, CopierImage: testCopier, Sealer: sealtest.New()}, nil, nil)
 	require.NoError(t, err)
 	for _, spec := range []ports.JobSpec{bundleSpec("--image-refs", ports.JobImageRefsPath), bundleSpec()} {
 		pod := r.job(spec).Spec.Template.Spec
