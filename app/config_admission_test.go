@@ -1,8 +1,6 @@
 package app_test
 
 import (
-	"flag"
-	"io"
 	"strings"
 	"testing"
 
@@ -46,11 +44,7 @@ func TestAdmissionDigestSyntaxIsRefusedAtParse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var c app.Config
-			fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			c.BindFlags(fs)
-			err := fs.Parse([]string{"--admission-digests=" + tt.value})
+			err := parseError("--admission-digests=" + tt.value)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantMsg)
 		})

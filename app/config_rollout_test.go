@@ -1,8 +1,6 @@
 package app_test
 
 import (
-	"flag"
-	"io"
 	"testing"
 	"time"
 
@@ -73,11 +71,7 @@ func TestComponentStepTimeoutSyntaxIsRefusedAtParse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var c app.Config
-			fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			c.BindFlags(fs)
-			err := fs.Parse([]string{"--component-step-timeout=" + tt.value})
+			err := parseError("--component-step-timeout=" + tt.value)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantMsg)
 		})

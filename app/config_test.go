@@ -42,6 +42,15 @@ func parse(t *testing.T, args ...string) app.Config {
 	return c
 }
 
+// parseError is the error parsing args returns (nil when they parse).
+func parseError(args ...string) error {
+	var c app.Config
+	fs := flag.NewFlagSet("aicr-operator", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.BindFlags(fs)
+	return fs.Parse(args)
+}
+
 func TestConfigValidate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
