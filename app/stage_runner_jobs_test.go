@@ -155,21 +155,7 @@ func TestStageRunner_JobsFailingAsJobsDo(t *testing.T) {
 			tt.expect(jobs.EXPECT())
 			run := app.StageRunner{Jobs: jobs, Image: image, AICRVersion: "1.1.0", Clock: clock}.Run(context.Background(), runtimeUID, stage)
 			assert.NoError(t, run.Transient)
-			assert.Equal(t, tt.files, run.Files != nil, "files")
-			if tt.waiting != "" {
-				assert.Contains(t, run.Waiting, tt.waiting)
-			} else {
-				assert.Empty(t, run.Waiting)
-			}
-			if tt.stall == "" {
-				assert.Nil(t, run.Stall)
-			} else {
-				require.NotNil(t, run.Stall)
-				assert.Equal(t, tt.stall, run.Stall.Reason())
-				for _, part := range tt.contains {
-					assert.Contains(t, run.Stall.Message(), part)
-				}
-			}
+			assertStageRun(t, run, tt.files, tt.waiting, tt.stall, tt.contains)
 			var reasons []string
 			for _, e := range run.Events {
 				reasons = append(reasons, e.Reason.String())
@@ -187,4 +173,25 @@ func TestDeleteStageJobs(t *testing.T) {
 		jobs.EXPECT().Delete(gomock.Any(), ports.JobRef{Name: name}).Return(nil)
 	}
 	require.NoError(t, app.DeleteStageJobs(context.Background(), jobs, ref.Name))
+}
+
+// assertStageRun checks what a stage run returned: files or none, the waiting message (a part
+// of it, "" for none) and the stall (its reason and parts of its message, "" for none).
+func assertStageRun(t *testing.T, run app.StageRun, files bool, waiting string, stall domain.StallReason, contains []string) {
+	t.Helper()
+	assert.Equal(t, files, run.Files != nil, "files")
+	if waiting != "" {
+		assert.Contains(t, run.Waiting, waiting)
+	} else {
+		assert.Empty(t, run.Waiting)
+	}
+	if stall == "" {
+		assert.Nil(t, run.Stall)
+		return
+	}
+	require.NotNil(t, run.Stall)
+	assert.Equal(t, stall, run.Stall.Reason())
+	for _, part := range contains {
+		assert.Contains(t, run.Stall.Message(), part)
+	}
 }

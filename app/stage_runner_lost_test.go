@@ -118,21 +118,7 @@ func TestStageRunner_LostOutput(t *testing.T) {
 			run := app.StageRunner{Jobs: jobs, Image: image, AICRVersion: "1.1.0", Clock: mocks.NewMockClock(ctrl)}.
 				Run(context.Background(), runtimeUID, stage)
 			require.NoError(t, run.Transient)
-			assert.Equal(t, tt.files, run.Files != nil, "files")
-			if tt.waiting != "" {
-				assert.Contains(t, run.Waiting, tt.waiting)
-			} else {
-				assert.Empty(t, run.Waiting)
-			}
-			if tt.stall == "" {
-				assert.Nil(t, run.Stall)
-			} else {
-				require.NotNil(t, run.Stall)
-				assert.Equal(t, tt.stall, run.Stall.Reason())
-				for _, part := range tt.contains {
-					assert.Contains(t, run.Stall.Message(), part)
-				}
-			}
+			assertStageRun(t, run, tt.files, tt.waiting, tt.stall, tt.contains)
 			if tt.event != "" {
 				require.NotEmpty(t, run.Events)
 				e := run.Events[0]
