@@ -121,21 +121,27 @@ func (r *Runner) Keep(ctx context.Context, ref ports.JobRef, result ports.KeptRe
 }
 
 // keepOver settles a kept copy whose name is taken: the operator's own sealed copy of the same
-// content is success; an operator-labelled copy that does not verify (changed, or written
-// without the operator's key: before the key existed, or while an admission binding was
-// missing) is deleted (that exact object) and written again; anything else is foreign.
+// content is success; a copy of exactly the content this Keep writes, in the operator's shape
+// but without its seal (the operator's own create whose answer was lost, or that it stopped
+// after), is sealed where it is, so nothing is written twice; any other operator-labelled copy
+// that does not verify (changed, or written without the operator's key: before the key existed,
+// or while an admission binding was missing) is deleted (that exact object) and written again;
+// anything else is foreign.
 func (r *Runner) keepOver(ctx context.Context, cp *corev1.ConfigMap, role, runtimeUID string) error {
 	existing := &corev1.ConfigMap{}
 	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(cp), existing); err != nil {
 		return fmt.Errorf("get kept result %s: %w", cp.Name, err)
 	}
 	verr := r.verifySealed(existing, role, runtimeUID)
+	same := existing.Annotations[wellknown.AnnotationContentDigest] == cp.Annotations[wellknown.AnnotationContentDigest]
 	switch {
-	case verr == nil && existing.Annotations[wellknown.AnnotationContentDigest] == cp.Annotations[wellknown.AnnotationContentDigest]:
+	case verr == nil && same:
 		return nil
 	case existing.Labels[wellknown.LabelManagedBy] != wellknown.ManagedByValue:
 		return fmt.Errorf("ConfigMap %s/%s is in the way of the kept %s result and was not written by the operator "+
 			"(delete it so the operator can keep its own): %w", cp.Namespace, cp.Name, role, ports.ErrForeignObject)
+	case same && verifyShape(existing, role, runtimeUID) == nil:
+		return r.sealKept(ctx, existing, role, runtimeUID)
 	}
 	uid, rv := existing.UID, existing.ResourceVersion
 	if err := r.client.Delete(ctx, existing, client.Preconditions{UID: &uid, ResourceVersion: &rv}); client.IgnoreNotFound(err) != nil {

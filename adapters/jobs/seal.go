@@ -69,11 +69,11 @@ func (r *Runner) sealKept(ctx context.Context, cm *corev1.ConfigMap, role, runti
 	return nil
 }
 
-// verifySealed returns nil when cm is an operator-written ConfigMap of role for the runtime
-// runtimeUID, immutable, whose data matches the content digest recorded on it and whose seal
-// verifies with the operator's key; otherwise an error wrapping errUnsealed that says what does
-// not hold.
-func (r *Runner) verifySealed(cm *corev1.ConfigMap, role, runtimeUID string) error {
+// verifyShape returns nil when cm has the shape of an operator-written ConfigMap of role for the
+// runtime runtimeUID: its labels, immutable, its data matching the content digest recorded on
+// it; otherwise an error wrapping errUnsealed that says what does not hold. It proves nothing
+// about who wrote it (verifySealed does).
+func verifyShape(cm *corev1.ConfigMap, role, runtimeUID string) error {
 	l := cm.Labels
 	switch {
 	case l[wellknown.LabelManagedBy] != wellknown.ManagedByValue || l[wellknown.LabelRole] != role:
@@ -89,6 +89,16 @@ func (r *Runner) verifySealed(cm *corev1.ConfigMap, role, runtimeUID string) err
 		return fmt.Errorf("ConfigMap %s/%s holds content %s, its recorded digest is %q: %w", cm.Namespace, cm.Name,
 			got, want, errUnsealed)
 	}
+	return nil
+}
+
+// verifySealed is verifyShape, and the seal over cm's role, runtime and content verifies with
+// the operator's key.
+func (r *Runner) verifySealed(cm *corev1.ConfigMap, role, runtimeUID string) error {
+	if err := verifyShape(cm, role, runtimeUID); err != nil {
+		return err
+	}
+	want := cm.Annotations[wellknown.AnnotationContentDigest]
 	if err := r.cfg.Sealer.Verify(sealSubject(cm), sealedContent(role, runtimeUID, want), cm.Annotations[wellknown.AnnotationSeal]); err != nil {
 		return fmt.Errorf("%w: %w", errUnsealed, err)
 	}

@@ -38,8 +38,11 @@ func SealAssessment(s ports.Sealer, cm *corev1.ConfigMap) {
 
 // createAssessment creates the assessment ConfigMap cm once and seals it (bound to its UID, on
 // the version just created). One already there with the same report is kept when its seal
-// verifies; without a valid seal (another identity wrote it while the plans binding was
-// missing, or an operator before the seal key) it is replaced by the operator's own.
+// verifies; without a valid seal (the operator's own create whose answer was lost, another
+// identity writing it while the plans binding was missing, an operator before the seal key) it
+// is sealed where it is when it assesses the same transition with the same report (what the
+// seal covers, and what this write vouches for), so nothing is written twice, and replaced by
+// the operator's own otherwise.
 func (pw *Writer) createAssessment(ctx context.Context, cm *corev1.ConfigMap) (*domain.Stall, error) {
 	if stall, err := pw.createOnce(ctx, cm); stall != nil || err != nil {
 		return stall, err
@@ -49,11 +52,15 @@ func (pw *Writer) createAssessment(ctx context.Context, cm *corev1.ConfigMap) (*
 		if err := pw.Reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
 			return nil, fmt.Errorf("get %s: %w", cm.Name, err)
 		}
-		if VerifyAssessment(pw.Sealer, old) == nil {
+		switch {
+		case VerifyAssessment(pw.Sealer, old) == nil:
 			return nil, nil
-		}
-		if err := pw.replaceWith(ctx, old, cm); err != nil {
-			return nil, err
+		case string(assessmentSealed(old)) == string(assessmentSealed(cm)):
+			cm = old
+		default:
+			if err := pw.replaceWith(ctx, old, cm); err != nil {
+				return nil, err
+			}
 		}
 	}
 	patch := client.MergeFromWithOptions(cm.DeepCopy(), client.MergeFromWithOptimisticLock{})
