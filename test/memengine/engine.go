@@ -2,14 +2,17 @@
 // operator's controllers without a deployment engine: it plays the engine and its controller
 // (an Apply is synced and healthy at once when Instant, otherwise on Settle) and counts the
 // writes that changed an engine object. It models no Argo CD behaviour beyond the port's
-// contract (ownership, idempotent Apply, ErrForeignObject, ErrTargetNotFound,
-// ErrSuspensionRefused while a sync operation runs, a write failing once its context is done);
+// contract, which it is held to by the engine conformance suite as the Argo CD adapter is
+// (ownership, idempotent Apply and Adopt, ErrForeignObject for an object of another runtime or
+// of none, ErrTargetNotFound, no operation until the engine syncs, ErrSuspensionRefused while a
+// sync operation runs, a write failing once its context is done);
 // suites that need Argo CD's objects use adapters/argocd with test/argocdsim. Remove deletes the object at once unless Cascade is set,
 // when it marks the object Removing and Settle deletes it, as a cascading delete that waits for
 // the release's live objects does.
 package memengine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -27,8 +30,8 @@ import (
 // the writes that changed an engine object, and OnWrite runs after each (kill-and-restart).
 // Tests change its fields holding Mu.
 type Engine struct {
-	// Mu guards every field.
-	Mu    sync.Mutex
+	// Mu guards every field; engines of one Sibling family share it.
+	Mu    *sync.Mutex
 	clock ports.Clock
 	// Objs are the engine objects by release.
 	Objs map[ports.ReleaseRef]ports.ReleaseStatus
@@ -57,11 +60,19 @@ type Engine struct {
 
 // New returns an empty engine taking time from clock.
 func New(clock ports.Clock, instant bool) *Engine {
-	return &Engine{clock: clock, Objs: map[ports.ReleaseRef]ports.ReleaseStatus{},
+	return &Engine{Mu: &sync.Mutex{}, clock: clock, Objs: map[ports.ReleaseRef]ports.ReleaseStatus{},
 		Recorded: map[ports.ReleaseRef]ports.ReleaseSpec{}, Instant: instant, Degraded: map[string]bool{}}
 }
 
 var _ ports.DeploymentEngine = (*Engine)(nil)
+
+// Sibling returns another engine over the same engine objects (one backend, as two operators
+// share one Argo CD), with its own settings and write counts.
+func (e *Engine) Sibling() *Engine {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	return &Engine{Mu: e.Mu, clock: e.clock, Objs: e.Objs, Recorded: e.Recorded, Instant: e.Instant, Degraded: map[string]bool{}}
+}
 
 // Check reports Unreachable when set, ErrEngineMissing while Missing.
 func (e *Engine) Check(context.Context) error {
@@ -126,7 +137,7 @@ func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
 		return nil
 	}
 	st := ports.ReleaseStatus{Ref: spec.Ref, Owner: spec.Owner, DesiredRevision: rev, SyncedRevision: cur.SyncedRevision,
-		Health: ports.HealthProgressing, Operation: ports.OperationRunning, LastSyncAt: e.clock.Now(), SpecDigest: SpecDigest(spec)}
+		Health: ports.HealthProgressing, LastSyncAt: e.clock.Now(), SpecDigest: SpecDigest(spec)}
 	if e.Instant {
 		e.settleLocked(&st)
 	}
@@ -175,6 +186,8 @@ func (e *Engine) Adopt(ctx context.Context, ref ports.ReleaseRef, prev string, o
 	switch {
 	case !ok:
 		return ports.ErrTargetNotFound
+	case st.Owner == owner && owner.RuntimeUID != "":
+		return nil // adopted already
 	case st.Owner.RuntimeUID != prev:
 		return ports.ErrForeignObject
 	}
@@ -188,12 +201,16 @@ func (e *Engine) Adopt(ctx context.Context, ref ports.ReleaseRef, prev string, o
 	return nil
 }
 
-// Specs returns what Apply recorded; an object seeded without Apply has only its Ref and Owner.
+// Specs returns what Apply recorded for the objects of an owner, by namespace and ID; an object
+// seeded without Apply has only its Ref and Owner.
 func (e *Engine) Specs(context.Context) ([]ports.ReleaseSpec, error) {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	out := make([]ports.ReleaseSpec, 0, len(e.Objs))
 	for ref, st := range e.Objs {
+		if st.Owner.RuntimeUID == "" {
+			continue // not the operator's
+		}
 		spec, ok := e.Recorded[ref]
 		if !ok {
 			spec = ports.ReleaseSpec{Ref: ref, Position: -1}
@@ -201,8 +218,13 @@ func (e *Engine) Specs(context.Context) ([]ports.ReleaseSpec, error) {
 		spec.Owner = st.Owner
 		out = append(out, spec)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Ref.String() < out[j].Ref.String() })
+	sort.Slice(out, func(i, j int) bool { return refLess(out[i].Ref, out[j].Ref) })
 	return out, nil
+}
+
+// refLess orders releases by namespace, then ID.
+func refLess(a, b ports.ReleaseRef) bool {
+	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.ID, b.ID)) < 0
 }
 
 // Status reports one object; ErrTargetNotFound when it does not exist, Unreachable when set.
@@ -219,7 +241,8 @@ func (e *Engine) Status(_ context.Context, ref ports.ReleaseRef) (ports.ReleaseS
 	return st, nil
 }
 
-// List reports every object; Unreachable when set.
+// List reports every object of an owner (one without is not the operator's), by namespace and
+// ID; Unreachable when set.
 func (e *Engine) List(context.Context) ([]ports.ReleaseStatus, error) {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
@@ -228,20 +251,26 @@ func (e *Engine) List(context.Context) ([]ports.ReleaseStatus, error) {
 	}
 	out := make([]ports.ReleaseStatus, 0, len(e.Objs))
 	for _, st := range e.Objs {
-		out = append(out, st)
+		if st.Owner.RuntimeUID != "" { // an object without an owner is not the operator's
+			out = append(out, st)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Ref.String() < out[j].Ref.String() })
+	sort.Slice(out, func(i, j int) bool { return refLess(out[i].Ref, out[j].Ref) })
 	return out, nil
 }
 
 // Remove deletes an object, or with Cascade marks it Removing for Settle to delete; a missing
 // object, or one already being removed, is not an error and no further write.
-func (e *Engine) Remove(ctx context.Context, ref ports.ReleaseRef, _ ports.ReleaseOwner) error {
+func (e *Engine) Remove(ctx context.Context, ref ports.ReleaseRef, owner ports.ReleaseOwner) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	e.Mu.Lock()
 	st, ok := e.Objs[ref]
+	if ok && st.Owner.RuntimeUID != owner.RuntimeUID {
+		e.Mu.Unlock()
+		return ports.ErrForeignObject
+	}
 	if !ok || st.Removing {
 		e.Mu.Unlock()
 		return nil
