@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/NVIDIA/aicr/domain"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,7 +75,7 @@ func (d *demo) editApplication(ctx context.Context) error {
 	if d.argo == nil {
 		return nil
 	}
-	stage("Edit an Application's Helm values by hand: Argo CD renders the parameter until the operator's next write")
+	stage("Edit an Application's Helm values by hand: Argo CD renders the parameter, the runtime reports the drift until the operator's next write")
 	ns := chartrender.FlagValue(d.procs[0].Args(), "--engine-namespace")
 	app := &unstructured.Unstructured{}
 	app.SetGroupVersionKind(applicationGVK)
@@ -86,6 +90,18 @@ func (d *demo) editApplication(ctx context.Context) error {
 		return fmt.Errorf("waiting for Argo CD to render the hand-edited parameter: %w", err)
 	}
 	progress("the live values of %s hold %s=true", handEdited, handParameter)
+	// The runtime judges the Application against the plan, not against itself: it is no longer
+	// the spec the active plan renders, and no rollout is there to write it again.
+	var cr aicrv1alpha1.ClusterRuntime
+	if err := poll(ctx, func() (bool, error) {
+		err := d.admin.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, &cr)
+		s := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionStalled)
+		return s != nil && s.Reason == string(domain.StallEngineObjectDrifted), err
+	}); err != nil {
+		return fmt.Errorf("waiting for the runtime to report the hand-edited Application drifted: %w", err)
+	}
+	s := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionStalled)
+	progress("runtime Stalled=%s %s: %s", s.Status, s.Reason, s.Message)
 	return nil
 }
 

@@ -11,7 +11,8 @@ import (
 // observeDrift judges the engine objects against the plans, never against themselves: the spec
 // digest the engine renders for each release of the active and target plans (releasesReady,
 // available), the drift of
-// those no rollout rewrites (EngineObjectDrifted), and the engine objects in the operator's
+// those no rollout rewrites, none running and none due toward another target
+// (EngineObjectDrifted), and the engine objects in the operator's
 // project that neither the active nor the target plan names. It reads nothing while the engine
 // or the plans are stalled.
 func (r *Reconciler) observeDrift(ctx context.Context, obs *observation) error {
@@ -47,7 +48,7 @@ func (r *Reconciler) observeDrift(ctx context.Context, obs *observation) error {
 	if obs.planned, err = domain.PlannedDigests(r.ports.Engine, obs.activePlan); err != nil {
 		return fmt.Errorf("render the specs of plan %s: %w", obs.active, err)
 	}
-	if obs.inProgress == nil {
+	if obs.inProgress == nil && obs.target == obs.active { // a rollout toward another target writes them again
 		if drifted := domain.DriftedReleases(obs.activePlan, obs.uid, obs.live, obs.planned); len(drifted) > 0 {
 			obs.driftStall = domain.SpecDrifted(obs.active, drifted)
 		}
