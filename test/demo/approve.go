@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/NVIDIA/aicr/domain"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -36,7 +38,7 @@ func (d *demo) changeOverride(ctx context.Context) error {
 	_, err := waitRuntime(ctx, d.admin, "a rollout awaiting approval", func(cr *aicrv1alpha1.ClusterRuntime) bool {
 		return cr.Status.Rollout != "" && cr.Status.TargetPlanDigest != cr.Status.ActivePlanDigest &&
 			d.rolloutPhase(ctx, cr.Status.Rollout) == aicrv1alpha1.PhaseAwaitingApproval
-	})
+	}, domain.StallEngineObjectDrifted) // the hand edit before it, until its rollout writes the release again
 	return err
 }
 

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
+
+	"github.com/NVIDIA/aicr/domain"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,8 +38,11 @@ func poll(ctx context.Context, done func() (bool, error)) error {
 }
 
 // waitRuntime polls the ClusterRuntime until want reports true and fails early when the
-// runtime stalls (followRollouts prints the progress on the way).
-func waitRuntime(ctx context.Context, c client.Client, what string, want func(*aicrv1alpha1.ClusterRuntime) bool) (*aicrv1alpha1.ClusterRuntime, error) {
+// runtime stalls for another reason than AwaitingApproval or one of tolerated (stalls the
+// walkthrough made on purpose; followRollouts prints the progress on the way).
+func waitRuntime(ctx context.Context, c client.Client, what string, want func(*aicrv1alpha1.ClusterRuntime) bool,
+	tolerated ...domain.StallReason) (*aicrv1alpha1.ClusterRuntime, error) {
+	tolerated = append(tolerated, domain.StallAwaitingApproval)
 	var cr aicrv1alpha1.ClusterRuntime
 	err := poll(ctx, func() (bool, error) {
 		if err := c.Get(ctx, client.ObjectKey{Name: aicrv1alpha1.ClusterRuntimeName}, &cr); err != nil {
@@ -46,7 +52,7 @@ func waitRuntime(ctx context.Context, c client.Client, what string, want func(*a
 			return true, nil
 		}
 		if s := meta.FindStatusCondition(cr.Status.Conditions, aicrv1alpha1.ConditionStalled); s != nil &&
-			s.Status == metav1.ConditionTrue && s.Reason != "AwaitingApproval" {
+			s.Status == metav1.ConditionTrue && !slices.Contains(tolerated, domain.StallReason(s.Reason)) {
 			return false, fmt.Errorf("the runtime stalled while waiting for %s: %s: %s", what, s.Reason, s.Message)
 		}
 		return false, nil
