@@ -9,12 +9,11 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/NVIDIA/aicr/domain"
-
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/test/chartrender"
 )
 

@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-
-	"github.com/NVIDIA/aicr/domain"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/test/chartrender"
 )
 

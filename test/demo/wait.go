@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/NVIDIA/aicr/domain"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/domain"
 )
 
 // pollInterval is how often the demo looks at the cluster while it waits.
