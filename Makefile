@@ -31,7 +31,7 @@ ENVTEST_NEWEST_ASSETS = $(shell K8S_VERSION=$(K8S_NEWEST) test/tools/envtest-bin
 ALL_PKGS          = $(shell go list ./...)
 # The packages whose tests start a control plane (they depend on test/env).
 ENVTEST_PKGS      = $(shell go list -test -f '{{if .ForTest}}{{.ForTest}}{{range .Deps}} {{.}}{{end}}{{end}}' ./... | \
-	awk '/ github.com\/nvidia\/aicr-operator\/test\/env( |$$)/ {print $$1}' | sort -u)
+	awk '/ github.com\/NVIDIA\/aicr\/test\/env( |$$)/ {print $$1}' | sort -u)
 # Nested modules: the tests that need argo-cd/v3, which only builds with every k8s.io module
 # pinned by a replace directive, are a module of their own, so the operator's module has no
 # replace and `go install .../cmd/kubectl-aicr@<version>` works. test, vet, lint
