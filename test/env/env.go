@@ -26,6 +26,9 @@ type Options struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// CRDDirectoryPaths are directories or files of CRD manifests installed before Start returns.
 	CRDDirectoryPaths []string
+	// AuditLog, when set, is the file the API server writes an audit event of every write to
+	// (JSON lines, read with ReadAudit); its directory must exist.
+	AuditLog string
 }
 
 // Env is a running control plane.
@@ -94,6 +97,11 @@ func Start(opts Options) (*Env, error) {
 		// A loaded CI machine can take more than the default 20 s to drain the API
 		// server's watches; after this it is killed and Stop reports the timeout.
 		ControlPlaneStopTimeout: time.Minute,
+	}
+	if opts.AuditLog != "" {
+		if err = configureAudit(environment, opts.AuditLog); err != nil {
+			return nil, err
+		}
 	}
 	cfg, err := environment.Start()
 	if err != nil {
