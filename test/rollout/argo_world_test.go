@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,12 +29,18 @@ import (
 // It counts the operator's Application writes and, once timeline is set, records when each was
 // written and reported healthy.
 type argoWorld struct {
-	dc       discovery.DiscoveryInterface
+	dc discovery.DiscoveryInterface
+	// reader reads the engine objects through the adapter without a cache.
+	reader   *argocd.Engine
 	sim      *argocdsim.Sim
 	writes   atomic.Int64
 	mu       sync.Mutex
 	hook     func()
 	timeline *appTimeline
+	// degraded are the releases that settle Degraded (degrade).
+	degraded map[ports.ReleaseRef]bool
+	// order, when set, checks each step's start against the step before (checkOrder).
+	order *stepOrder
 }
 
 // withArgo switches the harness to the Argo CD engine and starts the simulator.
@@ -56,7 +63,8 @@ func (h *harness) withArgo() {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	require.NoError(h.t, err)
-	h.argo = &argoWorld{dc: dc}
+	h.argo = &argoWorld{dc: dc, reader: argocd.NewEngine(k8s, nil, argoConfig), degraded: map[ports.ReleaseRef]bool{}}
+	h.world = h.argo
 	h.argo.sim = argocdsim.New(simReporting{Client: mgr.GetClient(), w: h.argo}, argocd.DefaultNamespace, h.clock)
 	require.NoError(h.t, h.argo.sim.SetupWithManager(mgr))
 	simCtx, cancel := context.WithCancel(ctx)
@@ -74,8 +82,11 @@ func (h *harness) withArgo() {
 
 // engine is the Argo CD engine of one operator manager.
 func (w *argoWorld) engine(mgr ctrl.Manager) ports.DeploymentEngine {
-	return argocd.NewEngine(appCounting{Client: mgr.GetClient(), w: w}, w.dc, argocd.Config{Registry: "registry.example.com/aicr"})
+	return argocd.NewEngine(appCounting{Client: mgr.GetClient(), w: w}, w.dc, argoConfig)
 }
+
+// argoConfig is the Argo CD engine's configuration in the suite.
+var argoConfig = argocd.Config{Registry: "registry.example.com/aicr"}
 
 // recordTimeline starts recording when each Application is written and reported healthy.
 func (w *argoWorld) recordTimeline() *appTimeline {
@@ -85,16 +96,26 @@ func (w *argoWorld) recordTimeline() *appTimeline {
 	return w.timeline
 }
 
-// wrote counts the operator's write of the Application name, records it on the timeline and
+// wrote counts the operator's write of the Application app, unless it only set the cascade
+// finalizer the Delete of a Remove step follows (a Remove is one write, as on the in-memory
+// engine), records it for the step order and, unless it was the Delete, on the timeline, and
 // runs the hook.
-func (w *argoWorld) wrote(name string) {
+func (w *argoWorld) wrote(ctx context.Context, app *argov1.Application, deleted bool) {
 	at := time.Now()
-	w.writes.Add(1)
+	if deleted || !slices.Contains(app.Finalizers, argov1.ResourcesFinalizerName) {
+		w.writes.Add(1)
+	}
 	w.mu.Lock()
-	hook, timeline := w.hook, w.timeline
+	hook, timeline, order := w.hook, w.timeline, w.order
 	w.mu.Unlock()
+	if order != nil {
+		order.wrote(ctx, app, deleted)
+	}
+	if deleted {
+		return
+	}
 	if timeline != nil {
-		timeline.wrote(name, at)
+		timeline.wrote(app.Name, at)
 	}
 	if hook != nil {
 		hook()
@@ -119,25 +140,34 @@ type appCounting struct {
 }
 
 func (c appCounting) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if app, ok := obj.(*argov1.Application); ok {
+		c.w.starting(ctx, app)
+	}
 	err := c.Client.Create(ctx, obj, opts...)
-	if _, ok := obj.(*argov1.Application); ok && err == nil {
-		c.w.wrote(obj.GetName())
+	if app, ok := obj.(*argov1.Application); ok && err == nil {
+		c.w.wrote(ctx, app, false)
 	}
 	return err
 }
 
 func (c appCounting) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if app, ok := obj.(*argov1.Application); ok {
+		c.w.starting(ctx, app)
+	}
 	err := c.Client.Patch(ctx, obj, patch, opts...)
-	if _, ok := obj.(*argov1.Application); ok && err == nil {
-		c.w.wrote(obj.GetName())
+	if app, ok := obj.(*argov1.Application); ok && err == nil {
+		c.w.wrote(ctx, app, false)
 	}
 	return err
 }
 
 func (c appCounting) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	if app, ok := obj.(*argov1.Application); ok {
+		c.w.starting(ctx, app)
+	}
 	err := c.Client.Delete(ctx, obj, opts...)
-	if _, ok := obj.(*argov1.Application); ok && err == nil {
-		c.w.writes.Add(1)
+	if app, ok := obj.(*argov1.Application); ok && err == nil {
+		c.w.wrote(ctx, app, true)
 	}
 	return err
 }

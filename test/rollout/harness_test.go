@@ -45,9 +45,11 @@ const (
 // harness runs the controllers in a manager that can be stopped and started again; the
 // engine, jobs and clock outlive managers as the outside world does.
 type harness struct {
-	t           testing.TB
-	clock       *clock.Fake
-	engine      *memengine.Engine
+	t      testing.TB
+	clock  *clock.Fake
+	engine *memengine.Engine
+	// world is the engine the test rolls out on: engine, or argo once withArgo ran.
+	world       engineWorld
 	jobs        *fakeJobs
 	runner      ports.JobRunner // when set, runs the validation Jobs instead of jobs (a real jobs.Runner)
 	registry    *fakeRegistry
@@ -75,6 +77,7 @@ func newHarness(t testing.TB, instant bool) *harness {
 		seen: map[string]bool{}, opts: shared.Options{OperatorNamespace: operatorNamespace, RequeueCap: 30 * time.Millisecond,
 			RolloutWindow: time.Hour, ValidationEnabled: true, ValidationImage: "aicr@sha256:" + zeros,
 			ValidationNamespace: validationNamespace}}
+	h.world = memWorld{e: h.engine}
 	t.Cleanup(h.stop)
 	return h
 }
@@ -340,14 +343,7 @@ func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
 	return nil
 }
 
-// liveReleases returns the engine objects by release ID.
-func (h *harness) liveReleases() map[string]ports.ReleaseStatus {
-	live, _ := h.engine.List(context.Background())
-	out := map[string]ports.ReleaseStatus{}
-	for _, s := range live {
-		out[s.Ref.ID] = s
-	}
-	return out
-}
+// liveReleases returns the engine objects of the engine the test rolls out on by release ID.
+func (h *harness) liveReleases() map[string]ports.ReleaseStatus { return h.world.live(h.t) }
 
 func releaseRef(id string) ports.ReleaseRef { return ports.ReleaseRef{ID: id} }

@@ -63,23 +63,3 @@ func TestArgoCDInstallKillAndRestart(t *testing.T) {
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled, "")
 	h.waitKstatus(status.CurrentStatus)
 }
-
-// On the Argo CD engine an approved upgrade removes Applications through Argo CD's cascade
-// and upgrades the rest (RO-7, RO-8, ENG-3).
-func TestArgoCDUpgradeWithApproval(t *testing.T) {
-	h := newHarness(t, true)
-	h.withArgo()
-	h.start()
-	uid, _ := h.installed(nil)
-	b, ro := h.upgrade(uid)
-	h.approve(ro.Name, epoch.Add(30*time.Minute))
-	h.acknowledgeDRARestart(ro.Name)
-	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
-	var apps argov1.ApplicationList
-	require.NoError(t, k8s.List(context.Background(), &apps, client.InNamespace(argocd.DefaultNamespace)))
-	require.Len(t, apps.Items, len(b.Releases))
-	for _, app := range apps.Items {
-		assert.Equal(t, b.Digest, app.Annotations[aicrv1alpha1.AnnotationPlanDigest], app.Name)
-	}
-	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled, "")
-}

@@ -34,9 +34,12 @@ func (h *harness) waitKstatus(want status.Status) {
 
 // An initial install runs one Install step per release in the plan's order; Ready names the
 // step in flight, kstatus is InProgress while rolling out and Current once rolled out
-// (RO-1, RO-7, CR-8, OPS-3).
+// (RO-1, RO-7, CR-8, OPS-3). On both engines: the Argo CD one reads through a cache.
 func TestRolloutInitialInstall(t *testing.T) {
-	h := newHarness(t, false)
+	onEachEngine(t, false, testRolloutInitialInstall)
+}
+
+func testRolloutInitialInstall(t *testing.T, h *harness) {
 	h.start()
 	h.createRuntime(nil)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonNoActivePlan, "no plan is rolled out yet")
@@ -68,10 +71,8 @@ func TestRolloutInitialInstall(t *testing.T) {
 	h.waitReleaseState(ro.Name, first.Release, "InFlight")
 	assert.Len(t, h.liveReleases(), 1, "the next step waits for the first release to be ready")
 
-	h.engine.Mu.Lock()
-	h.engine.Instant = true
-	h.engine.Mu.Unlock()
-	h.engine.Settle()
+	h.world.setInstant(true)
+	h.world.settle(t)
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionTrue, domain.ReasonValidationDisabled,
 		"plan "+digest+" rolled out, validation disabled")
@@ -81,7 +82,7 @@ func TestRolloutInitialInstall(t *testing.T) {
 	assert.Equal(t, digest, cr.Status.ActivePlanDigest)
 	assert.Equal(t, digest, cr.Status.TargetPlanDigest)
 	assert.Equal(t, ro.Name, cr.Status.Rollout)
-	assert.Equal(t, len(plan.Releases), h.engine.WriteCount(), "one engine write per step")
+	assert.Equal(t, len(plan.Releases), h.world.writeCount(), "one engine write per step")
 	for _, rel := range plan.Releases {
 		st, ok := h.liveReleases()[rel.ID]
 		require.True(t, ok, rel.ID)

@@ -21,9 +21,12 @@ func (h *harness) pause(paused bool) {
 }
 
 // Pausing mid-rollout lets the step in flight finish and starts no further step; the rollout
-// goes on once the pause ends (spec.paused, RO-1).
+// goes on once the pause ends (spec.paused, RO-1). On both engines.
 func TestRolloutPausedFinishesTheStepInFlight(t *testing.T) {
-	h := newHarness(t, false)
+	onEachEngine(t, false, testRolloutPausedFinishesTheStepInFlight)
+}
+
+func testRolloutPausedFinishesTheStepInFlight(t *testing.T, h *harness) {
 	h.start()
 	uid := h.createRuntime(nil)
 	plan := h.fixturePlan(fixtureInstall, uid)
@@ -33,16 +36,14 @@ func TestRolloutPausedFinishesTheStepInFlight(t *testing.T) {
 	h.waitReleaseState(ro.Name, first, "InFlight")
 
 	h.pause(true)
-	h.engine.Settle()
+	h.world.settle(t)
 	// The reconcile that records the first release Ready judged the next step in the same
 	// pass and held it: had it started, the second release would be live already.
 	h.waitReleaseState(ro.Name, first, "Ready")
 	assert.Len(t, h.liveReleases(), 1, "no step starts while the runtime is paused")
 	h.waitReleaseState(ro.Name, second, "Pending")
 
-	h.engine.Mu.Lock()
-	h.engine.Instant = true
-	h.engine.Mu.Unlock()
+	h.world.setInstant(true)
 	h.pause(false)
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	assert.Len(t, h.liveReleases(), len(plan.Releases))

@@ -46,8 +46,12 @@ func stepCounts(ro *aicrv1alpha1.RuntimeRollout) map[aicrv1alpha1.Operation]int 
 
 // An upgrade between the two upgrade fixtures removes first, then upgrades and verifies in
 // plan order; it waits for an approval given by an impersonated approver (RO-7, RO-8, CR-8).
+// On both engines: on Argo CD the removals go through Argo CD's cascade (ENG-3).
 func TestRolloutUpgradeWithApproval(t *testing.T) {
-	h := newHarness(t, true)
+	onEachEngine(t, true, testRolloutUpgradeWithApproval)
+}
+
+func testRolloutUpgradeWithApproval(t *testing.T, h *harness) {
 	h.start()
 	uid, a := h.installed(nil)
 	b, ro := h.upgrade(uid)
@@ -64,13 +68,13 @@ func TestRolloutUpgradeWithApproval(t *testing.T) {
 	}
 	h.waitCondition(aicrv1alpha1.ConditionReady, metav1.ConditionFalse, domain.ReasonRollingOut, domain.AwaitingApprovalMessage(ro.Name))
 	h.waitKstatus(status.InProgressStatus)
-	before := h.engine.WriteCount()
+	before := h.world.writeCount()
 
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
 	h.acknowledgeDRARestart(ro.Name)
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	assert.Equal(t, approver, done.Spec.Approval.ApprovedBy)
-	assert.Equal(t, len(ro.Spec.Steps), h.engine.WriteCount()-before, "one engine write per step")
+	assert.Equal(t, len(ro.Spec.Steps), h.world.writeCount()-before, "one engine write per step")
 	live := h.liveReleases()
 	assert.Len(t, live, len(b.Releases))
 	for _, rel := range b.Releases {
@@ -122,18 +126,20 @@ func TestRolloutExpiryAndRetry(t *testing.T) {
 }
 
 // A revocation mid-rollout lets the step in flight finish and starts no further step (RO-8).
+// On both engines.
 func TestRolloutRevocation(t *testing.T) {
-	h := newHarness(t, true)
+	onEachEngine(t, true, testRolloutRevocation)
+}
+
+func testRolloutRevocation(t *testing.T, h *harness) {
 	h.start()
 	uid, _ := h.installed(nil)
 	_, ro := h.upgrade(uid)
-	h.engine.Mu.Lock()
-	h.engine.Instant = false
-	h.engine.Mu.Unlock()
-	before := h.engine.WriteCount()
+	h.world.setInstant(false)
+	before := h.world.writeCount()
 	removes := stepCounts(ro)[aicrv1alpha1.OperationRemove]
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
-	require.Eventually(t, func() bool { return h.engine.WriteCount() == before+removes+1 }, waitFor, tick)
+	require.Eventually(t, func() bool { return h.world.writeCount() == before+removes+1 }, waitFor, tick)
 	inFlight := h.waitPhase(ro.Name, aicrv1alpha1.PhaseProgressing)
 	require.Eventually(t, func() bool {
 		inFlight = h.rollout(ro.Name)
@@ -143,9 +149,9 @@ func TestRolloutRevocation(t *testing.T) {
 	h.patchApproval(ro.Name, map[string]any{"revokedBy": approver, "revokedAt": epoch.Format(time.RFC3339), "revokeReason": "incident"})
 	require.Eventually(t, func() bool { return len(h.rollout(ro.Name).Spec.Approval.RevokedBy) > 0 }, waitFor, tick)
 	assert.Empty(t, h.rollout(ro.Name).Labels[aicrv1alpha1.LabelOutcome], "the step in flight finishes first")
-	h.engine.Settle()
+	h.world.settle(t)
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseRevoked)
-	assert.Equal(t, before+removes+1, h.engine.WriteCount(), "no further step after the revocation")
+	assert.Equal(t, before+removes+1, h.world.writeCount(), "no further step after the revocation")
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallRolloutRevoked), "")
 	h.waitKstatus(status.FailedStatus)
 	_ = client.ObjectKey{}

@@ -11,6 +11,7 @@ import (
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // smallPlan is the plan of the first n releases of a fixture bundle for runtimeUID: a rollout of
@@ -117,44 +118,7 @@ func TestRuntimeStallEventsOPS1(t *testing.T) {
 // rollout moved counts at its new plan.
 func TestAvailableCountsReleasesCR9(t *testing.T) {
 	t.Run("an Install not yet succeeded and a moved release, after a failed rollout", func(t *testing.T) {
-		h := newHarness(t, true)
-		h.start()
-		uid := h.createRuntime(nil)
-		a := h.fixturePlan(fixtureInstall, uid)
-		h.setCandidate(h.writePlan(a), metav1.Condition{})
-		h.waitOutcome(h.waitRollout(1).Name, aicrv1alpha1.PhaseSucceeded)
-		h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionTrue, "ReleasesHealthy", "")
-
-		const installed = "kai-scheduler-post" // in the target plan only: the rollout installs it
-		h.engine.Mu.Lock()
-		h.engine.Degraded[installed] = true
-		h.engine.Mu.Unlock()
-		b := h.fixturePlan(fixtureUpgradeFrom, uid)
-		h.setCandidate(h.writePlan(b), metav1.Condition{})
-		ro := h.waitRollout(2)
-		require.Contains(t, stepCounts(ro), aicrv1alpha1.OperationInstall)
-		if ro.Spec.ApprovalRequired {
-			h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingApproval)
-			h.approve(ro.Name, epoch.Add(50*time.Minute))
-		}
-		h.waitReleaseState(ro.Name, installed, "InFlight")
-		h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionTrue, "ReleasesHealthy", "")
-
-		h.clock.Step(16 * time.Minute) // past the step's action timeout
-		h.waitOutcome(ro.Name, aicrv1alpha1.PhaseFailed)
-		h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallRolloutFailed), "")
-		h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionTrue, "ReleasesHealthy",
-			"every counted release is healthy at the plan it carries")
-		assert.Equal(t, "Degraded", string(h.liveReleases()[installed].Health), "the release the failed rollout installs is not healthy")
-
-		const moved = "cert-manager" // upgraded to the target plan before the failed step
-		require.Equal(t, b.Digest, h.liveReleases()[moved].Owner.PlanDigest)
-		h.engine.Mu.Lock()
-		h.engine.Degraded[moved] = true
-		h.engine.Mu.Unlock()
-		h.engine.Settle()
-		h.reconcileAgain()
-		h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionFalse, "ReleaseUnavailable", "release "+moved+" is not healthy")
+		onEachEngine(t, true, testAvailableAfterAFailedInstallStep)
 	})
 
 	t.Run("a Remove step started, after a failed rollout", func(t *testing.T) {
@@ -187,4 +151,57 @@ func TestAvailableCountsReleasesCR9(t *testing.T) {
 		h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionTrue, "ReleasesHealthy", "")
 		assert.True(t, h.liveReleases()[removed].Removing, "the release being removed is still there, unhealthy")
 	})
+}
+
+// testAvailableAfterAFailedInstallStep: an Install step whose release settles Degraded fails
+// at the step's action timeout; Available counts only the releases at the plan they carry.
+func testAvailableAfterAFailedInstallStep(t *testing.T, h *harness) {
+	h.start()
+	uid := h.createRuntime(nil)
+	a := h.fixturePlan(fixtureInstall, uid)
+	h.setCandidate(h.writePlan(a), metav1.Condition{})
+	h.waitOutcome(h.waitRollout(1).Name, aicrv1alpha1.PhaseSucceeded)
+	h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionTrue, "ReleasesHealthy", "")
+
+	const installed = "kai-scheduler-post" // in the target plan only: the rollout installs it
+	b := h.fixturePlan(fixtureUpgradeFrom, uid)
+	h.world.degrade(planRef(t, b, installed))
+	h.setCandidate(h.writePlan(b), metav1.Condition{})
+	ro := h.waitRollout(2)
+	require.Contains(t, stepCounts(ro), aicrv1alpha1.OperationInstall)
+	if ro.Spec.ApprovalRequired {
+		h.waitPhase(ro.Name, aicrv1alpha1.PhaseAwaitingApproval)
+		h.approve(ro.Name, epoch.Add(50*time.Minute))
+	}
+	h.waitReleaseState(ro.Name, installed, "InFlight")
+	h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionTrue, "ReleasesHealthy", "")
+
+	h.clock.Step(16 * time.Minute) // past the step's action timeout
+	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseFailed)
+	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallRolloutFailed), "")
+	stalled := findCondition(h.runtime().Status.Conditions, aicrv1alpha1.ConditionStalled).Message
+	assert.Contains(t, stalled, installed+" (Install) not ready within", "the step's action timeout ended it")
+	assert.Contains(t, stalled, "health Degraded", "it names what the engine last reported")
+	h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionTrue, "ReleasesHealthy",
+		"every counted release is healthy at the plan it carries")
+	assert.Equal(t, "Degraded", string(h.liveReleases()[installed].Health), "the release the failed rollout installs is not healthy")
+
+	const moved = "cert-manager" // upgraded to the target plan before the failed step
+	require.Equal(t, b.Digest, h.liveReleases()[moved].Owner.PlanDigest)
+	h.world.degrade(planRef(t, b, moved))
+	h.world.settle(t)
+	h.reconcileAgain()
+	h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionFalse, "ReleaseUnavailable", "release "+moved+" is not healthy")
+}
+
+// planRef is the reference of the release id of plan p.
+func planRef(t *testing.T, p *domain.Plan, id string) ports.ReleaseRef {
+	t.Helper()
+	for _, r := range p.Releases {
+		if r.ID == id {
+			return r.Ref()
+		}
+	}
+	require.FailNow(t, "no release "+id+" in the plan")
+	return ports.ReleaseRef{}
 }

@@ -1,5 +1,7 @@
 // Package rollout_test runs the rollout and runtime controllers against a real API server
-// (envtest) with an in-memory deployment engine, job runner and registry, and a fake clock.
+// (envtest) with an in-memory deployment engine, job runner and registry, and a fake clock. The
+// tests that judge step timing run on each engine (onEachEngine): the in-memory one and the
+// Argo CD adapter reading Applications through the manager's cache, with test/argocdsim.
 package rollout_test
 
 import (
