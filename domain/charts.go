@@ -23,7 +23,8 @@ type LocalChartFiles func(releaseID string) (fs.FS, error)
 // worker). An upstream chart how.Published records is handed to MirrorChart with that record,
 // so the registry serves it without its upstream when its tag still names the recorded
 // manifest; each upstream chart published is recorded at once, so a later call after a failure
-// or a reconcile cut short starts after the charts already published. Once how's budget is
+// or a reconcile cut short starts after the charts already published, and each one fetched from
+// its upstream is handed to how.Keep, so a later process does too. Once how's budget is
 // spent, no further upstream chart without a record is started: the call returns an error
 // wrapping ErrPublishUnfinished, for the caller to continue in its next call. Every call
 // starts at least one, so a publish always progresses.
@@ -66,6 +67,8 @@ func PublishCharts(ctx context.Context, reg ports.Registry, p *Plan, local Local
 type publishRun struct {
 	how                     Publish
 	upstream, done, fetched int
+	// published are the upstream charts of the plan published so far, for how.Keep.
+	published []PublishedChart
 }
 
 // chart mirrors the upstream chart of release r with its record, if any, and records it, or
@@ -76,18 +79,26 @@ func (run *publishRun) chart(ctx context.Context, reg ports.Registry, r Release,
 		return localChart(ctx, reg, r, local)
 	}
 	uc := run.how.Published.upstreamChart(r.Chart)
-	if uc.RecordedManifestDigest == "" {
+	fetch := uc.RecordedManifestDigest == ""
+	if fetch {
 		if run.fetched > 0 && run.how.spent() {
 			return ports.PinnedChart{}, fmt.Errorf("%d of %d upstream charts published: %w", run.done, run.upstream, ErrPublishUnfinished)
 		}
 		run.fetched++
 	}
 	pinned, err := reg.MirrorChart(ctx, uc)
-	if err == nil {
-		run.done++
-		run.how.Published.record(r.Chart, pinned)
+	if err != nil {
+		return pinned, err
 	}
-	return pinned, err
+	run.done++
+	run.how.Published.record(r.Chart, pinned)
+	run.published = append(run.published, PublishedChart{Source: uc.Chart, Pinned: pinned})
+	if fetch && run.how.Keep != nil {
+		if err := run.how.Keep(ctx, run.published); err != nil {
+			return pinned, fmt.Errorf("keep the record of the published charts: %w", err)
+		}
+	}
+	return pinned, nil
 }
 
 // localChart pushes the bundle-local chart of release r as a wrapper chart.

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"time"
@@ -21,6 +22,18 @@ type Publish struct {
 	// upstream chart without a record is started. A nil Clock is no budget.
 	Clock ports.Clock
 	Until time.Time
+	// Keep, when set, is called after each upstream chart the call fetched from its upstream,
+	// with every upstream chart of the plan published so far, in plan order, so that the record
+	// outlives the operator process: after a restart, PublishedCharts.Restore of what it kept
+	// resumes after them. Its error ends the call (a transient error).
+	Keep func(ctx context.Context, published []PublishedChart) error
+}
+
+// PublishedChart is one chart of a PublishedCharts record: the chart published from the
+// upstream source Source (repository, name, version) and how the runtime registry pins it.
+type PublishedChart struct {
+	Source ports.ChartSource `json:"source"`
+	Pinned ports.PinnedChart `json:"pinned"`
 }
 
 // spent says whether the budget is spent.
@@ -38,7 +51,8 @@ const maxPublishedCharts = 4096
 // short (an upstream failure, the reconcile deadline) resumes after the charts it finished.
 // PublishCharts hands a recorded chart to Registry.MirrorChart, which serves it from the runtime
 // registry without contacting the upstream while the chart's tag still names the recorded
-// manifest. It lives in memory for the operator process and is safe for concurrent use.
+// manifest. It lives in memory for the operator process and is safe for concurrent use; what
+// Publish.Keep kept of it, Restore brings back after a restart.
 type PublishedCharts struct {
 	mu     sync.Mutex
 	charts map[ports.ChartSource]ports.PinnedChart
@@ -62,6 +76,18 @@ func (pc *PublishedCharts) RecordPlan(plan *Plan) {
 			Name: c.Name, Version: c.Version,
 			ManifestDigest: ports.Digest(c.ManifestDigest), ArchiveDigest: ports.Digest(c.ArchiveDigest),
 		})
+	}
+}
+
+// Restore records charts read back from what Publish.Keep kept, once the caller proved the
+// operator wrote it and it is unchanged: a record is what lets a chart be served without its
+// upstream. A chart without a manifest or archive digest is left out.
+func (pc *PublishedCharts) Restore(charts []PublishedChart) {
+	for _, c := range charts {
+		if c.Pinned.ManifestDigest == "" || c.Pinned.ArchiveDigest == "" {
+			continue
+		}
+		pc.record(c.Source, c.Pinned)
 	}
 }
 

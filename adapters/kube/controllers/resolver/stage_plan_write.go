@@ -54,8 +54,10 @@ func (r *Reconciler) writePlan(ctx context.Context, run *resolution) *outcome {
 // offline one).
 //
 // The runtime registry is consulted first: the charts of the runtime's active and candidate
-// plans, and those this process published before, are served from it without their upstream
-// while their tags still name the manifests recorded (recordPlans, domain.PublishedCharts).
+// plans, those this process published before, and those the sealed record of an earlier
+// process lists (restorePublished; each chart fetched is kept there, keepPublished) are served
+// from it without their upstream while their tags still name the manifests recorded
+// (recordPlans, domain.PublishedCharts).
 // One reconcile starts upstream fetches for publishBudget; the charts left are published by
 // the next reconcile, which follows at once (publishing).
 func (r *Reconciler) publish(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, plan *domain.Plan, files fs.FS,
@@ -66,9 +68,12 @@ func (r *Reconciler) publish(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	if err := r.recordPlans(ctx, cr); err != nil {
 		return transient(err)
 	}
+	if err := r.restorePublished(ctx); err != nil {
+		return transient(err)
+	}
 	stall, err := domain.PublishCharts(ctx, r.Registry, plan, func(id string) (fs.FS, error) {
 		return fs.Sub(files, chartDirs[id])
-	}, domain.Publish{Published: r.published, Clock: r.Clock, Until: r.Clock.Now().Add(publishBudget)})
+	}, domain.Publish{Published: r.published, Clock: r.Clock, Until: r.Clock.Now().Add(publishBudget), Keep: r.keepPublished})
 	switch {
 	case errors.Is(err, domain.ErrPublishUnfinished):
 		return publishing(err.Error())
