@@ -56,6 +56,12 @@ func (w *argoWorld) degrade(ref ports.ReleaseRef) {
 	w.sim.SetMode(ref, argocdsim.Degraded)
 }
 
+func (w *argoWorld) onWrite(hook func(ctx context.Context)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.hook = hook
+}
+
 func (w *argoWorld) writeCount() int { return int(w.writes.Load()) }
 
 func (w *argoWorld) live(tb testing.TB) map[string]ports.ReleaseStatus {

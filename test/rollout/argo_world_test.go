@@ -35,7 +35,7 @@ type argoWorld struct {
 	sim      *argocdsim.Sim
 	writes   atomic.Int64
 	mu       sync.Mutex
-	hook     func()
+	hook     func(ctx context.Context)
 	timeline *appTimeline
 	// degraded are the releases that settle Degraded (degrade).
 	degraded map[ports.ReleaseRef]bool
@@ -118,7 +118,7 @@ func (w *argoWorld) wrote(ctx context.Context, app *argov1.Application, deleted 
 		timeline.wrote(app.Name, at)
 	}
 	if hook != nil {
-		hook()
+		hook(ctx)
 	}
 }
 

@@ -23,6 +23,9 @@ type engineWorld interface {
 	degrade(ref ports.ReleaseRef)
 	// writeCount is the operator's engine writes so far: one per Install, Upgrade or Remove.
 	writeCount() int
+	// onWrite runs hook, with the write's context, after each engine write that starts a step
+	// (on Argo CD the cascade finalizer a Remove sets before its Delete); nil runs nothing.
+	onWrite(hook func(ctx context.Context))
 	// live is every engine object of the operator by release ID, read without a cache.
 	live(tb testing.TB) map[string]ports.ReleaseStatus
 }
@@ -72,6 +75,15 @@ func (w memWorld) degrade(ref ports.ReleaseRef) {
 	w.e.Mu.Lock()
 	defer w.e.Mu.Unlock()
 	w.e.Degraded[ref.ID] = true
+}
+
+func (w memWorld) onWrite(hook func(ctx context.Context)) {
+	w.e.Mu.Lock()
+	defer w.e.Mu.Unlock()
+	w.e.OnWrite = nil
+	if hook != nil {
+		w.e.OnWrite = func(ctx context.Context, _ string) { hook(ctx) }
+	}
 }
 
 func (w memWorld) writeCount() int { return w.e.WriteCount() }

@@ -29,13 +29,10 @@ func TestArgoCDInstallKillAndRestart(t *testing.T) {
 	plan := h.fixturePlan(fixtureInstall, uid)
 
 	wrote := make(chan struct{}, 1)
-	h.argo.mu.Lock()
-	h.argo.hook = func() {
-		ctx := h.managerContext()
+	h.world.onWrite(func(ctx context.Context) {
 		wrote <- struct{}{}
 		<-ctx.Done()
-	}
-	h.argo.mu.Unlock()
+	})
 	h.setCandidate(h.writePlan(plan), metav1.Condition{})
 	ro := h.waitRollout(1)
 	for restarts := range len(ro.Spec.Steps) {
@@ -47,9 +44,7 @@ func TestArgoCDInstallKillAndRestart(t *testing.T) {
 		h.stop()
 		h.start()
 	}
-	h.argo.mu.Lock()
-	h.argo.hook = nil
-	h.argo.mu.Unlock()
+	h.world.onWrite(nil)
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	assert.Equal(t, int64(len(ro.Spec.Steps)), h.argo.writes.Load(), "one Application write per step")
 	var apps argov1.ApplicationList

@@ -13,23 +13,26 @@ import (
 
 // Kill-and-restart: the manager is stopped right after each step's engine write (before the
 // rollout's status records it) and a new one started. The rollout completes with exactly one
-// engine write per step and the same approval (RO-12).
+// engine write per step and the same approval (RO-12). On both engines: on Argo CD a Remove is
+// stopped between its cascade finalizer and its Delete, and each new manager starts with a cache
+// of its own.
 func TestRolloutKillAndRestart(t *testing.T) {
-	h := newHarness(t, true)
+	onEachEngine(t, true, testRolloutKillAndRestart)
+}
+
+func testRolloutKillAndRestart(t *testing.T, h *harness) {
 	h.start()
 	uid, _ := h.installed(nil)
 	_, ro := h.upgrade(uid)
 	wrote := make(chan string, 1)
-	h.engine.Mu.Lock()
-	h.engine.OnWrite = func(ctx context.Context, _ string) {
+	h.world.onWrite(func(ctx context.Context) {
 		select { // a write while the test stops this manager is not waited for
 		case wrote <- "":
 		case <-ctx.Done():
 		}
 		<-ctx.Done() // the reconcile that wrote never records it: it ends with the manager
-	}
-	h.engine.Mu.Unlock()
-	before := h.engine.WriteCount()
+	})
+	before := h.world.writeCount()
 	h.approve(ro.Name, epoch.Add(30*time.Minute))
 	// Acknowledged ahead, so every step writes without a pause: the case is about restarts.
 	h.acknowledge(ro.Name, draDriver)
@@ -46,11 +49,9 @@ func TestRolloutKillAndRestart(t *testing.T) {
 		restarts++
 		h.start()
 	}
-	h.engine.Mu.Lock()
-	h.engine.OnWrite = nil
-	h.engine.Mu.Unlock()
+	h.world.onWrite(nil)
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
-	assert.Equal(t, len(ro.Spec.Steps), h.engine.WriteCount()-before, "every step written exactly once")
+	assert.Equal(t, len(ro.Spec.Steps), h.world.writeCount()-before, "every step written exactly once")
 	assert.Equal(t, approval, done.Spec.Approval, "the approval is reused")
 	assert.Len(t, h.rollouts(), 2, "no second rollout")
 }

@@ -1,6 +1,7 @@
 package rollout_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -179,9 +180,13 @@ func testAvailableAfterAFailedInstallStep(t *testing.T, h *harness) {
 	h.clock.Step(16 * time.Minute) // past the step's action timeout
 	h.waitOutcome(ro.Name, aicrv1alpha1.PhaseFailed)
 	h.waitCondition(aicrv1alpha1.ConditionStalled, metav1.ConditionTrue, string(domain.StallRolloutFailed), "")
-	stalled := findCondition(h.runtime().Status.Conditions, aicrv1alpha1.ConditionStalled).Message
-	assert.Contains(t, stalled, installed+" (Install) not ready within", "the step's action timeout ended it")
-	assert.Contains(t, stalled, "health Degraded", "it names what the engine last reported")
+	// The step's action timeout ended it, and the message names what the engine last reported
+	// (until the runtime reads the rollout's Stalled condition it names the outcome alone).
+	require.Eventually(t, func() bool {
+		stalled := findCondition(h.runtime().Status.Conditions, aicrv1alpha1.ConditionStalled)
+		return stalled != nil && strings.Contains(stalled.Message, installed+" (Install) not ready within") &&
+			strings.Contains(stalled.Message, "health Degraded")
+	}, waitFor, tick, "the runtime reports the step's timeout: %+v", h.runtime().Status.Conditions)
 	h.waitCondition(aicrv1alpha1.ConditionAvailable, metav1.ConditionTrue, "ReleasesHealthy",
 		"every counted release is healthy at the plan it carries")
 	assert.Equal(t, "Degraded", string(h.liveReleases()[installed].Health), "the release the failed rollout installs is not healthy")
