@@ -83,6 +83,7 @@ func (w *argoWorld) checkOrder(t *testing.T) {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		assert.Empty(t, o.violations, "every step starts after the step before is ready")
+		assert.Zero(t, w.createdAgain.Load(), "no Application is created again because the cache had not seen it")
 	})
 }
 

@@ -31,12 +31,15 @@ import (
 type argoWorld struct {
 	dc discovery.DiscoveryInterface
 	// reader reads the engine objects through the adapter without a cache.
-	reader   *argocd.Engine
-	sim      *argocdsim.Sim
-	writes   atomic.Int64
-	mu       sync.Mutex
-	hook     func(ctx context.Context)
-	timeline *appTimeline
+	reader *argocd.Engine
+	sim    *argocdsim.Sim
+	writes atomic.Int64
+	// createdAgain counts the operator's Creates of an Application that existed already: a write
+	// decided from a cache that had not seen the first.
+	createdAgain atomic.Int64
+	mu           sync.Mutex
+	hook         func(ctx context.Context)
+	timeline     *appTimeline
 	// degraded are the releases that settle Degraded (degrade).
 	degraded map[ports.ReleaseRef]bool
 	// order, when set, checks each step's start against the step before (checkOrder).
@@ -146,6 +149,9 @@ func (c appCounting) Create(ctx context.Context, obj client.Object, opts ...clie
 	err := c.Client.Create(ctx, obj, opts...)
 	if app, ok := obj.(*argov1.Application); ok && err == nil {
 		c.w.wrote(ctx, app, false)
+	}
+	if _, ok := obj.(*argov1.Application); ok && apierrors.IsAlreadyExists(err) {
+		c.w.createdAgain.Add(1)
 	}
 	return err
 }

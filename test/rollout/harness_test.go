@@ -64,7 +64,6 @@ type harness struct {
 	broadcaster record.EventBroadcaster
 	cancel      context.CancelFunc
 	done        chan struct{}
-	mgrCtx      context.Context
 	// cached is the running manager's cached client: what the controllers read.
 	cached client.Reader
 }
@@ -146,7 +145,7 @@ func (h *harness) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	h.mu.Lock()
-	h.cancel, h.done, h.mgrCtx, h.cached, h.broadcaster = cancel, done, ctx, mgr.GetClient(), events
+	h.cancel, h.done, h.cached, h.broadcaster = cancel, done, mgr.GetClient(), events
 	h.mu.Unlock()
 	go func() {
 		defer close(done)
@@ -167,13 +166,6 @@ func (h *harness) stop() {
 		<-done
 		events.Shutdown()
 	}
-}
-
-// managerContext is the context of the running manager.
-func (h *harness) managerContext() context.Context {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.mgrCtx
 }
 
 // operatorCache is the cached client of the running manager: what the controllers read.
