@@ -114,6 +114,8 @@ func NewScheme(extra ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 // kinds of Options.CacheByObject in caches of their own; Secrets, Nodes and CRDs bypass the
 // cache on reads (Secrets and CRDs are read by name only, Nodes listed by label selector). Cached objects drop their managedFields,
 // which the operator never reads, and caches fill from streaming watches (streamingLists).
+// With leader election, a replica that led writes only while its Lease renewals are recent
+// (leaseFence): one that lost the Lease writes nothing until its elector notices and it stops.
 func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	enableStreamingLists()
 	scheme, err := NewScheme(o.AddToScheme...)
@@ -138,6 +140,10 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		// Node metadata, watched to learn of new, relabelled and deleted Nodes, is cached as
 		// a name and a digest of the labels (NodeLabelsDigest).
 		&corev1.Node{}: {Transform: nodeLabelsDigest},
+	}
+	if o.LeaderElect {
+		cfg = rest.CopyConfig(cfg)
+		cfg.Wrap(newLeaseFence(o.OperatorNamespace, LeaderElectionID, o.RenewDeadline, time.Now).wrap)
 	}
 	events := NewEventBroadcaster()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
