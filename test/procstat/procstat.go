@@ -4,6 +4,7 @@ package procstat
 
 import (
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -52,3 +53,26 @@ func ReportMemory(b *testing.B, prefix string, s procfs.ProcStatus) {
 
 // MiB is bytes in MiB.
 func MiB(bytes uint64) float64 { return float64(bytes) / (1 << 20) }
+
+// Child returns the process ID of the one child of this process whose command name is name,
+// such as the kube-apiserver a test control plane started: an error when none or several run.
+func Child(name string) (int, error) {
+	procs, err := procfs.AllProcs()
+	if err != nil {
+		return 0, fmt.Errorf("list processes: %w", err)
+	}
+	var found []int
+	for _, p := range procs {
+		st, err := p.Stat()
+		if err != nil {
+			continue // the process ended while the list was read
+		}
+		if st.PPID == os.Getpid() && st.Comm == name {
+			found = append(found, p.PID)
+		}
+	}
+	if len(found) != 1 {
+		return 0, fmt.Errorf("%d child processes named %q, want one: %v", len(found), name, found)
+	}
+	return found[0], nil
+}

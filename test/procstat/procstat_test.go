@@ -2,6 +2,7 @@ package procstat_test
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,4 +39,20 @@ func TestCPUTimeGrowsWithWork(t *testing.T) {
 	assert.Greater(t, after, before)
 	_, err = procstat.CPUTime(1 << 30)
 	assert.Error(t, err)
+}
+
+// TestChildFindsTheProcessThisOneStarted: the one child running a command is found by its
+// name, and a name no child runs is an error, not another process's ID.
+func TestChildFindsTheProcessThisOneStarted(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	pid, err := procstat.Child("sleep")
+	require.NoError(t, err)
+	assert.Equal(t, cmd.Process.Pid, pid)
+	_, err = procstat.Child("no-such-command")
+	assert.ErrorContains(t, err, `0 child processes named "no-such-command"`)
 }
