@@ -42,27 +42,41 @@ func newLeaseFence(namespace, name string, renewDeadline time.Duration, now func
 
 // wrap is the fence as a client-go transport wrapper (rest.Config.Wrap).
 func (f *leaseFence) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripper(func(req *http.Request) (*http.Response, error) {
-		path := strings.TrimSuffix(req.URL.Path, "/")
-		if !writes(req.Method) || review(path) {
-			return rt.RoundTrip(req)
-		}
-		if path == f.lease || (path == f.leases && req.Method == http.MethodPost) {
-			sent := f.now()
-			resp, err := rt.RoundTrip(req)
-			if err == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-				f.mu.Lock()
-				f.renewed = sent
-				f.mu.Unlock()
-			}
-			return resp, err
-		}
-		if err := f.check(); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL.Path, err)
-		}
-		return rt.RoundTrip(req)
-	})
+	return &fencedTransport{fence: f, rt: rt}
 }
+
+// fencedTransport sends a request through rt unless the fence refuses it.
+type fencedTransport struct {
+	fence *leaseFence
+	rt    http.RoundTripper
+}
+
+// RoundTrip sends req, records an accepted write of the Lease and refuses a fenced write.
+func (t *fencedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	f := t.fence
+	path := strings.TrimSuffix(req.URL.Path, "/")
+	if !writes(req.Method) || review(path) {
+		return t.rt.RoundTrip(req)
+	}
+	if path == f.lease || (path == f.leases && req.Method == http.MethodPost) {
+		sent := f.now()
+		resp, err := t.rt.RoundTrip(req)
+		if err == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			f.mu.Lock()
+			f.renewed = sent
+			f.mu.Unlock()
+		}
+		return resp, err
+	}
+	if err := f.check(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL.Path, err)
+	}
+	return t.rt.RoundTrip(req)
+}
+
+// WrappedRoundTripper is the transport under the fence, which client-go's wrappers cancel a
+// timed-out request through.
+func (t *fencedTransport) WrappedRoundTripper() http.RoundTripper { return t.rt }
 
 // check refuses a write once the replica led and its last accepted Lease write is older than
 // the renew deadline.
@@ -92,9 +106,3 @@ func writes(method string) bool {
 func review(path string) bool {
 	return strings.HasPrefix(path, "/apis/authentication.k8s.io/") || strings.HasPrefix(path, "/apis/authorization.k8s.io/")
 }
-
-// roundTripper is a function as an http.RoundTripper.
-type roundTripper func(*http.Request) (*http.Response, error)
-
-// RoundTrip calls f.
-func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
 
 // fakeAPIServer answers every request with its status and records the paths it received.
@@ -70,4 +71,7 @@ func TestLeaseFence(t *testing.T) {
 		"PATCH " + status, "GET " + status, "POST /apis/authorization.k8s.io/v1/subjectaccessreviews",
 		"POST /apis/authentication.k8s.io/v1/tokenreviews", "PUT " + lease, "PUT " + lease + "/", "PATCH " + status,
 	}, api.got, "only what the fence let pass reached the API server")
+	wrapper, isWrapper := rt.(utilnet.RoundTripperWrapper)
+	require.True(t, isWrapper, "client-go's wrappers cancel a timed-out request through the fence")
+	assert.Same(t, api, wrapper.WrappedRoundTripper())
 }
