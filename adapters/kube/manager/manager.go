@@ -143,7 +143,9 @@ func New(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	}
 	if o.LeaderElect {
 		cfg = rest.CopyConfig(cfg)
-		cfg.Wrap(newLeaseFence(o.OperatorNamespace, LeaderElectionID, o.RenewDeadline, time.Now).wrap)
+		// The fence needs time.Now's monotonic reading, which ports.Clock's UTC time drops: it
+		// keeps counting while the process is stopped and never steps with the wall clock.
+		cfg.Wrap(newLeaseFence(o.OperatorNamespace, LeaderElectionID, o.RenewDeadline, time.Now).wrap) //nolint:forbidigo // see above
 	}
 	events := NewEventBroadcaster()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
