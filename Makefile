@@ -108,6 +108,13 @@ test: ## Unit tests and envtest suites against the module-built kube-apiserver a
 test-faults: ## The fault-injection suite (lost answers, 5xx, 429, killed operators) against kube-apiserver 1.34.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -count=1 -timeout 20m ./test/faults/
 
+# The handover tests (test/demo/handover*_test.go, build tag handover) run two replicas of the
+# real operator binary and kill, stop and continue them and the kube-apiserver process; -v
+# prints their figures (lines "handover: ...").
+.PHONY: test-handover
+test-handover: ## Leader handover and API server freezes: two operator processes, SIGKILL/SIGSTOP, the audit log.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -tags handover -count=1 -timeout 20m -run 'Handover' -v ./test/demo/
+
 .PHONY: promtool
 promtool: ## Build Prometheus' promtool into the cache (once).
 	@test/tools/promtool-bin.sh >/dev/null
