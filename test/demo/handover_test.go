@@ -64,8 +64,10 @@ func TestHandoverLeaderKilledThenStopped(t *testing.T) {
 		userA, progress.Sub(tookOver).Round(time.Millisecond))
 	continued := time.Now()
 	b.signal(syscall.SIGCONT)
-	// The step in flight finishes as the stopped replica resumes: its controllers, running until
-	// its leader election notices the loss, see work to do.
+	// The step in flight finishes once the continued replica's watches caught up, half its
+	// renew deadline after SIGCONT, while its leader election still counts it the leader: its
+	// controllers see the same work as the new leader's.
+	<-time.After(flags.renewDeadline / 2)
 	require.NoError(t, h.release(ctx, next))
 	if assert.Eventually(t, b.exited, flags.duration, pollInterval, "the continued replica exits (leader election lost)") {
 		t.Logf("handover: the continued replica %s exited %s after SIGCONT", userB, time.Since(continued).Round(100*time.Millisecond))
