@@ -4,6 +4,7 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"github.com/stretchr/testify/require"
@@ -46,7 +47,7 @@ func (h *handoverCluster) addReplica(user string) *replica {
 // start starts a new operator process of the replica, logging to <user>-<n>.log.
 func (r *replica) start() {
 	r.starts++
-	p, err := start(r.h.workdir, r.user+"-"+string(rune('0'+r.starts)), r.kc, r.h.reg.CAFile, r.h.bin, r.h.args...)
+	p, err := start(r.h.workdir, r.user+"-"+strconv.Itoa(r.starts), r.kc, r.h.reg.CAFile, r.h.bin, r.h.args...)
 	require.NoError(r.h.t, err)
 	r.proc = p
 }
