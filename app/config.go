@@ -97,6 +97,9 @@ type Config struct {
 	// AdmissionDigests are the content digests of the chart's admission policies and their
 	// bindings by policy name (--admission-digests).
 	AdmissionDigests map[string]string
+	// EngineProjectDigest is the content digest of the engine project's spec as the chart
+	// renders it (--engine-project-digest).
+	EngineProjectDigest string
 	// ComponentStepTimeouts bound the steps of the named components instead of StepTimeout
 	// (--component-step-timeout).
 	ComponentStepTimeouts map[string]time.Duration
@@ -135,6 +138,9 @@ func (c Config) Validate() error {
 	}
 	if len(c.AdmissionDigests) == 0 {
 		add("--admission-digests is required: the chart sets the digest of each admission policy it renders")
+	}
+	if c.EngineProjectDigest == "" {
+		add("--engine-project-digest is required: the chart sets the digest of the AppProject it renders")
 	}
 	if !domain.AICRVersionSupported(c.AICRVersion) {
 		add("--aicr-version %q is outside the supported range %s", c.AICRVersion, domain.SupportedAICRRange)

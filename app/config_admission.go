@@ -33,3 +33,14 @@ func (c *Config) addAdmissionDigests(s string) error {
 	}
 	return nil
 }
+
+// setEngineProjectDigest parses --engine-project-digest: the content digest of the engine
+// project's spec as the chart renders it, 64 lowercase hex digits.
+func (c *Config) setEngineProjectDigest(s string) error {
+	s = strings.TrimSpace(s)
+	if !contentDigest.MatchString(s) {
+		return fmt.Errorf("%q is not a SHA-256 digest in lowercase hex", s)
+	}
+	c.EngineProjectDigest = s
+	return nil
+}

@@ -31,6 +31,7 @@ var chartArgs = []string{
 	"--leader-election-retry-period=2s", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
 	"--log-level=info", "--step-timeout=15m", "--rollout-window=24h",
 	"--admission-digests=aicr-operator-plans=" + strings.Repeat("0", 64),
+	"--engine-project-digest=" + strings.Repeat("1", 64),
 }
 
 func parse(t *testing.T, args ...string) app.Config {

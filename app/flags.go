@@ -70,6 +70,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.Func("admission-digests",
 		"the content digest of each admission policy and its binding as the chart renders them, as <policy>=<sha256 hex> "+
 			"(comma-separated; the chart sets it): a live policy or binding that differs stalls every rollout", c.addAdmissionDigests)
+	fs.Func("engine-project-digest",
+		"the content digest of the engine project's spec as the chart renders it (sha256 hex; the chart sets it): "+
+			"a live AppProject that differs stalls every rollout", c.setEngineProjectDigest)
 	fs.Func("upstream-credentials",
 		"the kubernetes.io/basic-auth Secret of the operator namespace whose login goes to the upstream chart sources "+
 			"under an https:// or oci:// prefix, as <prefix>=<secret> (repeatable; the longest prefix wins)", c.addUpstreamCredential)

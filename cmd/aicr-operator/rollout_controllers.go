@@ -30,14 +30,19 @@ type rolloutControllers struct {
 
 // provideRolloutControllers assembles the rollout and runtime controllers over the domain's
 // ports: the selected engine, the validation Jobs (counted as they finish), the registry
-// (evidence), the clock, the protected workloads and the sealer of outcomes.
+// (evidence), the clock, the protected workloads and the sealer of outcomes; their admission
+// guard also checks the AppProject against --engine-project-digest.
 func provideRolloutControllers(cfg app.Config, engine ports.DeploymentEngine, validation validationJobs, reg *oci.Registry,
 	clk ports.Clock, work ports.WorkloadFinder, seals ports.Sealer, dc discovery.DiscoveryInterface, admission admissionDigests,
-	liveness *manager.Liveness) rolloutControllers {
+	liveness *manager.Liveness, argoCfg argocd.Config) rolloutControllers {
+	options := rolloutOptions(cfg, admission, liveness)
+	// The AppProject is compared with the chart's digest of it on every guard check, read
+	// uncached by name as the operator's grant allows.
+	options.EngineProject = argocd.ProjectGuard(argoCfg.Reader, argoCfg.Namespace, argoCfg.Project, cfg.EngineProjectDigest)
 	return rolloutControllers{
 		ports: domain.Ports{Engine: engine, Jobs: countJobs(validation, shared.NewMetrics().JobsFinished, shared.JobRunnerValidation),
 			Registry: reg, Clock: clk, Workloads: work, Sealer: seals},
-		options:      rolloutOptions(cfg, admission, liveness),
+		options:      options,
 		engineServed: func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },
 	}
 }

@@ -77,7 +77,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 		return nil, nil, err
 	}
 	workloadFinder := provideWorkloads(v)
-	mainRolloutControllers := provideRolloutControllers(cfg, deploymentEngine, mainValidationJobs, registry, clock, workloadFinder, sealer, discoveryInterface, mainAdmissionDigests, liveness)
+	mainRolloutControllers := provideRolloutControllers(cfg, deploymentEngine, mainValidationJobs, registry, clock, workloadFinder, sealer, discoveryInterface, mainAdmissionDigests, liveness, argocdConfig)
 	retentionReconciler, err := provideRetention(cfg, v, liveness)
 	if err != nil {
 		return nil, nil, err

@@ -281,6 +281,7 @@ func TestRenderDeployment(t *testing.T) {
 		"--health-probe-bind-address=:8081",
 		"--log-level=info",
 		"--admission-digests=" + admissionDigests(t, objs),
+		"--engine-project-digest=" + projectDigest(t, objs),
 		"--step-timeout=15m",
 		"--rollout-window=24h",
 	}, args, "the composition root reads exactly these flags (chart README)")

@@ -32,3 +32,17 @@ func AdmissionDigests(objs []*unstructured.Unstructured, namespace string) (map[
 	}
 	return c.AdmissionDigests, nil
 }
+
+// EngineProjectDigest returns the digest of the AppProject's spec the rendered Deployment passes
+// the operator (--engine-project-digest), for suites that run the controllers in the test process.
+func EngineProjectDigest(objs []*unstructured.Unstructured, namespace string) (string, error) {
+	args, err := OperatorArgs(objs, namespace)
+	if err != nil {
+		return "", err
+	}
+	const name = "--engine-project-digest"
+	if value := FlagValue(args, name); value != "" {
+		return value, nil
+	}
+	return "", fmt.Errorf("the operator Deployment passes no %s", name)
+}

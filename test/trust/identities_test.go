@@ -99,6 +99,21 @@ func attackerGrants() []client.Object {
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-app-editor", Namespace: "argocd"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "test-app-editor"},
 			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: appEditorUser}}})
+	// The RBAC admin deletes roles, bindings and webhook configurations anywhere.
+	objs = append(objs, clusterGrant(rbacAdminUser,
+		rule("rbac.authorization.k8s.io", "clusterroles", "get", "list", "delete", "deletecollection"),
+		rule("rbac.authorization.k8s.io", "roles", "get", "list", "delete", "deletecollection"),
+		rule("rbac.authorization.k8s.io", "clusterrolebindings", "get", "list", "delete"),
+		rule("rbac.authorization.k8s.io", "rolebindings", "get", "list", "delete"),
+		rule("admissionregistration.k8s.io", "validatingwebhookconfigurations", "get", "list", "delete"),
+		rule("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get", "list", "delete"))...)
+	// The project admin edits AppProjects in the engine namespace and nothing else.
+	objs = append(objs,
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "test-project-admin", Namespace: "argocd"},
+			Rules: []rbacv1.PolicyRule{rule("argoproj.io", "appprojects", all...)}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-project-admin", Namespace: "argocd"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "test-project-admin"},
+			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: projectAdminUser}}})
 	// Argo CD's application controller holds every right, as Argo CD's own install grants it.
 	objs = append(objs, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-argocd-application-controller"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},

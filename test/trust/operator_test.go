@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/NVIDIA/aicr/adapters/aicr"
+	"github.com/NVIDIA/aicr/adapters/argocd"
 	"github.com/NVIDIA/aicr/adapters/clock"
 	"github.com/NVIDIA/aicr/adapters/jobs"
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
@@ -130,6 +131,10 @@ func runOperator(w *world) error {
 	if err != nil {
 		return err
 	}
+	projectDigest, err := chartrender.EngineProjectDigest(rendered, operatorNS)
+	if err != nil {
+		return err
+	}
 	clk := clock.New()
 	runner, err := jobs.New(jobs.Config{Sealer: operatorSeals(), Namespace: jobsNS, OperatorNamespace: operatorNS, Image: aicrImage, CopierImage: jobexec.CopierImage},
 		mgr.GetClient(), mgr.GetAPIReader())
@@ -156,7 +161,8 @@ func runOperator(w *world) error {
 	if err = controllers.RolloutControllers(mgr, controllers.Setup{
 		Ports: domain.Ports{Engine: w.engine, Jobs: runner, Clock: clk, Sealer: operatorSeals()},
 		Options: shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: time.Second,
-			AdmissionPolicies: shared.ChartAdmissionPolicies, AdmissionDigests: digests, CRDDigests: aicrv1alpha1.CRDSchemaDigests},
+			AdmissionPolicies: shared.ChartAdmissionPolicies, AdmissionDigests: digests, CRDDigests: aicrv1alpha1.CRDSchemaDigests,
+			EngineProject: argocd.ProjectGuard(mgr.GetAPIReader(), "argocd", "aicr", projectDigest)},
 	}); err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ AdmissionPolicyMissing when they differ, so an edited policy or binding is never
 */}}
 {{- define "aicr-operator.admissionDigests" -}}
 {{- $specs := dict -}}
-{{- range $t := list "approval" "clusterruntime" "engine" "jobs" "plans" "status" "validation" -}}
+{{- range $t := list "approval" "clusterruntime" "engine" "jobs" "plans" "status" "teardown" "validation" -}}
 {{- range $doc := splitList "\n---\n" (include (print "aicr-operator.admission-" $t) $) -}}
 {{- $o := fromYaml $doc -}}
 {{- if and (hasKey $o "spec") (has ($o.kind | default "") (list "ValidatingAdmissionPolicy" "ValidatingAdmissionPolicyBinding")) -}}

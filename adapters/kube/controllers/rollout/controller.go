@@ -58,7 +58,7 @@ type Reconciler struct {
 func NewReconciler(c client.Client, live client.Reader, p domain.Ports, plans *planstore.Reader, recorder record.EventRecorder,
 	opts shared.Options) *Reconciler {
 	return &Reconciler{client: c, live: live, ports: p, plans: plans, recorder: recorder, metrics: shared.NewMetrics(), opts: opts,
-		admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests, opts.CRDDigests),
+		admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests, opts.CRDDigests).WithProject(opts.EngineProject),
 		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[ctrl.Request](5*time.Millisecond, time.Second),
 		own:       newOwnWrites(),
 		retrying: shared.NewRetryingStatus(c, p.Clock, "RuntimeRollout", func() *aicrv1alpha1.RuntimeRollout { return &aicrv1alpha1.RuntimeRollout{} },
@@ -171,7 +171,21 @@ func (r *Reconciler) pass(ctx context.Context, ro *aicrv1alpha1.RuntimeRollout) 
 		return ctrl.Result{}, false, advErr
 	}
 	again = len(decisions) > 0 && out.Stall == nil && out.RequeueAfter == 0 && !out.Phase().Terminal()
-	return r.result(out), again, nil
+	res = r.result(out)
+	if planStall != nil && planStall.Reason() == domain.StallAdmissionPolicyMissing {
+		res.RequeueAfter = r.guardRecheck()
+	}
+	return res, again, nil
+}
+
+// guardRecheck is when a rollout the admission guard stalled is checked again: the engine
+// project is not watched (the operator may only get it by name), so its restoration is seen
+// by polling, as the runtime polls the engine.
+func (r *Reconciler) guardRecheck() time.Duration {
+	if r.opts.RequeueCap > 0 && r.opts.RequeueCap < shared.DefaultEngineWatchInterval {
+		return r.opts.RequeueCap
+	}
+	return shared.DefaultEngineWatchInterval
 }
 
 // guardedEnvironment is the environment of the rollout, or, while an admission policy the

@@ -50,7 +50,7 @@ type Reconciler struct {
 func NewReconciler(c client.Client, p domain.Ports, plans *planstore.Reader, creator *RolloutCreator,
 	assessments AssessmentSource, recorder record.EventRecorder, opts shared.Options) *Reconciler {
 	return &Reconciler{client: c, ports: p, plans: plans, creator: creator, assessments: assessments,
-		recorder: recorder, metrics: shared.NewMetrics(), opts: opts, admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests, opts.CRDDigests),
+		recorder: recorder, metrics: shared.NewMetrics(), opts: opts, admission: shared.NewAdmissionGuard(c, opts.AdmissionPolicies, opts.AdmissionDigests, opts.CRDDigests).WithProject(opts.EngineProject),
 		retrying: shared.NewRetryingStatus(c, p.Clock, "ClusterRuntime", func() *aicrv1alpha1.ClusterRuntime { return &aicrv1alpha1.ClusterRuntime{} },
 			func(cr *aicrv1alpha1.ClusterRuntime) []metav1.Condition { return cr.Status.Conditions })}
 }

@@ -22,12 +22,13 @@ import (
 // own writes to the ClusterRuntime (aicr-operator-clusterruntime), status of both kinds
 // (aicr-operator-status), the Jobs, Pods and outputs of the AICR Job namespaces
 // (aicr-operator-job-configmaps, aicr-operator-job-workloads), what `aicr validate` writes
-// (aicr-operator-validation-run), and the operator's API out of Argo CD's reach
-// (aicr-operator-engine-guard).
+// (aicr-operator-validation-run), the operator's API out of Argo CD's reach
+// (aicr-operator-engine-guard), and the chart's RBAC and webhook configurations deleted only by
+// chartAdmins (aicr-operator-teardown-guard).
 var ChartAdmissionPolicies = []string{
 	"aicr-operator-approval", "aicr-operator-plans", "aicr-operator-clusterruntime",
 	"aicr-operator-status", "aicr-operator-job-configmaps", "aicr-operator-job-workloads",
-	"aicr-operator-validation-run", "aicr-operator-engine-guard",
+	"aicr-operator-validation-run", "aicr-operator-engine-guard", "aicr-operator-teardown-guard",
 }
 
 // AdmissionGuard checks that the admission policies the operator relies on are in force: each
@@ -40,6 +41,19 @@ type AdmissionGuard struct {
 	policies []string
 	digests  map[string]string
 	crds     *crdCheck
+	project  ProjectCheck
+}
+
+// ProjectCheck says what is wrong with the engine project (Argo CD: the AppProject) against
+// what the chart rendered ("" when nothing is), naming the object; cmd builds it in the
+// engine's adapter (argocd.ProjectGuard). An error is transient.
+type ProjectCheck func(ctx context.Context) (string, error)
+
+// WithProject returns the guard checking, besides its policies and CRDs, the engine project
+// with check (nil: none).
+func (g *AdmissionGuard) WithProject(check ProjectCheck) *AdmissionGuard {
+	g.project = check
+	return g
 }
 
 // NewAdmissionGuard returns the guard of policies, read through reader (the manager's client),
@@ -53,8 +67,8 @@ func NewAdmissionGuard(reader client.Reader, policies []string, digests, crdDige
 // Enabled reports whether the guard checks any policy.
 func (g *AdmissionGuard) Enabled() bool { return g != nil && len(g.policies) > 0 }
 
-// Check returns the AdmissionPolicyMissing stall naming every policy that is not in force, or
-// nil when all are. An API error other than NotFound is returned as it is (transient).
+// Check returns the AdmissionPolicyMissing stall naming every policy that is not in force, every
+// CRD and the engine project that are not what the chart rendered, or nil when all are. An API error other than NotFound is returned as it is (transient).
 func (g *AdmissionGuard) Check(ctx context.Context) (*domain.Stall, error) {
 	if !g.Enabled() {
 		return nil, nil
@@ -73,7 +87,17 @@ func (g *AdmissionGuard) Check(ctx context.Context) (*domain.Stall, error) {
 	if err != nil {
 		return nil, err
 	}
-	return domain.AdmissionPolicyMissing(append(problems, crds...)), nil
+	problems = append(problems, crds...)
+	if g.project != nil {
+		problem, err := g.project(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if problem != "" {
+			problems = append(problems, problem)
+		}
+	}
+	return domain.AdmissionPolicyMissing(problems), nil
 }
 
 // problem says what is wrong with the policy name and its binding ("" when it is in force).

@@ -44,6 +44,9 @@ type Options struct {
 	// it was built with (v1alpha1.CRDSchemaDigests), by CRD name; a live CRD that differs
 	// stalls like a missing policy. Empty checks none.
 	CRDDigests map[string]string
+	// EngineProject checks the engine project against what the chart rendered; a project that
+	// differs stalls like a missing policy (nil: not checked).
+	EngineProject ProjectCheck
 	// Track wraps the rollout and runtime reconcilers (the liveness tracker); nil: none.
 	Track Track
 	// RequeueCap caps every requeue delay the domain asks for (0: no cap). Tests with a fake
