@@ -272,7 +272,7 @@ func (r *Rollout) acknowledged(ctx context.Context, p Ports, env Environment, no
 // nextStep moves past the finished step.
 func (r *Rollout) nextStep(event string) Outcome {
 	r.status.Step++
-	r.status.StepStartedAt = time.Time{}
+	r.status.StepStartedAt, r.status.StepWrites = time.Time{}, 0
 	r.status.Message = ""
 	return Outcome{Status: r.status, Event: event}
 }

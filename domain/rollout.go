@@ -100,6 +100,9 @@ type RolloutStatus struct {
 	Step int
 	// StepStartedAt is when the step in flight made its mutation (zero: not yet).
 	StepStartedAt time.Time
+	// StepWrites is how many times the step in flight wrote its engine object (its first write
+	// and each rewrite after something changed it; StepRewriteBound bounds them).
+	StepWrites int
 	// ValidationRun names the validation job.
 	ValidationRun string
 	// ValidationStartedAt is when the validation run in flight started, by the Clock (zero: no

@@ -115,6 +115,9 @@ const (
 	// StallEngineObjectDrifted surfaces when an engine object of the active plan asks for another
 	// spec than the plan renders for it (edited by hand) and no rollout is there to rewrite it.
 	StallEngineObjectDrifted StallReason = "EngineObjectDrifted"
+	// StallEngineObjectContested surfaces when something else changed a step's engine object
+	// back after each of the step's StepRewriteBound rewrites: the step writes it no more.
+	StallEngineObjectContested StallReason = "EngineObjectContested"
 	// StallForeignObject surfaces when an engine object in the way was not created by the operator.
 	StallForeignObject StallReason = "ForeignObject"
 	// StallPlanOfAnotherRuntime surfaces when the target plan records another runtime UID.
@@ -170,7 +173,7 @@ func StallReasons() []StallReason {
 		StallEngineMissing, StallProjectMissing,
 		StallAwaitingApproval, StallAwaitingAcknowledgement, StallTransitionBlocked, StallInventoryDrift,
 		StallStepUnknown, StallMovedReleaseMissing, StallEngineSuspensionRefused, StallRolloutFailed,
-		StallRolloutExpired, StallRolloutRevoked, StallEngineObjectDrifted, StallForeignObject, StallPlanOfAnotherRuntime,
+		StallRolloutExpired, StallRolloutRevoked, StallEngineObjectDrifted, StallEngineObjectContested, StallForeignObject, StallPlanOfAnotherRuntime,
 		StallPlanWithoutRecipe, StallPlanUnreadable, StallValidationUnavailable, StallAdmissionPolicyMissing,
 		StallOutcomeUnverified,
 		StallOutsideChangeWindow, StallProtectedWorkloadsRunning, StallChangePolicyInvalid,

@@ -158,6 +158,8 @@ func rolloutStallCases(t *testing.T) []stallCase {
 			advanceStall(base, progressing(0), nil, func(r recorders) {
 				r.engine.Status(gomock.Any(), cm).Return(ports.ReleaseStatus{Ref: cm}, nil)
 			})},
+		{"EngineObjectContested when the engine object was changed back after every write of its step",
+			domain.StallEngineObjectContested, contestedStall(base, cm)},
 		{"EngineSuspensionRefused when the engine cannot suspend a release while it syncs", domain.StallEngineSuspensionRefused,
 			suspensionStall(cm, ports.ErrSuspensionRefused)},
 		{"RolloutFailed when a step's sync fails", domain.StallRolloutFailed,

@@ -64,6 +64,9 @@ func (r *Rollout) beforeMutation(ctx context.Context, p Ports, env Environment, 
 	if exists && !r.mayWrite(s, st, env) {
 		return r.stalled(r.foreign(s, st)), nil
 	}
+	if s.Operation != OpRemove && r.status.StepWrites > StepRewriteBound {
+		return r.contested(ctx, p, env, s, st, now)
+	}
 	if out, held, err := r.disruptionGate(ctx, p, env, s, now); held {
 		return out, err
 	}
@@ -126,6 +129,7 @@ func (r *Rollout) mutate(ctx context.Context, p Ports, env Environment, s Step, 
 		return r.stallOrError(fmt.Sprintf("%s %s", s.Operation, s.Release), err)
 	}
 	r.status.StepStartedAt = now
+	r.status.StepWrites++
 	r.status.Message = StepMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s)
 	event := r.status.Message + " started"
 	if o, ok := r.spec.Approval.Override(s.Release.ID); ok && s.Disruption != "" {

@@ -3,6 +3,7 @@
 package mocks
 
 //go:generate go tool mockgen -typed -destination=deployment_engine_mock.go -package=mocks github.com/NVIDIA/aicr/ports DeploymentEngine
+//go:generate go tool mockgen -typed -destination=spec_writers_mock.go -package=mocks github.com/NVIDIA/aicr/ports SpecWriters
 //go:generate go tool mockgen -typed -destination=job_runner_mock.go -package=mocks github.com/NVIDIA/aicr/ports JobRunner
 //go:generate go tool mockgen -typed -destination=registry_mock.go -package=mocks github.com/NVIDIA/aicr/ports Registry
 //go:generate go tool mockgen -typed -destination=clock_mock.go -package=mocks github.com/NVIDIA/aicr/ports Clock

@@ -64,6 +64,9 @@ type ReleaseStatus struct {
 	Removing bool
 	// Message is engine-provided detail, safe to show to users.
 	Message string
+	// Object names the engine object as its engine's users find it (Argo CD:
+	// "<namespace>/<Application name>"); empty when the engine does not say.
+	Object string
 	// SpecDigest is the digest of what the engine owns of the engine object's spec, computed
 	// from the live object's spec fields (never read back from an annotation): it equals
 	// DeploymentEngine.SpecDigest of a ReleaseSpec exactly when the object asks for what Apply
@@ -189,4 +192,13 @@ type DeploymentEngine interface {
 // by hand), so the step waits for the engine's next event.
 type ConsistentReads interface {
 	ReadsItsWrites() bool
+}
+
+// SpecWriters is implemented by a DeploymentEngine that can tell who else writes the spec of an
+// engine object (Kubernetes: the field managers of its managedFields other than the operator's).
+type SpecWriters interface {
+	// OtherSpecWriters returns the writers other than the operator of ref's engine object's
+	// spec, the latest first; none when it cannot tell. It returns ErrTargetNotFound when the
+	// object is missing. It never mutates.
+	OtherSpecWriters(ctx context.Context, ref ReleaseRef) ([]string, error)
 }

@@ -41,7 +41,7 @@ func (e *Engine) Apply(ctx context.Context, spec ports.ReleaseSpec) error {
 			if fillErr := e.fill(app, spec); fillErr != nil {
 				return fillErr
 			}
-			return e.c.Create(ctx, app)
+			return e.c.Create(ctx, app, client.FieldOwner(FieldManager))
 		}
 		if err != nil {
 			return err
@@ -127,7 +127,8 @@ func (e *Engine) updateIfChanged(ctx context.Context, app *argov1.Application, m
 // a user set, status included (the Application has no status subresource);
 // the patch names only the fields that changed and leaves the rest alone.
 func (e *Engine) patchOwned(ctx context.Context, original, app *argov1.Application) error {
-	return e.c.Patch(ctx, app, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
+	return e.c.Patch(ctx, app, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(FieldManager))
 }
 
 // fill writes everything the engine owns on app from spec; it leaves other

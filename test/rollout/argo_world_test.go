@@ -85,7 +85,9 @@ func (h *harness) withArgo() {
 
 // engine is the Argo CD engine of one operator manager.
 func (w *argoWorld) engine(mgr ctrl.Manager) ports.DeploymentEngine {
-	return argocd.NewEngine(appCounting{Client: mgr.GetClient(), w: w}, w.dc, argoConfig)
+	cfg := argoConfig
+	cfg.Reader = mgr.GetAPIReader()
+	return argocd.NewEngine(appCounting{Client: mgr.GetClient(), w: w}, w.dc, cfg)
 }
 
 // argoConfig is the Argo CD engine's configuration in the suite.

@@ -293,7 +293,7 @@ The chart's ValidatingAdmissionPolicies, each bound by a binding of the same nam
 list (shared.ChartAdmissionPolicies in the operator; a chart test keeps the three in step).
 */}}
 {{- define "aicr-operator.admissionPolicies" -}}
-{{- toJson (list "aicr-operator-approval" "aicr-operator-plans" "aicr-operator-clusterruntime" "aicr-operator-status" "aicr-operator-job-configmaps" "aicr-operator-job-workloads" "aicr-operator-validation-run" "aicr-operator-engine-guard") -}}
+{{- toJson (list "aicr-operator-approval" "aicr-operator-plans" "aicr-operator-clusterruntime" "aicr-operator-status" "aicr-operator-job-configmaps" "aicr-operator-job-workloads" "aicr-operator-validation-run" "aicr-operator-engine-guard" "aicr-operator-teardown-guard") -}}
 {{- end }}
 
 {{/*

@@ -122,6 +122,12 @@ type ReleaseStatus struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=35
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// Writes is how many times the step in flight wrote the release's engine object: its first
+	// write and each rewrite after something else changed it (at most 1 + domain.StepRewriteBound).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	Writes int32 `json:"writes,omitempty"`
 	// Message is the engine's detail, safe to show to users.
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024

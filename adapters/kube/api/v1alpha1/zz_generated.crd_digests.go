@@ -6,5 +6,5 @@ package v1alpha1
 // API as the chart installs them, by CRD name.
 var CRDSchemaDigests = map[string]string{
 	"clusterruntimes.operator.aicr.run": "bcf85c8b98b6823c420da923a78a00e7f701b156ecf13847a34518fd16bad0e0",
-	"runtimerollouts.operator.aicr.run": "6e2d4a0b65a826a5a0f2e19110beef7b29759d57445cec5b6e6e98cbc19b0823",
+	"runtimerollouts.operator.aicr.run": "4f7f145dc6e40c25951356da551938023b5905dee09baac4eab1fe6c3d5a3a08",
 }

@@ -113,7 +113,7 @@ func toDomainStatus(ro *aicrv1alpha1.RuntimeRollout) domain.RolloutStatus {
 	for st.Step < len(ro.Spec.Steps) {
 		r := done[ro.Spec.Steps[st.Step].Release]
 		if r.State != aicrv1alpha1.ReleaseReady && r.State != aicrv1alpha1.ReleaseRemoved {
-			st.StepStartedAt = timeOf(r.StartedAt)
+			st.StepStartedAt, st.StepWrites = timeOf(r.StartedAt), int(r.Writes)
 			break
 		}
 		st.Step++
@@ -168,6 +168,7 @@ func releaseStates(ro *aicrv1alpha1.RuntimeRollout, st domain.RolloutStatus, pre
 			r.State, r.Message = aicrv1alpha1.ReleaseFailed, domain.Truncate(st.Message)
 		case i == st.Step && !st.StepStartedAt.IsZero():
 			r.State, r.StartedAt, r.Message = aicrv1alpha1.ReleaseInFlight, &metav1.Time{Time: st.StepStartedAt}, domain.Truncate(st.Message)
+			r.Writes = int32(min(st.StepWrites, 1000)) // #nosec G115 -- bounded by domain.StepRewriteBound
 		case r.State == aicrv1alpha1.ReleaseUnknown:
 		default:
 			r.State = aicrv1alpha1.ReleasePending
