@@ -40,7 +40,7 @@ func specWriters(entries []metav1.ManagedFieldsEntry) []string {
 	var spec []metav1.ManagedFieldsEntry
 	for _, mf := range entries {
 		if mf.Manager != FieldManager && mf.Subresource == "" && mf.FieldsV1 != nil &&
-			strings.Contains(string(mf.FieldsV1.Raw), `"f:spec"`) {
+			strings.Contains(mf.FieldsV1.GetRawString(), `"f:spec"`) {
 			spec = append(spec, mf)
 		}
 	}

@@ -35,7 +35,7 @@ func TestEngineProjectDigestIsTheOperatorsDigest(t *testing.T) {
 	for name, values := range map[string]map[string]any{
 		"required values only": requiredValues(),
 		"no cluster resources": withValues(map[string]any{"engine.clusterResources": []any{}}),
-		"other components": withValues(map[string]any{"namespaces.components": chartrender.Components("gpu-operator", "network-operator")}),
+		"other components":     withValues(map[string]any{"namespaces.components": chartrender.Components("gpu-operator", "network-operator")}),
 	} {
 		objs, err := render(values)
 		require.NoError(t, err, name)
