@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -52,14 +53,19 @@ func empty(v any) bool {
 
 // ProjectGuard returns the check of the AppProject namespace/name against the digest of the
 // spec the chart rendered (ProjectDigest, --engine-project-digest): it says what is wrong ("" when
-// the live spec is the chart's), naming the object. reader should read uncached (the operator
-// may get its AppProject but not list or watch it). Any API error but NotFound is returned.
+// the live spec is the chart's), naming the object; nothing while Argo CD's API is not served,
+// which the engine reports itself (EngineMissing). reader should read uncached (the operator may
+// get its AppProject but not list or watch it). Any other API error but NotFound is returned.
 func ProjectGuard(reader client.Reader, namespace, name, digest string) func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
 		obj := "AppProject " + namespace + "/" + name
 		project := &unstructured.Unstructured{}
 		project.SetGroupVersionKind(argov1.SchemeGroupVersion.WithKind("AppProject"))
 		switch err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, project); {
+		case meta.IsNoMatchError(err), isMissingResource(err):
+			// Argo CD's CRDs are not installed (yet): the engine reports EngineMissing, and
+			// there is no project to trust.
+			return "", nil
 		case apierrors.IsNotFound(err):
 			return obj + " is missing", nil
 		case err != nil:

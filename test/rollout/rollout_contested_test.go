@@ -42,15 +42,15 @@ func TestArgoCDContestedApplicationStallsTheRollout(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		var apps argov1.ApplicationList
-		require.NoError(t, k8s.List(context.Background(), &apps, client.InNamespace(argocd.DefaultNamespace)))
+		assert.NoError(t, k8s.List(context.Background(), &apps, client.InNamespace(argocd.DefaultNamespace)))
 		if contested == "" && len(apps.Items) > 0 {
 			contested = apps.Items[0].Name
 		}
 		writes++
 		app := &argov1.Application{ObjectMeta: metav1.ObjectMeta{Name: contested, Namespace: argocd.DefaultNamespace}}
 		patch := fmt.Sprintf(`{"spec":{"source":{"helm":{"parameters":[{"name":"policy","value":"enforced-%d"}]}}}}`, writes)
-		require.NoError(t, k8s.Patch(context.Background(), app, client.RawPatch(types.MergePatchType, []byte(patch)),
-			client.FieldOwner(otherWriter)))
+		assert.NoError(t, k8s.Patch(context.Background(), app, client.RawPatch(types.MergePatchType, []byte(patch)),
+			client.FieldOwner(otherWriter)), "the other writer changes the Application back")
 	}
 	h.argo.mu.Unlock()
 	h.setCandidate(h.writePlan(plan), metav1.Condition{})
