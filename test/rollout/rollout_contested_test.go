@@ -37,22 +37,20 @@ func TestArgoCDContestedApplicationStallsTheRollout(t *testing.T) {
 
 	var mu sync.Mutex
 	contested, writes := "", 0
-	h.argo.mu.Lock()
-	h.argo.hook = func() {
+	h.argo.onWrite(func(ctx context.Context) {
 		mu.Lock()
 		defer mu.Unlock()
 		var apps argov1.ApplicationList
-		assert.NoError(t, k8s.List(context.Background(), &apps, client.InNamespace(argocd.DefaultNamespace)))
+		assert.NoError(t, k8s.List(ctx, &apps, client.InNamespace(argocd.DefaultNamespace)))
 		if contested == "" && len(apps.Items) > 0 {
 			contested = apps.Items[0].Name
 		}
 		writes++
 		app := &argov1.Application{ObjectMeta: metav1.ObjectMeta{Name: contested, Namespace: argocd.DefaultNamespace}}
 		patch := fmt.Sprintf(`{"spec":{"source":{"helm":{"parameters":[{"name":"policy","value":"enforced-%d"}]}}}}`, writes)
-		assert.NoError(t, k8s.Patch(context.Background(), app, client.RawPatch(types.MergePatchType, []byte(patch)),
+		assert.NoError(t, k8s.Patch(ctx, app, client.RawPatch(types.MergePatchType, []byte(patch)),
 			client.FieldOwner(otherWriter)), "the other writer changes the Application back")
-	}
-	h.argo.mu.Unlock()
+	})
 	h.setCandidate(h.writePlan(plan), metav1.Condition{})
 	ro := h.waitRollout(1)
 
