@@ -108,7 +108,7 @@ test: ## Unit tests and envtest suites against the module-built kube-apiserver a
 test-faults: ## The fault-injection suite (lost answers, 5xx, 429, killed operators) against kube-apiserver 1.34.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -count=1 -timeout 20m ./test/faults/
 
-# The handover tests (test/demo/handover*_test.go, build tag handover) run two replicas of the
+# The handover tests in test/demo (files handover*_test.go, build tag handover) run two replicas of the
 # real operator binary and kill, stop and continue them and the kube-apiserver process; -v
 # prints their figures (lines "handover: ...").
 .PHONY: test-handover
