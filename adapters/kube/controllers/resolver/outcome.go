@@ -5,6 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/domain"
 )
 
@@ -50,12 +51,14 @@ func rejectedOverride(out *outcome, unlisted []string) *outcome {
 	return stalled(domain.RejectedOverride(domain.RequestInvalid(out.message), unlisted))
 }
 
-// transient reports a failure worth retrying with backoff (RES-6).
+// transient reports a failure worth retrying with backoff (RES-6); a request left unanswered
+// names its host and request first, so the condition says what the resolution waits on.
 func transient(err error) *outcome {
-	return &outcome{
-		status: metav1.ConditionFalse, reason: domain.ReasonResolving,
-		message: "retrying after a transient failure: " + err.Error(), transient: err,
+	msg := "retrying after a transient failure: " + err.Error()
+	if host := shared.WaitingForHost(err); host != "" {
+		msg = host + "; " + msg
 	}
+	return &outcome{status: metav1.ConditionFalse, reason: domain.ReasonResolving, message: msg, transient: err}
 }
 
 // resolvedTo is the outcome of a resolution that recorded the candidate plan of digest.

@@ -79,12 +79,16 @@ func (s *RetryingStatus[T]) Report(ctx context.Context, name string, err error) 
 }
 
 // RetryingCondition is the Retrying condition for err: the reason says what the operator waits
-// on, the message the error and the backoff bound.
+// on (HostUnanswered with the host and the request when a call got no answer in time), the
+// message the error and the backoff bound.
 func RetryingCondition(err error) metav1.Condition {
 	reason, what := ReasonTransientError, "a dependency (the deployment engine, the registry or the API server)"
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		reason, what = ReasonAPIServerError, "the Kubernetes API server"
+	}
+	if host, request, ok := Unanswered(err); ok {
+		reason, what = ReasonHostUnanswered, answerOf(host, request)
 	}
 	return metav1.Condition{Type: CondRetrying, Status: metav1.ConditionTrue, Reason: reason,
 		Message: domain.Truncate(fmt.Sprintf("waiting for %s, retrying with backoff (at most %s): %v", what, MaxRetryBackoff, err))}
