@@ -31,6 +31,7 @@ import (
 	"github.com/NVIDIA/aicr/ports"
 	"github.com/NVIDIA/aicr/test/argocdsim"
 	"github.com/NVIDIA/aicr/test/jobexec"
+	"github.com/NVIDIA/aicr/test/network"
 	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
@@ -56,23 +57,41 @@ type world struct {
 	// allowed are the namespaces the fixture's releases deploy into.
 	allowed  []string
 	registry ports.Registry
+	// engineRegistry is the runtime registry repository the Argo CD adapter names charts in.
+	engineRegistry string
 }
 
 // newWorld cleans what an earlier test left and starts AICR's and Argo CD's stand-ins until the
-// test ends.
+// test ends; the runtime registry is a double (registry).
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	return newWorldOn(t, nil)
+}
+
+// newWorldOn is newWorld whose charts and evidence go to net's runtime registry through the
+// operator's own registry adapter, and whose bundles name net's upstream chart repositories
+// (nil: the registry double, upstreams never fetched).
+func newWorldOn(t *testing.T, net *network.Server) *world {
+	t.Helper()
 	clean(t)
-	f, err := jobexec.BundleFixture(version, fixtureDir, nil)
+	var upstream func(map[string][]byte)
+	reg, engineRegistry := registry(t), "registry.example.com/aicr"
+	if net != nil {
+		upstream, reg, engineRegistry = network.PointUpstreamAt(net.URL()), networkRegistry(t, net), net.Host()+"/aicr"
+	}
+	f, err := jobexec.BundleFixture(version, fixtureDir, upstream)
 	require.NoError(t, err)
 	overridden, err := jobexec.BundleFixture(version, fixtureDir, func(files map[string][]byte) {
+		if upstream != nil {
+			upstream(files)
+		}
 		files["009-gpu-operator/cluster-values.yaml"] = []byte("driver:\n  version: " + overrideValue + "\n")
 	})
 	require.NoError(t, err)
 	allowed, err := jobexec.FixtureNamespaces(fixtureDir)
 	require.NoError(t, err)
 	w := &world{t: t, clock: clock.NewFake(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), faults: newFaults(),
-		allowed: allowed, registry: registry(t)}
+		allowed: allowed, registry: reg, engineRegistry: engineRegistry}
 	w.exec, err = jobexec.New(controlPlane.Config, scheme, jobNS, image, jobexec.TransitionBehavior(f, overridden))
 	require.NoError(t, err)
 	w.agent, err = jobexec.New(controlPlane.Config, scheme, discoveryNS, image, jobexec.TransitionBehavior(f, overridden))
@@ -185,7 +204,7 @@ func (w *world) start(name string, o processOptions) *process {
 	require.NoError(w.t, err)
 	require.NoError(w.t, controllers.RolloutControllers(mgr, controllers.Setup{
 		Ports: domain.Ports{
-			Engine: argocd.NewEngine(mgr.GetClient(), dc, argocd.Config{Registry: "registry.example.com/aicr"}),
+			Engine: argocd.NewEngine(mgr.GetClient(), dc, argocd.Config{Registry: w.engineRegistry}),
 			Jobs:   runner, Clock: w.clock, Sealer: sealtest.New(),
 		},
 		Options:             shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: 50 * time.Millisecond},

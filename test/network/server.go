@@ -2,7 +2,8 @@
 // HTTPS server on loopback that is the runtime OCI registry (/v2/) and serves every upstream Helm
 // repository an AICR render names (/upstream/<host>/<path>/index.yaml and stand-in chart
 // archives, each announced with its digest as a real repository index does). It does not model
-// a registry's or repository's authentication, rate limits or outages.
+// a registry's or repository's authentication or rate limits; its outage switch (Hang, Answer)
+// plays a host that accepts connections but never answers.
 package network
 
 import (
@@ -38,6 +39,7 @@ type Server struct {
 	CAFile string
 	mu     sync.Mutex
 	files  map[string][]byte
+	gate   gate
 }
 
 // Start serves the runtime registry and the upstream repositories of the fixture bundles (paths
@@ -47,7 +49,7 @@ func Start(workdir string, bundles ...string) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/v2/", registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	mux.HandleFunc(upstreamPrefix, r.serveUpstream)
-	r.srv = httptest.NewTLSServer(mux)
+	r.srv = httptest.NewTLSServer(r.gate.hold(mux))
 	r.CAFile = filepath.Join(workdir, "demo-ca.pem")
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw})
 	if err := os.WriteFile(r.CAFile, ca, 0o600); err != nil {
@@ -77,8 +79,11 @@ func (r *Server) URL() string { return r.srv.URL }
 // Client is an HTTP client that trusts the server's certificate.
 func (r *Server) Client() *http.Client { return r.srv.Client() }
 
-// Close stops the server.
-func (r *Server) Close() { r.srv.Close() }
+// Close ends a hang and stops the server.
+func (r *Server) Close() {
+	r.Answer()
+	r.srv.Close()
+}
 
 func (r *Server) serveUpstream(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
