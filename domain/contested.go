@@ -27,7 +27,7 @@ func (r *Rollout) contested(ctx context.Context, p Ports, env Environment, s Ste
 	now time.Time) (Outcome, error) {
 	object := st.Object
 	if object == "" {
-		object = "of " + s.Release.String()
+		object = "the engine object of " + s.Release.String()
 	}
 	by := ""
 	if w, ok := p.Engine.(ports.SpecWriters); ok {
@@ -39,7 +39,7 @@ func (r *Rollout) contested(ctx context.Context, p Ports, env Environment, s Ste
 			by = " by " + strings.Join(writers, ", ")
 		}
 	}
-	what := fmt.Sprintf("the engine object %s was changed%s after each of the step's %d writes", object, by, r.status.StepWrites)
+	what := fmt.Sprintf("%s was changed%s after each of the step's %d writes", object, by, r.status.StepWrites)
 	timeout := env.StepTimeout(s)
 	if left := timeout - now.Sub(r.status.StepStartedAt); r.status.StepStartedAt.IsZero() || left > 0 {
 		out := r.stalled(stallf(StallEngineObjectContested, fmt.Sprintf(

@@ -28,7 +28,7 @@ func (e writersEngine) OtherSpecWriters(ctx context.Context, ref ports.ReleaseRe
 // changedBack is the status of ref's engine object, written by this rollout and changed since.
 func changedBack(ref ports.ReleaseRef, plan string) ports.ReleaseStatus {
 	st := written(ref, plan, false)
-	st.SpecDigest, st.Object = "sha256:edited", "argocd/"+ref.Namespace+"."+ref.ID
+	st.SpecDigest, st.Object = "sha256:edited", "Application argocd/"+ref.Namespace+"."+ref.ID
 	return st
 }
 
@@ -82,13 +82,13 @@ func TestStepRewritesAreBounded(t *testing.T) {
 			engine: func(r recorders, s domain.RolloutSpec) {
 				r.engine.Status(gomock.Any(), cm).Return(changedBack(cm, s.ToPlanDigest), nil)
 			}, want: domain.StallEngineObjectContested, wantPhase: domain.PhaseProgressing,
-			wantMsg: "step 1/2 cert-manager (Install): the engine object argocd/cert-manager.cert-manager was changed " +
+			wantMsg: "step 1/2 cert-manager (Install): Application argocd/cert-manager.cert-manager was changed " +
 				"by policy-controller, kubectl-edit after each of the step's 4 writes; it is not written again"},
 		{name: "the step fails at its step timeout", writes: domain.StepRewriteBound + 1, now: t0.Add(3 * time.Hour),
 			engine: func(r recorders, s domain.RolloutSpec) {
 				r.engine.Status(gomock.Any(), cm).Return(changedBack(cm, s.ToPlanDigest), nil)
 			}, want: domain.StallRolloutFailed, wantPhase: domain.PhaseFailed,
-			wantMsg: "step 1/2 cert-manager (Install) not ready within 2h0m0s: the engine object argocd/cert-manager.cert-manager was changed after each of the step's 4 writes"},
+			wantMsg: "step 1/2 cert-manager (Install) not ready within 2h0m0s: Application argocd/cert-manager.cert-manager was changed after each of the step's 4 writes"},
 		{name: "an object asking for the planned spec again goes on", writes: domain.StepRewriteBound + 1, now: t0.Add(time.Hour),
 			engine: func(r recorders, s domain.RolloutSpec) {
 				r.engine.Status(gomock.Any(), cm).Return(written(cm, s.ToPlanDigest, false), nil)

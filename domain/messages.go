@@ -3,12 +3,30 @@ package domain
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // StepMessage is the Ready message while a step runs (CR-8), for example
 // "rollout <name>: step 9/18 gpu-operator (Upgrade)". index is 0-based.
 func StepMessage(rollout string, index, total int, s Step) string {
 	return fmt.Sprintf("rollout %s: step %d/%d %s (%s)", rollout, index+1, total, s.Release.ID, s.Operation)
+}
+
+// StepWaitingMessage is the rollout's message while step index waits for the engine: what it
+// waits for (object, as the engine names it; "" names the release's engine object), since
+// when, and the step timeout that bounds the wait, with the time it runs out. It stays the
+// same while the wait goes on, so a long wait costs no status write.
+func StepWaitingMessage(rollout string, index, total int, s Step, object string, since time.Time, timeout time.Duration) string {
+	if object == "" {
+		object = "the engine object of " + s.Release.String()
+	}
+	what := "to report the step's revision synced and healthy"
+	if s.Operation == OpRemove {
+		what = "to be deleted"
+	}
+	return fmt.Sprintf("%s: waiting since %s for %s %s (step timeout %s, fails at %s)",
+		StepMessage(rollout, index, total, s), since.UTC().Format(time.RFC3339), object, what, timeout,
+		since.Add(timeout).UTC().Format(time.RFC3339))
 }
 
 // AwaitingApprovalMessage is the Ready message of a rollout awaiting approval (CR-8).

@@ -171,7 +171,8 @@ func (r *Rollout) judge(s Step, st ports.ReleaseStatus, exists bool, env Environ
 	if r.status.StepStartedAt.IsZero() {
 		r.status.StepStartedAt = now // restored rollout: the action timeout starts now
 	}
-	r.status.Message = StepMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s)
+	r.status.Message = StepWaitingMessage(r.spec.Name, r.status.Step, len(r.spec.Steps), s, st.Object,
+		r.status.StepStartedAt, timeout)
 	return Outcome{Status: r.status, RequeueAfter: pollInterval}
 }
 

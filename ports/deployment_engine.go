@@ -64,8 +64,8 @@ type ReleaseStatus struct {
 	Removing bool
 	// Message is engine-provided detail, safe to show to users.
 	Message string
-	// Object names the engine object as its engine's users find it (Argo CD:
-	// "<namespace>/<Application name>"); empty when the engine does not say.
+	// Object names the engine object as its users know it (Argo CD: "Application
+	// <namespace>/<name>"), for status messages; empty when the engine names none.
 	Object string
 	// SpecDigest is the digest of what the engine owns of the engine object's spec, computed
 	// from the live object's spec fields (never read back from an annotation): it equals

@@ -69,7 +69,7 @@ func observeWith(app *argov1.Application, revs revisions) ports.ReleaseStatus {
 		Suspended: suspended(app),
 		Removing:  app.DeletionTimestamp != nil || slices.Contains(app.Finalizers, argov1.ResourcesFinalizerName),
 		Message:   detail(app),
-		Object:    app.Namespace + "/" + app.Name,
+		Object:    "Application " + app.Namespace + "/" + app.Name,
 	}
 	if st.Ref.ID == "" && app.Spec.Source != nil && app.Spec.Source.Helm != nil {
 		st.Ref.ID = app.Spec.Source.Helm.ReleaseName

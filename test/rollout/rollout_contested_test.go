@@ -62,7 +62,7 @@ func TestArgoCDContestedApplicationStallsTheRollout(t *testing.T) {
 	mu.Lock()
 	name := contested
 	mu.Unlock()
-	assert.Contains(t, stalled.Message, "the engine object "+argocd.DefaultNamespace+"/"+name+" was changed by "+otherWriter)
+	assert.Contains(t, stalled.Message, "Application "+argocd.DefaultNamespace+"/"+name+" was changed by "+otherWriter)
 	assert.Equal(t, int64(1+domain.StepRewriteBound), h.argo.writes.Load(), "one write and StepRewriteBound rewrites")
 
 	h.clock.Step(domain.DefaultActionTimeout + time.Minute)
