@@ -59,6 +59,8 @@ type world struct {
 	registry ports.Registry
 	// engineRegistry is the runtime registry repository the Argo CD adapter names charts in.
 	engineRegistry string
+	// stopArgoCD stops Argo CD's stand-in (startArgoCD).
+	stopArgoCD func()
 }
 
 // newWorld cleans what an earlier test left and starts AICR's and Argo CD's stand-ins until the
@@ -97,20 +99,14 @@ func newWorldOn(t *testing.T, net *network.Server) *world {
 	w.agent, err = jobexec.New(controlPlane.Config, scheme, discoveryNS, image, jobexec.TransitionBehavior(f, overridden))
 	require.NoError(t, err)
 	w.agent.ExpectSnapshotAgent(jobs.AgentServiceAccount)
-	mgr, err := ctrl.NewManager(controlPlane.Config, ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	require.NoError(t, err)
-	w.sim = argocdsim.New(mgr.GetClient(), argocd.DefaultNamespace, w.clock)
-	require.NoError(t, w.sim.SetupWithManager(mgr))
+	w.stopArgoCD = w.startArgoCD()
 	ctx, cancel := context.WithCancel(context.Background())
 	var running sync.WaitGroup
-	running.Add(3)
+	running.Add(2)
 	go func() { defer running.Done(); _ = w.exec.Run(ctx) }()
 	go func() { defer running.Done(); _ = w.agent.Run(ctx) }()
-	go func() { defer running.Done(); _ = mgr.Start(ctx) }()
 	w.stops = append(w.stops, func() {
+		w.stopArgoCD()
 		cancel()
 		running.Wait()
 		require.Empty(t, w.exec.Violations(), "job spec assertions")
@@ -119,6 +115,26 @@ func newWorldOn(t *testing.T, net *network.Server) *world {
 	t.Cleanup(w.close)
 	t.Cleanup(w.explain)
 	return w
+}
+
+// startArgoCD starts Argo CD's stand-in (w.sim) in a manager of its own and returns what stops
+// it and waits until it stopped; stopping twice is stopping once.
+func (w *world) startArgoCD() func() {
+	w.t.Helper()
+	mgr, err := ctrl.NewManager(controlPlane.Config, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(w.t, err)
+	w.sim = argocdsim.New(mgr.GetClient(), argocd.DefaultNamespace, w.clock)
+	require.NoError(w.t, w.sim.SetupWithManager(mgr))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(ctx) }()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // explain logs, when the test failed, the runtime's status, the rollouts' and the writes, so a
