@@ -80,6 +80,8 @@ type faults struct {
 	rules  []*rule
 	hooks  []*hook
 	fired  map[*rule]int
+	// expiries end watches with 410 Gone (watch_expiry_test.go).
+	expiries []*expiry
 }
 
 func newFaults() *faults { return &faults{fired: map[*rule]int{}} }
@@ -171,6 +173,14 @@ type faultTransport struct {
 var errConnectionLost = fmt.Errorf("injected: read tcp: %w", syscall.ECONNRESET)
 
 func (t *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if e := t.f.expiryOf(req); e != nil {
+		resp, err := t.next.RoundTrip(req)
+		if err == nil && resp.StatusCode == http.StatusOK {
+			resp.Body = &expiring{f: t.f, e: e, events: json.NewDecoder(resp.Body), body: resp.Body,
+				synced: req.URL.Query().Get("sendInitialEvents") != "true"}
+		}
+		return resp, err
+	}
 	w, ok := parseWrite(req)
 	if !ok || w.resource == "events" {
 		return t.next.RoundTrip(req)
