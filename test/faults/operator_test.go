@@ -61,6 +61,8 @@ type world struct {
 	engineRegistry string
 	// stopArgoCD stops Argo CD's stand-in (startArgoCD).
 	stopArgoCD func()
+	// validation plays the deployment validation Jobs of a world withValidation (nil: validation off).
+	validation *jobexec.Executor
 }
 
 // newWorld cleans what an earlier test left and starts AICR's and Argo CD's stand-ins until the
@@ -218,12 +220,18 @@ func (w *world) start(name string, o processOptions) *process {
 	require.NoError(w.t, res.SetupWithManager(mgr))
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	require.NoError(w.t, err)
+	ports := domain.Ports{
+		Engine: argocd.NewEngine(mgr.GetClient(), dc, argocd.Config{Registry: w.engineRegistry}),
+		Jobs:   runner, Clock: w.clock, Sealer: sealtest.New(),
+	}
+	options := shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: 50 * time.Millisecond}
+	if w.validation != nil {
+		ports.Jobs, ports.Registry = w.validationJobs(mgr), w.registry
+		options.ValidationEnabled, options.ValidationImage, options.ValidationNamespace = true, image, validationNS
+	}
 	require.NoError(w.t, controllers.RolloutControllers(mgr, controllers.Setup{
-		Ports: domain.Ports{
-			Engine: argocd.NewEngine(mgr.GetClient(), dc, argocd.Config{Registry: w.engineRegistry}),
-			Jobs:   runner, Clock: w.clock, Sealer: sealtest.New(),
-		},
-		Options:             shared.Options{OperatorNamespace: operatorNS, RolloutWindow: time.Hour, RequeueCap: 50 * time.Millisecond},
+		Ports:               ports,
+		Options:             options,
 		EngineObject:        argocd.NewApplicationObject(),
 		EngineServed:        func(context.Context) (bool, error) { return argocd.ApplicationServed(dc) },
 		EngineWatchInterval: 50 * time.Millisecond,
