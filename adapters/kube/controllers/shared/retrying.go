@@ -28,6 +28,10 @@ const (
 	CondRetrying = aicrv1alpha1.ConditionRetrying
 	// ReasonAPIServerError: the Kubernetes API server answered the failed request with an error.
 	ReasonAPIServerError = "APIServerError"
+	// ReasonHostUnanswered: a host the operator called over HTTP (the runtime registry, an
+	// upstream chart repository) accepted the request but sent no answer within the client's
+	// timeout; the message names the host and the request.
+	ReasonHostUnanswered = "HostUnanswered"
 	// ReasonTransientError: any other failure retried with backoff.
 	ReasonTransientError = "TransientError"
 	// RetryingFieldManager is the server-side-apply field manager that owns only the Retrying

@@ -7,10 +7,6 @@ import (
 	"strings"
 )
 
-// ReasonHostUnanswered: a host the operator called over HTTP (the runtime registry, an upstream
-// chart repository) accepted the request but sent no answer within the client's timeout.
-const ReasonHostUnanswered = "HostUnanswered"
-
 // Unanswered is the request of err's chain that got no answer within its client's timeout: the
 // host it went to and the request (method and path); ok is false when err holds none.
 func Unanswered(err error) (host, request string, ok bool) {
