@@ -5,7 +5,10 @@
 // process (resolver and rollout controllers, the Argo CD adapter) over a rest.Config whose
 // transport injects the faults and records every write; test/jobexec plays AICR's Jobs and
 // test/argocdsim Argo CD. Each case asserts the outcome of the run without a fault, that no
-// object was created twice and that nothing is lost.
+// object was created twice and that nothing is lost. Outages too: the runtime registry and an
+// upstream chart repository (test/network) that accept requests and never answer, during a
+// resolution and during the evidence push; Argo CD's controller stopped mid-rollout; and
+// watches that expire with 410 Gone and must relist.
 package faults_test
 
 import (
