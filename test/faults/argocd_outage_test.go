@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/NVIDIA/aicr/adapters/argocd"
+	argov1 "github.com/NVIDIA/aicr/adapters/argocd/api/v1alpha1"
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/domain"
 )
@@ -54,8 +55,13 @@ func stopArgoCDMidRollout(t *testing.T, w *world) (*aicrv1alpha1.RuntimeRollout,
 		}
 		ro = &list.Items[0]
 		m = waitingOnApplication.FindStringSubmatch(ro.Status.Message)
-		// The step of the last Application Argo CD may have seen, or the one after it.
-		return m != nil && ro.Status.CurrentStep >= stopArgoCDAt-1
+		if m == nil {
+			return false
+		}
+		// An Application Argo CD never settled: the step waits until Argo CD is back.
+		app := &argov1.Application{}
+		return k8s.Get(context.Background(), client.ObjectKey{Namespace: argocd.DefaultNamespace, Name: m[2]}, app) == nil &&
+			app.Status.Health.Status == ""
 	}, waitFor, tick, "a step waits on an Application Argo CD no longer reports on, and its message says so")
 	t.Logf("while Argo CD is down: %s", ro.Status.Message)
 	assert.Equal(t, w.clock.Now().UTC().Format(time.RFC3339), m[1], "the step waits since it started")
@@ -115,7 +121,8 @@ func (w *world) waitOutcome(name string, phase aicrv1alpha1.Phase) *aicrv1alpha1
 	w.t.Helper()
 	ro := &aicrv1alpha1.RuntimeRollout{}
 	require.Eventually(w.t, func() bool {
-		return k8s.Get(context.Background(), clientKey(name), ro) == nil && ro.Labels[aicrv1alpha1.LabelOutcome] == string(phase)
-	}, waitFor, tick, "rollout %s ends %s", name, phase)
+		return k8s.Get(context.Background(), clientKey(name), ro) == nil && ro.Labels[aicrv1alpha1.LabelOutcome] == string(phase) &&
+			ro.Status.Phase == phase
+	}, waitFor, tick, "rollout %s ends %s, its status written", name, phase)
 	return ro
 }
