@@ -13,6 +13,15 @@ func SealedOutcome(outcome Phase, message string) []byte {
 	return []byte(string(outcome) + "\n" + message)
 }
 
+// SealedSuccess reports whether a rollout labelled outcome with message is a success under the
+// operator's seal over them (SealedOutcome) on the rollout subject. A reader that counts
+// successes from the label alone, without judging them again from the engine objects
+// (retention), counts only these: another identity can write the label while the approval
+// policy's binding is missing.
+func SealedSuccess(s ports.Sealer, subject ports.SealSubject, outcome Phase, message, seal string) bool {
+	return outcome == PhaseSucceeded && s.Verify(subject, SealedOutcome(outcome, message), seal) == nil
+}
+
 // ConfirmSucceeded judges again a rollout labelled Succeeded whose seal does not verify (its
 // label predates the seal key, the rollout was restored from a backup under a new UID, or
 // another identity wrote it): its success is redone from the engine objects. It is confirmed

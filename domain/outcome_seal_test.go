@@ -6,8 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
 
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/mocks"
 	"github.com/NVIDIA/aicr/ports"
 )
 
@@ -43,4 +45,20 @@ func TestSealedOutcome_CoversTheOutcomeAndItsMessage(t *testing.T) {
 	base := domain.SealedOutcome(domain.PhaseSucceeded, "rolled out")
 	assert.False(t, bytes.Equal(base, domain.SealedOutcome(domain.PhaseFailed, "rolled out")))
 	assert.False(t, bytes.Equal(base, domain.SealedOutcome(domain.PhaseSucceeded, "rolled out, validated")))
+}
+
+// TestSealedSuccess_OnlyASucceededLabelUnderAValidSeal: a success counts only when the sealer
+// verifies the seal over the outcome and message on that rollout; another outcome is never a
+// success, whatever its seal, and is not even checked.
+func TestSealedSuccess_OnlyASucceededLabelUnderAValidSeal(t *testing.T) {
+	t.Parallel()
+	seals := mocks.NewMockSealer(gomock.NewController(t))
+	ro := ports.SealSubject{Kind: "RuntimeRollout", Name: "ro", UID: "u"}
+	sealed := domain.SealedOutcome(domain.PhaseSucceeded, "rolled out")
+	seals.EXPECT().Verify(ro, sealed, "good").Return(nil)
+	seals.EXPECT().Verify(ro, sealed, "forged").Return(ports.ErrBadSeal)
+
+	assert.True(t, domain.SealedSuccess(seals, ro, domain.PhaseSucceeded, "rolled out", "good"))
+	assert.False(t, domain.SealedSuccess(seals, ro, domain.PhaseSucceeded, "rolled out", "forged"))
+	assert.False(t, domain.SealedSuccess(seals, ro, domain.PhaseFailed, "rolled out", "good"))
 }

@@ -60,13 +60,18 @@ type RolloutRecord struct {
 	CreatedAt time.Time
 	// Outcome is the outcome label ("" while the rollout has none).
 	Outcome Phase
+	// Sealed reports that the outcome label carries the operator's seal (SealedSuccess): a
+	// Succeeded label counts as a success only then, and otherwise as a terminal rollout that
+	// did not succeed, since another identity can write the label while the approval policy's
+	// binding is missing.
+	Sealed bool
 	// Active reports the rollout the runtime derives its active plan from (RO-13), kept
 	// whatever its age: it is the newest Succeeded one in the runtime's own order, which
 	// may break a tie of CreatedAt otherwise than by name.
 	Active bool
 }
 
-// RolloutsToDelete applies RET-2 per runtime UID: keep the newest Succeeded
+// RolloutsToDelete applies RET-2 per runtime UID: keep the newest sealed Succeeded
 // rollout, every rollout without an outcome, the active one and the
 // KeepTerminalRollouts most recent terminal ones, newest by Sequence, then
 // CreatedAt; return the names of the rest.
@@ -94,7 +99,7 @@ func RolloutsToDelete(rollouts []RolloutRecord) []string {
 				continue
 			}
 			terminal++
-			if r.Outcome == PhaseSucceeded && !keptSucceeded {
+			if r.Outcome == PhaseSucceeded && r.Sealed && !keptSucceeded {
 				keptSucceeded = true
 				continue
 			}

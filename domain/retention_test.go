@@ -24,7 +24,7 @@ func TestPlansToDelete(t *testing.T) {
 func TestRolloutsToDelete(t *testing.T) {
 	t.Parallel()
 	var rs []domain.RolloutRecord
-	rs = append(rs, domain.RolloutRecord{Name: "old-success", RuntimeUID: uid, CreatedAt: t0, Outcome: domain.PhaseSucceeded})
+	rs = append(rs, domain.RolloutRecord{Name: "old-success", RuntimeUID: uid, CreatedAt: t0, Outcome: domain.PhaseSucceeded, Sealed: true})
 	for i := 1; i <= 12; i++ {
 		rs = append(rs, domain.RolloutRecord{Name: fmt.Sprintf("f%02d", i), RuntimeUID: uid,
 			CreatedAt: t0.Add(time.Duration(i) * time.Hour), Outcome: domain.PhaseFailed})
@@ -47,7 +47,7 @@ func TestRolloutsToDelete_SequenceAfterARestore(t *testing.T) {
 			CreatedAt: t0.Add(-time.Duration(i) * time.Second), Outcome: domain.PhaseFailed})
 	}
 	rs = append(rs, domain.RolloutRecord{Name: "success", RuntimeUID: uid, Sequence: 13, CreatedAt: t0.Add(-time.Hour),
-		Outcome: domain.PhaseSucceeded})
+		Outcome: domain.PhaseSucceeded, Sealed: true})
 	// success and f12..f04 are the ten most recent terminal rollouts by sequence, although
 	// restored first.
 	assert.ElementsMatch(t, []string{"f01", "f02", "f03"}, domain.RolloutsToDelete(rs))
@@ -82,12 +82,26 @@ func TestRolloutsToDeleteKeepsTheActiveRolloutRET2(t *testing.T) {
 	// Two Succeeded rollouts created in the same second: the runtime derives its active plan
 	// from a-0 (its chain order), retention by name would keep a-1 only.
 	rs := []domain.RolloutRecord{
-		{Name: "a-0", RuntimeUID: uid, CreatedAt: t0, Outcome: domain.PhaseSucceeded, Active: true},
-		{Name: "a-1", RuntimeUID: uid, CreatedAt: t0, Outcome: domain.PhaseSucceeded},
+		{Name: "a-0", RuntimeUID: uid, CreatedAt: t0, Outcome: domain.PhaseSucceeded, Sealed: true, Active: true},
+		{Name: "a-1", RuntimeUID: uid, CreatedAt: t0, Outcome: domain.PhaseSucceeded, Sealed: true},
 	}
 	for i := 1; i <= 10; i++ {
 		rs = append(rs, domain.RolloutRecord{Name: fmt.Sprintf("f%02d", i), RuntimeUID: uid,
 			CreatedAt: t0.Add(time.Duration(i) * time.Hour), Outcome: domain.PhaseFailed})
 	}
 	assert.Empty(t, domain.RolloutsToDelete(rs))
+}
+
+// TestRolloutsToDelete_AnUnsealedSuccessDoesNotCount: a Succeeded label without the operator's
+// seal (written while the approval binding was missing) on the newest rollout does not displace
+// the sealed success: that one is kept whatever its age, and the unsealed one counts as one of
+// the ten most recent terminal rollouts.
+func TestRolloutsToDelete_AnUnsealedSuccessDoesNotCount(t *testing.T) {
+	t.Parallel()
+	rs := []domain.RolloutRecord{{Name: "sealed", RuntimeUID: uid, Sequence: 1, Outcome: domain.PhaseSucceeded, Sealed: true}}
+	for i := 2; i <= 11; i++ {
+		rs = append(rs, domain.RolloutRecord{Name: fmt.Sprintf("f%02d", i), RuntimeUID: uid, Sequence: i, Outcome: domain.PhaseFailed})
+	}
+	rs = append(rs, domain.RolloutRecord{Name: "forged", RuntimeUID: uid, Sequence: 12, Outcome: domain.PhaseSucceeded})
+	assert.Equal(t, []string{"f02"}, domain.RolloutsToDelete(rs))
 }

@@ -104,11 +104,12 @@ func provideWorkloads(mgr ctrl.Manager) ports.WorkloadFinder {
 
 // provideRetention deletes what RET-1..3 no longer keep: superseded plans with the recipe,
 // values and kept results only they referenced, and old terminal rollouts. It lists the
-// operator namespace uncached (mgr.GetAPIReader()) so a plan just written is never missed.
-func provideRetention(cfg app.Config, mgr ctrl.Manager, liveness *manager.Liveness) (*retention.Reconciler, error) {
+// operator namespace uncached (mgr.GetAPIReader()) so a plan just written is never missed, and
+// counts a rollout's success only under the operator's seal.
+func provideRetention(cfg app.Config, mgr ctrl.Manager, liveness *manager.Liveness, seals ports.Sealer) (*retention.Reconciler, error) {
 	r, err := retention.New(mgr.GetClient(), mgr.GetAPIReader(),
 		mgr.GetEventRecorderFor(retention.RecorderName), cfg.OperatorNamespace, retention.DefaultInterval,
-		shared.Release{Version: cfg.AICRVersion, Image: cfg.AICRImage})
+		shared.Release{Version: cfg.AICRVersion, Image: cfg.AICRImage}, seals)
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func initialize(ctx context.Context, cfg app.Config) (*runner, func(), error) {
 	}
 	workloadFinder := provideWorkloads(v)
 	mainRolloutControllers := provideRolloutControllers(cfg, deploymentEngine, mainValidationJobs, registry, clock, workloadFinder, sealer, discoveryInterface, mainAdmissionDigests, liveness, argocdConfig)
-	retentionReconciler, err := provideRetention(cfg, v, liveness)
+	retentionReconciler, err := provideRetention(cfg, v, liveness, sealer)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/retention"
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // Plans of the RET-1 test: superseded plans 1..9 (1 oldest), then the active, candidate and
@@ -213,7 +214,7 @@ func TestRetentionListsUnderThePlanWritersLock(t *testing.T) {
 	t.Cleanup(func() { clean(t) })
 	createRuntime(t, nil, aicrv1alpha1.ClusterRuntimeStatus{})
 	reader := &lockCheckingReader{Reader: k8s}
-	r, err := retention.New(k8s, reader, record.NewFakeRecorder(10), operatorNamespace, time.Hour, shared.Release{})
+	r, err := retention.New(k8s, reader, record.NewFakeRecorder(10), operatorNamespace, time.Hour, shared.Release{}, sealtest.New())
 	require.NoError(t, err)
 	pass(t, r)
 	require.Positive(t, reader.lists.Load(), "the pass lists the stored ConfigMaps")

@@ -23,6 +23,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore/planstoretest"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 const (
@@ -150,7 +151,8 @@ func setStatus(t *testing.T, status aicrv1alpha1.ClusterRuntimeStatus) {
 	require.NoError(t, k8s.Status().Update(ctx, cr))
 }
 
-// createRollout creates a rollout of uid with outcome ("" for none) from plan i to plan i+1.
+// createRollout creates a rollout of uid with outcome ("" for none, otherwise sealed with the
+// test key) from plan i to plan i+1.
 func createRollout(t *testing.T, name, uid, outcome string, mutate func(*aicrv1alpha1.RuntimeRollout)) {
 	t.Helper()
 	ro := &aicrv1alpha1.RuntimeRollout{
@@ -167,6 +169,10 @@ func createRollout(t *testing.T, name, uid, outcome string, mutate func(*aicrv1a
 		mutate(ro)
 	}
 	require.NoError(t, k8s.Create(context.Background(), ro))
+	if outcome != "" { // sealed as the operator seals an outcome, on the rollout's UID
+		shared.SealOutcome(sealtest.New(), ro)
+		require.NoError(t, k8s.Update(context.Background(), ro))
+	}
 }
 
 // clean removes what a test created: the runtime, every rollout and every ConfigMap of both
@@ -220,7 +226,7 @@ func rollouts(t *testing.T) []string {
 func newReconciler(t *testing.T, c client.Client) (*retention.Reconciler, *record.FakeRecorder) {
 	t.Helper()
 	rec := record.NewFakeRecorder(100)
-	r, err := retention.New(c, k8s, rec, operatorNamespace, time.Hour, shared.Release{})
+	r, err := retention.New(c, k8s, rec, operatorNamespace, time.Hour, shared.Release{}, sealtest.New())
 	require.NoError(t, err)
 	return r, rec
 }

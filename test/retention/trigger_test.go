@@ -19,6 +19,7 @@ import (
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/retention"
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 const (
@@ -36,7 +37,7 @@ func startManager(t *testing.T) {
 	})
 	require.NoError(t, err)
 	r, err := retention.New(mgr.GetClient(), mgr.GetAPIReader(),
-		mgr.GetEventRecorderFor(retention.RecorderName), operatorNamespace, time.Hour, shared.Release{})
+		mgr.GetEventRecorderFor(retention.RecorderName), operatorNamespace, time.Hour, shared.Release{}, sealtest.New())
 	require.NoError(t, err)
 	require.NoError(t, r.SetupWithManager(mgr))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -14,6 +14,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // DefaultInterval is how often the retention pass runs besides its triggers.
@@ -42,6 +43,8 @@ type Reconciler struct {
 	namespace string
 	interval  time.Duration
 	release   shared.Release
+	// seals verifies the outcome seals: only a sealed success counts (domain.SealedSuccess).
+	seals ports.Sealer
 	// Track wraps the reconciler when it is registered (the liveness tracker); nil: none.
 	Track shared.Track
 }
@@ -50,17 +53,18 @@ type Reconciler struct {
 // rollouts (cached) and deletes; reader lists the labelled ConfigMaps of namespace uncached,
 // so a plan the resolver has just written is never missed; interval is the periodic pass
 // (DefaultInterval when zero); release is the AICR release the resolver runs, which names the
-// Jobs and kept results of the current resolution.
+// Jobs and kept results of the current resolution; seals verifies the operator's seal of each
+// rollout's outcome, since retention counts a success only under it.
 func New(c client.Client, reader client.Reader, recorder record.EventRecorder, namespace string,
-	interval time.Duration, release shared.Release) (*Reconciler, error) {
-	if c == nil || reader == nil || recorder == nil || namespace == "" {
-		return nil, fmt.Errorf("retention: client, reader, recorder and namespace are required")
+	interval time.Duration, release shared.Release, seals ports.Sealer) (*Reconciler, error) {
+	if c == nil || reader == nil || recorder == nil || namespace == "" || seals == nil {
+		return nil, fmt.Errorf("retention: client, reader, recorder, namespace and sealer are required")
 	}
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
 	return &Reconciler{client: c, reader: reader, plans: planstore.NewReader(reader, namespace), recorder: recorder,
-		metrics: shared.NewMetrics(), namespace: namespace, interval: interval, release: release}, nil
+		metrics: shared.NewMetrics(), namespace: namespace, interval: interval, release: release, seals: seals}, nil
 }
 
 // +kubebuilder:rbac:groups=operator.aicr.run,resources=clusterruntimes,verbs=get;list;watch
@@ -92,7 +96,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	decision := decideRetention(cr, r.release, rollouts.Items, stored)
+	decision := decideRetention(cr, r.release, rollouts.Items, stored, r.seals)
 	deleted := map[string]int{}
 	conflicted, err := r.deleteAll(ctx, decision.owners, deleted)
 	if err == nil && !conflicted {

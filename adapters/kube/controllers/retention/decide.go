@@ -10,6 +10,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Kinds of the objects retention deletes: a RuntimeRollout, or a ConfigMap by its role.
@@ -29,17 +30,33 @@ type retentionDecision struct {
 	owners, dependents []doomedObject
 }
 
-func decideRetention(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, rollouts []aicrv1alpha1.RuntimeRollout, stored storedObjects) retentionDecision {
-	active := activeRollouts(rollouts)
-	owners, kept := doomedRollouts(rollouts, active)
+func decideRetention(cr *aicrv1alpha1.ClusterRuntime, rel shared.Release, rollouts []aicrv1alpha1.RuntimeRollout, stored storedObjects,
+	seals ports.Sealer) retentionDecision {
+	sealed := sealedSuccesses(seals, rollouts)
+	active := activeRollouts(rollouts, sealed)
+	owners, kept := doomedRollouts(rollouts, active, sealed)
 	current := findCurrentResolution(cr, rel, stored.plans)
 	plans, retained := doomedPlans(stored.plans, plansToKeep(cr, rollouts, active), current.bundle)
 	return retentionDecision{owners: append(owners, plans...), dependents: doomedDependents(current, retained, kept, stored.others)}
 }
 
+// sealedSuccesses names the rollouts labelled Succeeded under the operator's seal
+// (shared.SealedSuccess): retention counts only these as successes.
+func sealedSuccesses(seals ports.Sealer, rollouts []aicrv1alpha1.RuntimeRollout) map[string]bool {
+	out := map[string]bool{}
+	for i := range rollouts {
+		if shared.SealedSuccess(seals, &rollouts[i]) {
+			out[rollouts[i].Name] = true
+		}
+	}
+	return out
+}
+
 // activeRollouts returns, per runtime UID, the rollout the runtime derives its active plan
-// from: the newest Succeeded one in the runtime controller's order (shared.OlderRollout, RO-13).
-func activeRollouts(rollouts []aicrv1alpha1.RuntimeRollout) map[string]*aicrv1alpha1.RuntimeRollout {
+// from: the newest sealed Succeeded one in the runtime controller's order (shared.OlderRollout,
+// RO-13). A Succeeded label without the operator's seal is not a success the runtime trusts
+// without judging it again, so it does not displace the sealed one.
+func activeRollouts(rollouts []aicrv1alpha1.RuntimeRollout, sealed map[string]bool) map[string]*aicrv1alpha1.RuntimeRollout {
 	byUID := map[string][]*aicrv1alpha1.RuntimeRollout{}
 	for i := range rollouts {
 		byUID[rollouts[i].Spec.RuntimeUID] = append(byUID[rollouts[i].Spec.RuntimeUID], &rollouts[i])
@@ -48,7 +65,7 @@ func activeRollouts(rollouts []aicrv1alpha1.RuntimeRollout) map[string]*aicrv1al
 	for uid, rs := range byUID {
 		sort.SliceStable(rs, func(i, j int) bool { return shared.OlderRollout(rs[i], rs[j]) })
 		for _, ro := range rs {
-			if ro.Labels[aicrv1alpha1.LabelOutcome] == string(aicrv1alpha1.PhaseSucceeded) {
+			if sealed[ro.Name] {
 				out[uid] = ro
 			}
 		}
@@ -57,13 +74,14 @@ func activeRollouts(rollouts []aicrv1alpha1.RuntimeRollout) map[string]*aicrv1al
 }
 
 // doomedRollouts applies RET-2 and returns the doomed rollouts and the kept ones.
-func doomedRollouts(rollouts []aicrv1alpha1.RuntimeRollout, active map[string]*aicrv1alpha1.RuntimeRollout) ([]doomedObject, []*aicrv1alpha1.RuntimeRollout) {
+func doomedRollouts(rollouts []aicrv1alpha1.RuntimeRollout, active map[string]*aicrv1alpha1.RuntimeRollout,
+	sealed map[string]bool) ([]doomedObject, []*aicrv1alpha1.RuntimeRollout) {
 	records := make([]domain.RolloutRecord, 0, len(rollouts))
 	for i := range rollouts {
 		ro := &rollouts[i]
 		records = append(records, domain.RolloutRecord{
 			Name: ro.Name, RuntimeUID: ro.Spec.RuntimeUID, Sequence: shared.RolloutSequence(ro), CreatedAt: ro.CreationTimestamp.Time,
-			Outcome: domain.Phase(ro.Labels[aicrv1alpha1.LabelOutcome]), Active: active[ro.Spec.RuntimeUID] == ro,
+			Outcome: domain.Phase(ro.Labels[aicrv1alpha1.LabelOutcome]), Sealed: sealed[ro.Name], Active: active[ro.Spec.RuntimeUID] == ro,
 		})
 	}
 	gone := nameSet(domain.RolloutsToDelete(records))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/mock/gomock"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
@@ -15,6 +16,8 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/mocks"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 const testRuntimeUID = "0b7e4a51-3f9a-4c0d-8b2e-1a2b3c4d5e6f"
@@ -75,18 +78,51 @@ func sevenPlans() []planstore.Listed {
 func TestRetentionKeepsTheActivePlanDerivedFromRolloutsRET1RO13(t *testing.T) {
 	t.Parallel()
 	// A restored runtime has no status: its active plan is the target of its newest Succeeded rollout.
-	ro := aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-a-1",
-		Labels: map[string]string{aicrv1alpha1.LabelOutcome: string(aicrv1alpha1.PhaseSucceeded)}},
-		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: testRuntimeUID, ToPlanDigest: testDigest(0)}}
-	got := decideRetention(testRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, storedObjects{plans: sevenPlans()})
+	ro := succeeded("rollout-a-1", 0, sealedByTheOperator)
+	got := decideRetention(testRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, storedObjects{plans: sevenPlans()}, seals(t))
 	assert.Equal(t, []string{"plan/" + testPlanName(1)}, doomedNames(got))
+}
+
+// TestRetentionCountsOnlySealedSuccesses: a newer rollout labelled Succeeded without the
+// operator's seal (another identity wrote the label while the approval binding was missing) does
+// not make its target the active plan retention keeps: the sealed success still does, and the
+// plan only the unsealed one names is superseded like any other.
+func TestRetentionCountsOnlySealedSuccesses(t *testing.T) {
+	t.Parallel()
+	rollouts := []aicrv1alpha1.RuntimeRollout{succeeded("rollout-a-1", 0, sealedByTheOperator), succeeded("rollout-a-2", 1, "forged")}
+	rollouts[1].Annotations[aicrv1alpha1.AnnotationSequence] = "2"
+	got := decideRetention(testRuntime(), shared.Release{}, rollouts, storedObjects{plans: sevenPlans()}, seals(t))
+	assert.Equal(t, []string{"plan/" + testPlanName(1)}, doomedNames(got))
+}
+
+// sealedByTheOperator is the seal the double of the operator's sealer (seals) verifies.
+const sealedByTheOperator = "sealed"
+
+// seals is a double of the operator's sealer that verifies sealedByTheOperator only.
+func seals(t *testing.T) ports.Sealer {
+	s := mocks.NewMockSealer(gomock.NewController(t))
+	s.EXPECT().Verify(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ ports.SealSubject, _ []byte, seal string) error {
+		if seal == sealedByTheOperator {
+			return nil
+		}
+		return ports.ErrBadSeal
+	}).AnyTimes()
+	return s
+}
+
+// succeeded is a rollout of the test runtime labelled Succeeded toward plan i, with seal.
+func succeeded(name string, i int, seal string) aicrv1alpha1.RuntimeRollout {
+	return aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: name,
+		Labels:      map[string]string{aicrv1alpha1.LabelOutcome: string(aicrv1alpha1.PhaseSucceeded)},
+		Annotations: map[string]string{aicrv1alpha1.AnnotationSeal: seal, aicrv1alpha1.AnnotationSequence: "1"}},
+		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: testRuntimeUID, ToPlanDigest: testDigest(i)}}
 }
 
 func TestRetentionKeepsThePlansOfARolloutInProgressRET1(t *testing.T) {
 	t.Parallel()
 	ro := aicrv1alpha1.RuntimeRollout{ObjectMeta: metav1.ObjectMeta{Name: "rollout-a-1"},
 		Spec: aicrv1alpha1.RuntimeRolloutSpec{RuntimeUID: testRuntimeUID, FromPlanDigest: testDigest(0), ToPlanDigest: testDigest(1)}}
-	got := decideRetention(testRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, storedObjects{plans: sevenPlans()})
+	got := decideRetention(testRuntime(), shared.Release{}, []aicrv1alpha1.RuntimeRollout{ro}, storedObjects{plans: sevenPlans()}, seals(t))
 	assert.Empty(t, got)
 }
 
@@ -103,7 +139,7 @@ func TestRetentionKeepsTheCurrentResolutionRET1RET3(t *testing.T) {
 		testObject(current.recipe, aicrv1alpha1.RoleRecipe, ""),
 	}
 	others[1].CreationTimestamp = metav1.NewTime(testNow.Add(time.Hour))
-	got := decideRetention(cr, shared.Release{}, nil, storedObjects{plans: plans, others: others})
+	got := decideRetention(cr, shared.Release{}, nil, storedObjects{plans: plans, others: others}, seals(t))
 	assert.ElementsMatch(t, []string{"plan/" + testPlanName(1), "snapshot/aicr-snapshot-older"}, doomedNames(got))
 }
 
@@ -116,7 +152,7 @@ func TestRetentionKeepsTheRecipeResultARetainedPlanWasRenderedFromRET3(t *testin
 		testObject("aicr-recipe-kept", aicrv1alpha1.RoleRecipe, ""),
 		testObject("aicr-recipe-gone", aicrv1alpha1.RoleRecipe, ""),
 	}
-	got := decideRetention(testRuntime(), shared.Release{}, nil, storedObjects{plans: plans, others: others})
+	got := decideRetention(testRuntime(), shared.Release{}, nil, storedObjects{plans: plans, others: others}, seals(t))
 	assert.ElementsMatch(t, []string{"plan/" + testPlanName(0), "plan/" + testPlanName(1), "recipe/aicr-recipe-gone"}, doomedNames(got))
 }
 
@@ -129,10 +165,10 @@ func TestRetentionKeepsEveryRecipeAndValuesWhileARetainedPlanIsUnreadableRET1(t 
 		testObject("values-0", aicrv1alpha1.RoleValues, testDigest(0)),
 		testObject("aicr-recipe-result", aicrv1alpha1.RoleRecipe, ""),
 	}
-	got := decideRetention(testRuntime(), shared.Release{}, nil, storedObjects{plans: plans, others: others})
+	got := decideRetention(testRuntime(), shared.Release{}, nil, storedObjects{plans: plans, others: others}, seals(t))
 	assert.ElementsMatch(t, []string{"plan/" + testPlanName(0), "plan/" + testPlanName(1)}, doomedNames(got))
 	plans[6] = testPlan(6)
-	got = decideRetention(testRuntime(), shared.Release{}, nil, storedObjects{plans: plans, others: others})
+	got = decideRetention(testRuntime(), shared.Release{}, nil, storedObjects{plans: plans, others: others}, seals(t))
 	assert.ElementsMatch(t, []string{"plan/" + testPlanName(0), "plan/" + testPlanName(1),
 		"recipe/recipe-0", "values/values-0", "recipe/aicr-recipe-result"}, doomedNames(got))
 }

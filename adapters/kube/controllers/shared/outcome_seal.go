@@ -30,3 +30,10 @@ func SealOutcome(s ports.Sealer, ro *aicrv1alpha1.RuntimeRollout) {
 func VerifyOutcome(s ports.Sealer, ro *aicrv1alpha1.RuntimeRollout) error {
 	return s.Verify(outcomeSubject(ro), sealedOutcome(ro), ro.Annotations[aicrv1alpha1.AnnotationSeal])
 }
+
+// SealedSuccess reports whether ro is labelled Succeeded under the operator's seal over its
+// outcome and message (domain.SealedSuccess).
+func SealedSuccess(s ports.Sealer, ro *aicrv1alpha1.RuntimeRollout) bool {
+	return domain.SealedSuccess(s, outcomeSubject(ro), domain.Phase(ro.Labels[aicrv1alpha1.LabelOutcome]),
+		ro.Annotations[aicrv1alpha1.AnnotationOutcomeMessage], ro.Annotations[aicrv1alpha1.AnnotationSeal])
+}
