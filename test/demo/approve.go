@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
+	"github.com/NVIDIA/aicr/adapters/sealer"
 	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/test/chartrender"
 )
@@ -170,22 +172,30 @@ func signalContext() context.Context {
 }
 
 // printEvidence prints where each rollout's deployment-validation evidence is: the manifest
-// digest its evidence annotation records, next to the bundles in the runtime registry (RO-10).
+// digest its evidence annotation records, next to the bundles in the runtime registry (RO-10),
+// only under the operator's seal (shared.Evidence, with the key the demo reads as cluster admin).
 func (d *demo) printEvidence(ctx context.Context) error {
 	var list aicrv1alpha1.RuntimeRolloutList
 	if err := d.admin.List(ctx, &list); err != nil {
 		return err
 	}
+	seals, err := sealer.Load(ctx, d.admin, d.admin, operatorNamespace)
+	if err != nil {
+		return err
+	}
 	repo := strings.TrimPrefix(chartrender.FlagValue(d.procs[0].Args(), "--registry-repository"), "oci://")
 	console.printf("    deployment-validation evidence (annotation %s):\n", aicrv1alpha1.AnnotationEvidence)
-	for _, ro := range list.Items {
-		ev := ro.Annotations[aicrv1alpha1.AnnotationEvidence]
-		if ev == "" {
-			ev = "none"
-		} else {
-			ev = repo + "/bundles/cluster@" + ev
+	for i := range list.Items {
+		ro := &list.Items[i]
+		ev, err := shared.Evidence(seals, ro)
+		switch {
+		case err != nil:
+			return fmt.Errorf("rollout %s: %w", ro.Name, err)
+		case ev == "":
+			progress("%s: none", ro.Name)
+		default:
+			progress("%s: %s/bundles/cluster@%s (sealed by the operator)", ro.Name, repo, ev)
 		}
-		progress("%s: %s", ro.Name, ev)
 	}
 	return nil
 }

@@ -13,8 +13,10 @@ import (
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/domain"
 	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 func validationRequired(cr *aicrv1alpha1.ClusterRuntime) {
@@ -63,8 +65,8 @@ func assertValidationJob(t *testing.T, h *harness, run, recipeDoc string) {
 	assert.Equal(t, map[string][]byte{"recipe.yaml": []byte(recipeDoc)}, spec.Inputs)
 }
 
-// A validated success records the evidence annotation once and the runtime is RolledOut; the
-// evidence holds the report byte for byte and the plan's bundle digest (RO-6, RO-10, CR-8).
+// A validated success records the evidence annotation once, under the operator's seal, and the
+// runtime is RolledOut; the evidence holds the report byte for byte and the plan's bundle digest (RO-6, RO-10, CR-8).
 func TestRolloutValidationSuccess(t *testing.T) {
 	h := newHarness(t, true)
 	h.start()
@@ -76,6 +78,9 @@ func TestRolloutValidationSuccess(t *testing.T) {
 	done := h.waitOutcome(ro.Name, aicrv1alpha1.PhaseSucceeded)
 	evidence := done.Annotations[aicrv1alpha1.AnnotationEvidence]
 	assert.Regexp(t, `^sha256:[a-f0-9]{64}$`, evidence)
+	sealed, err := shared.Evidence(sealtest.New(), done)
+	require.NoError(t, err, "the operator seals the evidence annotation with it")
+	assert.Equal(t, ports.Digest(evidence), sealed)
 	ev, ok := h.registry.pushed(ports.Digest(evidence))
 	require.True(t, ok, "the annotation names the pushed evidence")
 	assert.Equal(t, report, ev.Report)

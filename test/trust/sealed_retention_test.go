@@ -78,7 +78,7 @@ func endedRollout(t *testing.T, name string, seq int, outcome aicrv1alpha1.Phase
 	ro.Labels = map[string]string{aicrv1alpha1.LabelOutcome: string(outcome)}
 	ro.Annotations[aicrv1alpha1.AnnotationOutcomeMessage] = "ended"
 	shared.SealOutcome(operatorSeals(), ro)
-	require.NoError(t, op.Update(ctx, ro))
+	require.NoError(t, patchRollout(op, name, map[string]any{"metadata": map[string]any{"labels": ro.Labels, "annotations": ro.Annotations}}))
 }
 
 // gone reports whether the rollout name no longer exists.

@@ -61,6 +61,10 @@ const (
 	AnnotationSeal = Prefix + "seal"
 	// AnnotationEvidence is set once, by the operator, to a validated rollout's evidence digest.
 	AnnotationEvidence = Prefix + "evidence"
+	// AnnotationEvidenceSeal is the operator's keyed seal (ports.Sealer) of a rollout's evidence
+	// annotation, made when the operator sets it: evidence without a seal that verifies is never
+	// reported as the operator's.
+	AnnotationEvidenceSeal = Prefix + "evidence-seal"
 	// AnnotationResolveRequestedAt asks for a new resolution with a new snapshot (CR-11).
 	AnnotationResolveRequestedAt = Prefix + "resolve-requested-at"
 	// AnnotationRetryRequestedAt asks to retry a failed, expired or revoked rollout (CR-11).

@@ -43,6 +43,8 @@ const (
 	AnnotationSeal = wellknown.AnnotationSeal
 	// AnnotationEvidence is wellknown.AnnotationEvidence.
 	AnnotationEvidence = wellknown.AnnotationEvidence
+	// AnnotationEvidenceSeal is wellknown.AnnotationEvidenceSeal.
+	AnnotationEvidenceSeal = wellknown.AnnotationEvidenceSeal
 	// AnnotationResolveRequestedAt is wellknown.AnnotationResolveRequestedAt.
 	AnnotationResolveRequestedAt = wellknown.AnnotationResolveRequestedAt
 	// AnnotationRetryRequestedAt is wellknown.AnnotationRetryRequestedAt.

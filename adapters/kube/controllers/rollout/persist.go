@@ -20,7 +20,7 @@ import (
 // persist writes what the decisions changed: first, when the domain decided the rollout's end
 // in this reconcile (Outcome.Ended, never a terminal phase it was merely handed), the outcome
 // label with the message saying why, sealed with the operator's key (and the evidence
-// annotation of a validated success) with
+// annotation of a validated success, with its own seal) with
 // a patch whose precondition is the resourceVersion, so they are set once (RO-6); then the
 // status, only when it changed; then the Events of the decisions. Each write is remembered
 // (ownWrites). A failed write returns, with its error, the decisions whose Events are owed
@@ -44,6 +44,7 @@ func (r *Reconciler) persist(ctx context.Context, ro *aicrv1alpha1.RuntimeRollou
 		}
 		if out.EvidenceDigest != "" {
 			ro.Annotations[aicrv1alpha1.AnnotationEvidence] = string(out.EvidenceDigest)
+			shared.SealEvidence(r.ports.Sealer, ro)
 		}
 		shared.SealOutcome(r.ports.Sealer, ro)
 		base := ro.ResourceVersion

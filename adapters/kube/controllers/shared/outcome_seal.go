@@ -37,3 +37,18 @@ func SealedSuccess(s ports.Sealer, ro *aicrv1alpha1.RuntimeRollout) bool {
 	return domain.SealedSuccess(s, outcomeSubject(ro), domain.Phase(ro.Labels[aicrv1alpha1.LabelOutcome]),
 		ro.Annotations[aicrv1alpha1.AnnotationOutcomeMessage], ro.Annotations[aicrv1alpha1.AnnotationSeal])
 }
+
+// SealEvidence records on ro (annotation operator.aicr.run/evidence-seal) the operator's seal of
+// its evidence annotation as it is on ro; the caller writes ro with it.
+func SealEvidence(s ports.Sealer, ro *aicrv1alpha1.RuntimeRollout) {
+	ro.Annotations[aicrv1alpha1.AnnotationEvidenceSeal] = s.Seal(outcomeSubject(ro),
+		domain.SealedEvidence(ports.Digest(ro.Annotations[aicrv1alpha1.AnnotationEvidence])))
+}
+
+// Evidence returns the deployment-validation evidence digest ro records, only under the
+// operator's seal (domain.TrustedEvidence): "" without evidence, an error wrapping
+// ports.ErrBadSeal for a reference the operator did not seal on this rollout.
+func Evidence(s ports.Sealer, ro *aicrv1alpha1.RuntimeRollout) (ports.Digest, error) {
+	return domain.TrustedEvidence(s, outcomeSubject(ro), ro.Annotations[aicrv1alpha1.AnnotationEvidence],
+		ro.Annotations[aicrv1alpha1.AnnotationEvidenceSeal])
+}
