@@ -11,6 +11,7 @@ package mocks
 
 import (
 	reflect "reflect"
+	time "time"
 
 	ports "github.com/NVIDIA/aicr/ports"
 	gomock "go.uber.org/mock/gomock"
@@ -38,6 +39,44 @@ func NewMockSealer(ctrl *gomock.Controller) *MockSealer {
 // EXPECT returns an object that allows the caller to indicate expected use.
 func (m *MockSealer) EXPECT() *MockSealerMockRecorder {
 	return m.recorder
+}
+
+// KeyMadeAt mocks base method.
+func (m *MockSealer) KeyMadeAt() time.Time {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "KeyMadeAt")
+	ret0, _ := ret[0].(time.Time)
+	return ret0
+}
+
+// KeyMadeAt indicates an expected call of KeyMadeAt.
+func (mr *MockSealerMockRecorder) KeyMadeAt() *MockSealerKeyMadeAtCall {
+	mr.mock.ctrl.T.Helper()
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "KeyMadeAt", reflect.TypeOf((*MockSealer)(nil).KeyMadeAt))
+	return &MockSealerKeyMadeAtCall{Call: call}
+}
+
+// MockSealerKeyMadeAtCall wrap *gomock.Call
+type MockSealerKeyMadeAtCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockSealerKeyMadeAtCall) Return(arg0 time.Time) *MockSealerKeyMadeAtCall {
+	c.Call = c.Call.Return(arg0)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockSealerKeyMadeAtCall) Do(f func() time.Time) *MockSealerKeyMadeAtCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockSealerKeyMadeAtCall) DoAndReturn(f func() time.Time) *MockSealerKeyMadeAtCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
 }
 
 // Seal mocks base method.

@@ -3,6 +3,7 @@ package ports
 import (
 	"encoding/binary"
 	"errors"
+	"time"
 )
 
 // ErrBadSeal reports a seal that is missing or was not made by the operator's current key
@@ -52,4 +53,7 @@ type Sealer interface {
 	Seal(subject SealSubject, content []byte) string
 	// Verify checks seal against content on the object subject.
 	Verify(subject SealSubject, content []byte, seal string) error
+	// KeyMadeAt is when the current key was made (the creation time the API server gave the
+	// object holding it; zero when unknown): state written before it cannot carry its seal.
+	KeyMadeAt() time.Time
 }

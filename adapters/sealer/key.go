@@ -23,7 +23,7 @@ const KeyField = "key"
 // Load returns a Sealer over the key in the Secret SecretName of namespace, read without a cache
 // (the operator may not list or watch Secrets). When the Secret is absent it creates it,
 // immutable, with KeySize random bytes; when another replica created it first, it reads that
-// one. A Secret that is mutable or does not hold KeySize bytes is refused: the operator does
+// one. The Sealer's KeyMadeAt is the Secret's creation time. A Secret that is mutable or does not hold KeySize bytes is refused: the operator does
 // not start on a key it did not make the way it makes one.
 func Load(ctx context.Context, r client.Reader, w client.Writer, namespace string) (*Sealer, error) {
 	key := client.ObjectKey{Namespace: namespace, Name: SecretName}
@@ -44,7 +44,7 @@ func Load(ctx context.Context, r client.Reader, w client.Writer, namespace strin
 			"delete it and restart the operator, which makes a new key (docs/operations.md, key rotation)",
 			namespace, SecretName, KeySize, KeyField)
 	}
-	return New(secret.Data[KeyField])
+	return New(secret.Data[KeyField], secret.CreationTimestamp.Time)
 }
 
 func create(ctx context.Context, w client.Writer, namespace string) (*corev1.Secret, error) {

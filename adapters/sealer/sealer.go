@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/NVIDIA/aicr/ports"
 )
@@ -19,17 +20,22 @@ const sealPrefix = "hmac-sha256:"
 // Sealer seals with one key (ports.Sealer).
 type Sealer struct {
 	key []byte
+	// madeAt is when the key was made (KeyMadeAt).
+	madeAt time.Time
 }
 
 var _ ports.Sealer = (*Sealer)(nil)
 
-// New returns a Sealer over key, which must be KeySize bytes.
-func New(key []byte) (*Sealer, error) {
+// New returns a Sealer over key, which must be KeySize bytes, made at madeAt (zero: unknown).
+func New(key []byte, madeAt time.Time) (*Sealer, error) {
 	if len(key) != KeySize {
 		return nil, fmt.Errorf("seal key has %d bytes, want %d", len(key), KeySize)
 	}
-	return &Sealer{key: append([]byte(nil), key...)}, nil
+	return &Sealer{key: append([]byte(nil), key...), madeAt: madeAt}, nil
 }
+
+// KeyMadeAt returns when the key was made (ports.Sealer).
+func (s *Sealer) KeyMadeAt() time.Time { return s.madeAt }
 
 // Seal returns "hmac-sha256:" and the hex HMAC-SHA256 of subject's canonical message over content.
 func (s *Sealer) Seal(subject ports.SealSubject, content []byte) string {

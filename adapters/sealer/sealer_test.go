@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/NVIDIA/aicr/adapters/sealer"
 	"github.com/NVIDIA/aicr/ports"
@@ -13,7 +14,7 @@ var subject = ports.SealSubject{Kind: "ConfigMap", Namespace: "aicr-system", Nam
 
 func mustNew(t *testing.T, b byte) *sealer.Sealer {
 	t.Helper()
-	s, err := sealer.New(bytes.Repeat([]byte{b}, sealer.KeySize))
+	s, err := sealer.New(bytes.Repeat([]byte{b}, sealer.KeySize), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +23,7 @@ func mustNew(t *testing.T, b byte) *sealer.Sealer {
 
 func TestNew_RefusesAKeyOfAnotherSize(t *testing.T) {
 	for _, n := range []int{0, 16, 31, 33} {
-		if _, err := sealer.New(make([]byte, n)); err == nil {
+		if _, err := sealer.New(make([]byte, n), time.Time{}); err == nil {
 			t.Errorf("a %d-byte key was accepted", n)
 		}
 	}
