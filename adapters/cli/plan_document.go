@@ -13,7 +13,10 @@ import (
 // is digest when digest is known, a schema-version label equal to the payload's and readable
 // by this plugin, and a payload digest equal to the annotation. The plugin does not check the
 // runtime the plan records. It reads plans of every schema the operator reads; the values
-// ConfigMap of a schema 2 plan is not read (each release keeps its valuesDigest).
+// ConfigMap of a schema 2 plan is not read (each release keeps its valuesDigest). These checks
+// are unkeyed (plantrust): whoever can write the ConfigMap can pass them, and the plugin, which
+// holds no seal key, cannot check the operator's seal (plantrust.Unsealed) as the operator does;
+// reproduce says so (unkeyedCheck).
 func (s *session) planDocument(name, digest string) (*configdoc.Plan, error) {
 	cm, err := s.configMap(name)
 	if err != nil {

@@ -7,12 +7,17 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 )
 
-// writeReproduce prints the plan, the AICR image, the bundle reference and the three
-// commands that re-render the bundle and compare it with the operator's (CLI-6).
+// unkeyedCheck says what the plugin checked of a plan ConfigMap (planDocument) and what it cannot.
+const unkeyedCheck = "form and digests only; the plugin holds no seal key, the operator reads a plan only under its seal"
+
+// writeReproduce prints the plan, what the plugin checked of it, the AICR image, the bundle
+// reference and the three commands that re-render the bundle and compare it with the
+// operator's (CLI-6).
 func writeReproduce(o *Options, name string, plan *configdoc.Plan, recipePath string) error {
 	p := &printer{w: o.Out}
 	dir := filepath.Dir(recipePath)
 	p.printf("Plan:       %s (configmap %s/%s)\n", plan.Digest, o.namespace(), name)
+	p.printf("Checked:    %s\n", unkeyedCheck)
 	p.printf("Source:     %s by AICR %s for runtime %s, releases: %d\n",
 		plan.Source, plan.AICRVersion, plan.RuntimeUID, len(plan.Releases))
 	p.printf("AICR image: %s\n", plan.AICRImage)

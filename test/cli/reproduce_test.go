@@ -154,6 +154,7 @@ func TestReproduce_ByDigestAndByName(t *testing.T) {
 
 		requireOK(t, r)
 		assert.Equal(t, "Plan:       "+digest+" (configmap aicr-system/"+name+")\n"+
+			"Checked:    form and digests only; the plugin holds no seal key, the operator reads a plan only under its seal\n"+
 			"Source:     resolved by AICR v1.0.0 for runtime "+runtimeUID+", releases: 1\n"+
 			"AICR image: "+aicrImage+"\n"+
 			"Bundle:     "+bundleRef+"\n"+

@@ -18,6 +18,7 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // recorded is a resolved runtime's candidate plan with the ConfigMaps it references.
@@ -66,7 +67,7 @@ func liveConfigMap(t *testing.T, name string) *corev1.ConfigMap {
 func readBack(t *testing.T, rec recorded) (*domain.Environment, *domain.Stall) {
 	t.Helper()
 	ctx := context.Background()
-	plans := planstore.NewReader(k8s, operatorNS)
+	plans := planstore.NewReader(k8s, operatorNS, sealtest.New())
 	doc, stall, err := plans.Document(ctx, rec.digest, string(rec.cr.UID))
 	require.NoError(t, err)
 	if stall != nil {

@@ -97,7 +97,7 @@ func TestUpgrade_AICR11To12(t *testing.T) {
 
 	upgrade := waitRollout(t, func(ro *aicrv1alpha1.RuntimeRollout) bool { return ro.Spec.FromPlanDigest == active })
 	assert.NotEqual(t, active, upgrade.Spec.ToPlanDigest, "AICR 1.2 renders a new plan")
-	plan, stall, err := planstore.NewReader(k8s, operatorNS).Document(ctx, upgrade.Spec.ToPlanDigest, string(liveRuntime(t).UID))
+	plan, stall, err := planstore.NewReader(k8s, operatorNS, sealtest.New()).Document(ctx, upgrade.Spec.ToPlanDigest, string(liveRuntime(t).UID))
 	require.NoError(t, err)
 	require.Nil(t, stall)
 	assert.Equal(t, aicr12.version, plan.AICRVersion, "the new plan is AICR 1.2's")

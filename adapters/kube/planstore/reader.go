@@ -14,10 +14,11 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore/plantrust"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
 )
 
 // Reader reads plan ConfigMaps of the operator namespace through configdoc and checks them
-// (plantrust: PLAN-5, PLAN-6) before returning a plan, with the values of its releases loaded
+// (plantrust: PLAN-5, PLAN-6, and the operator's seal: VerifyPlan) before returning a plan, with the values of its releases loaded
 // from its values ConfigMap (schema 2) and checked against their valuesDigest. Plan and values
 // ConfigMaps are immutable, so plans are kept by the UIDs and resourceVersions of the
 // ConfigMaps they were read from and decoded once, in a least-recently-used cache of
@@ -25,6 +26,8 @@ import (
 type Reader struct {
 	reader    client.Reader
 	namespace string
+	// seals verifies the operator's seal of each plan ConfigMap (VerifyPlan).
+	seals ports.Sealer
 
 	// mu makes one decode at a time; decoded has its own lock.
 	mu      sync.Mutex
@@ -36,9 +39,10 @@ type Reader struct {
 // reconciles read its current plan, its target plan and a few earlier ones, far fewer.
 const cacheSize = 64
 
-// NewReader returns a reader of the plan ConfigMaps in namespace.
-func NewReader(reader client.Reader, namespace string) *Reader {
-	return &Reader{reader: reader, namespace: namespace, decoded: lru.New(cacheSize)}
+// NewReader returns a reader of the plan ConfigMaps in namespace that reads a plan only under
+// the operator's seal, verified with seals (VerifyPlan).
+func NewReader(reader client.Reader, namespace string, seals ports.Sealer) *Reader {
+	return &Reader{reader: reader, namespace: namespace, seals: seals, decoded: lru.New(cacheSize)}
 }
 
 // Read returns the plan of digest for runtimeUID. A missing, Unreadable or foreign plan is a
@@ -115,9 +119,13 @@ func (p *Reader) header(cm *corev1.ConfigMap, stall *domain.Stall, err error,
 	case cm == nil || err != nil:
 		return nil, stall, err
 	}
-	plan, refusal := p.decode(cm)
+	plan, refusal, sealErr := p.decode(cm)
 	if refusal == nil {
 		refusal = plantrust.Check(plantrust.Header(cm, plan), digest, runtimeUID)
+	}
+	if refusal == nil && sealErr != nil {
+		refusal = &plantrust.Refusal{Failed: plantrust.Unsealed, Stall: plantrust.Unreadable(
+			"plan ConfigMap %s/%s: %v; delete it and the operator resolves or rebuilds the plan", cm.Namespace, cm.Name, sealErr)}
 	}
 	if refusal != nil {
 		return nil, refusal.Stall, nil
@@ -125,26 +133,32 @@ func (p *Reader) header(cm *corev1.ConfigMap, stall *domain.Stall, err error,
 	return plan, nil, nil
 }
 
-// decode returns the plan document of a plan ConfigMap (plantrust.Decode), kept by the
-// ConfigMap's version; the digest of a schema 1 plan, whose values are inline, is checked here.
-func (p *Reader) decode(cm *corev1.ConfigMap) (*configdoc.Plan, *plantrust.Refusal) {
+// decode returns the plan document of a plan ConfigMap (plantrust.Decode) and sealErr, the
+// reason the operator may not read it (VerifyPlan: neither its seal nor a creation before the
+// seal key vouches for it), which header reports after the unkeyed checks. A plan the operator
+// may read is kept by the ConfigMap's version, which a change of its seal or claims changes;
+// the digest of a schema 1 plan, whose values are inline, is checked here.
+func (p *Reader) decode(cm *corev1.ConfigMap) (doc *configdoc.Plan, refusal *plantrust.Refusal, sealErr error) {
 	key := cacheKey(cm)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if plan, ok := p.cached(key); ok {
-		return plan, nil
+		return plan, nil, nil
 	}
-	doc, refusal := plantrust.Decode(cm)
+	doc, refusal = plantrust.Decode(cm)
 	if refusal != nil {
-		return nil, refusal
+		return nil, refusal, nil
 	}
 	if len(doc.ValuesRefs) == 0 { // schema 1: values inline
 		if refusal = plantrust.CheckDigest(doc); refusal != nil {
-			return nil, refusal
+			return nil, refusal, nil
 		}
 	}
+	if sealErr = VerifyPlan(p.seals, cm); sealErr != nil {
+		return doc, nil, sealErr
+	}
 	p.remember(key, doc)
-	return doc, nil
+	return doc, nil, nil
 }
 
 // cached returns the plan kept under key, if it is still in the cache.

@@ -14,7 +14,7 @@ import (
 // cacheSize plans; one more evicts the plan read least recently, not every plan.
 func TestReader_CacheEvictsTheLeastRecentlyUsedPlan(t *testing.T) {
 	t.Parallel()
-	p := NewReader(nil, "aicr-system")
+	p := NewReader(nil, "aicr-system", nil)
 	key := func(i int) string { return fmt.Sprintf("uid-%d/1", i) }
 	plans := make([]*configdoc.Plan, cacheSize+1)
 	for i := range cacheSize {

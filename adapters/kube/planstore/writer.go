@@ -39,7 +39,7 @@ type Writer struct {
 	Namespace string
 	// Image is the AICR image a resolved plan records ("" for a rebuilt plan).
 	Image string
-	// Sealer seals the assessment ConfigMap (required when a Write carries a Report).
+	// Sealer seals the plan and assessment ConfigMaps (required).
 	Sealer ports.Sealer
 }
 
@@ -61,7 +61,7 @@ type Write struct {
 // Write writes the recipe ConfigMaps (content-addressed), the values
 // ConfigMap (content-addressed, one per plan: domain.MaxPlanBytes already bounds
 // the plan with its values, so values that do not fit one ConfigMap are refused,
-// never split), the assessment and then the plan ConfigMap (configdoc layout),
+// never split), the assessment and then the plan ConfigMap (configdoc layout), sealed (SealPlan),
 // each create-once (PLAN-5), and returns the stall that stops it or a transient error. Sizes are checked before anything is written
 // (PLAN-3). The writes hold Writes, so a retention pass never deletes a
 // shared recipe or values ConfigMap this plan is about to reference. A plan
@@ -69,6 +69,9 @@ type Write struct {
 // recipes, bundle Job, render flags or bundle reference.
 func (pw *Writer) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w Write) (*domain.Stall, error) {
 	d := w.Plan.Digest
+	if pw.Sealer == nil {
+		return nil, fmt.Errorf("plan %s: a plan is written only with a Sealer", d)
+	}
 	var objs []*corev1.ConfigMap
 	doc := &configdoc.Plan{Plan: *w.Plan, AICRImage: pw.Image, RenderFlags: append([]string{}, w.RenderFlags...), BundleRef: w.BundleRef}
 	if w.Plan.Source == domain.SourceRebuilt {
@@ -96,9 +99,6 @@ func (pw *Writer) Write(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, w 
 	objs = append(objs, pw.planObject(cr, aicrv1alpha1.RoleValues, values.Name, d, values.Data))
 	var assessment *corev1.ConfigMap
 	if w.Report != nil {
-		if pw.Sealer == nil {
-			return nil, fmt.Errorf("plan %s: an assessment is written only with a Sealer", d)
-		}
 		name, _ := configdoc.AssessmentConfigMapName(w.FromPlan, d, configdoc.ContentDigest(w.Report))
 		assessment = pw.planObject(cr, aicrv1alpha1.RoleAssessment, name, d, map[string]string{configdoc.ReportKey: string(w.Report)})
 		assessment.Annotations[aicrv1alpha1.AnnotationFromPlanDigest] = w.FromPlan

@@ -14,13 +14,23 @@ import (
 	"github.com/NVIDIA/aicr/domain"
 )
 
-// createPlan creates the plan ConfigMap once (PLAN-5): AlreadyExists with the
-// same digest is success, another digest a Conflict, an Unreadable plan
-// (PLAN-6) PlanUnreadable; a plan of another runtime UID is replaced, and a
-// rebuilt plan is replaced by a resolved one, never the reverse.
+// createPlan creates the plan ConfigMap once (PLAN-5) and seals it (bound to its UID, on the
+// version just created): AlreadyExists with the same digest is success, another digest a
+// Conflict, an Unreadable plan (PLAN-6) PlanUnreadable; a plan of another runtime UID is
+// replaced, and a rebuilt plan is replaced by a resolved one, never the reverse. A plan at the
+// name the operator may not read (VerifyPlan: not sealed by its key and created after it, as
+// another identity writes one while the plans policy's binding is missing) is not the
+// operator's: it is sealed where it is when it holds exactly this plan document (the
+// operator's own create whose answer was lost, or whose seal it did not get to write), and
+// replaced otherwise. A readable plan from before the key that holds this document is sealed
+// where it is, so it is resolved once more at most.
 func (pw *Writer) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, cm *corev1.ConfigMap, w Write) (*domain.Stall, error) {
-	err := pw.Client.Create(ctx, cm.DeepCopy())
+	created := cm.DeepCopy()
+	err := pw.Client.Create(ctx, created)
 	if err == nil {
+		if err = pw.sealPlanInPlace(ctx, created, claimsOf(cm)); err != nil {
+			return nil, err
+		}
 		pw.Recorder.Eventf(cr, corev1.EventTypeNormal, domain.EventPlanWritten.String(), "plan %s written to ConfigMap %s", w.Plan.Digest, cm.Name)
 		return nil, nil
 	}
@@ -31,6 +41,12 @@ func (pw *Writer) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 	if err = pw.Reader.Get(ctx, client.ObjectKeyFromObject(cm), old); err != nil {
 		return nil, fmt.Errorf("get plan %s: %w", cm.Name, err)
 	}
+	if VerifyPlan(pw.Sealer, old) != nil {
+		if samePlanDocument(old, cm) {
+			return nil, pw.sealPlanInPlace(ctx, old, claimsOf(cm))
+		}
+		return nil, pw.replacePlan(ctx, cr, old, cm, w)
+	}
 	stored := plantrust.Stored(old)
 	decision, stall := domain.DecidePlanWrite(stored, w.Plan)
 	if stall != nil {
@@ -40,23 +56,28 @@ func (pw *Writer) createPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 		return refusal.Stall, nil
 	}
 	if decision == domain.PlanWriteReplace {
-		if err = pw.replace(ctx, old, cm); err != nil {
-			return nil, err
-		}
-		pw.Recorder.Eventf(cr, corev1.EventTypeNormal, domain.EventPlanWritten.String(), "plan %s replaced in ConfigMap %s", w.Plan.Digest, cm.Name)
-		return nil, nil
+		return nil, pw.replacePlan(ctx, cr, old, cm, w)
 	}
-	if w.BundleJob != "" && old.Labels[aicrv1alpha1.LabelResolvedBy] != w.BundleJob {
-		patch := client.MergeFrom(old.DeepCopy())
-		if old.Labels == nil {
-			old.Labels = map[string]string{}
-		}
-		old.Labels[aicrv1alpha1.LabelResolvedBy] = w.BundleJob
-		if err = pw.Client.Patch(ctx, old, patch); err != nil {
-			return nil, fmt.Errorf("label plan %s: %w", cm.Name, err)
-		}
+	switch {
+	case !SealedPlan(pw.Sealer, old) && samePlanDocument(old, cm):
+		return nil, pw.sealPlanInPlace(ctx, old, claimsOf(cm))
+	case w.BundleJob != "" && old.Labels[aicrv1alpha1.LabelResolvedBy] != w.BundleJob:
+		return nil, pw.sealPlanInPlace(ctx, old, resolvedBy(w.BundleJob))
 	}
 	return nil, nil
+}
+
+// replacePlan replaces the plan ConfigMap old with cm and seals the new one.
+func (pw *Writer) replacePlan(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, old, cm *corev1.ConfigMap, w Write) error {
+	created := cm.DeepCopy()
+	if err := pw.replaceWith(ctx, old, created); err != nil {
+		return err
+	}
+	if err := pw.sealPlanInPlace(ctx, created, claimsOf(cm)); err != nil {
+		return err
+	}
+	pw.Recorder.Eventf(cr, corev1.EventTypeNormal, domain.EventPlanWritten.String(), "plan %s replaced in ConfigMap %s", w.Plan.Digest, cm.Name)
+	return nil
 }
 
 // createOnce creates a content-addressed ConfigMap (recipe, values,

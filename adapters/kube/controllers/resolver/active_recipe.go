@@ -21,7 +21,7 @@ import (
 // recipe that does not verify stalls; purpose names what the recipe is read for.
 func (r *Reconciler) activeRecipe(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, active, purpose string,
 	use func(*configdoc.Plan) bool) (*configdoc.Plan, []byte, *outcome) {
-	plans := planstore.NewReader(r.Reader, r.Config.OperatorNamespace)
+	plans := planstore.NewReader(r.Reader, r.Config.OperatorNamespace, r.Config.Sealer)
 	doc, stall, err := plans.Document(ctx, active, string(cr.UID))
 	switch {
 	case err != nil:
@@ -57,7 +57,7 @@ func (r *Reconciler) planMissing(ctx context.Context, digest string) bool {
 
 // valuesLost reports whether the values ConfigMap of the plan of digest does not exist.
 func (r *Reconciler) valuesLost(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string) bool {
-	_, parts, _, err := planstore.NewReader(r.Reader, r.Config.OperatorNamespace).Parts(ctx, digest, string(cr.UID))
+	_, parts, _, err := planstore.NewReader(r.Reader, r.Config.OperatorNamespace, r.Config.Sealer).Parts(ctx, digest, string(cr.UID))
 	for _, p := range parts {
 		if err == nil && p.Kind == domain.PartValues && p.State == domain.PartLost {
 			return true

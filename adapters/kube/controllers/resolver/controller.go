@@ -48,7 +48,7 @@ type Config struct {
 	CRDDigests map[string]string
 	// Track wraps the reconciler (the liveness tracker); nil: none.
 	Track shared.Track
-	// Sealer seals the upgrade-check reports the resolver keeps, so only its own are used.
+	// Sealer seals the plans and upgrade-check reports the resolver keeps, so only its own are used.
 	Sealer ports.Sealer
 }
 

@@ -89,7 +89,7 @@ func (r *Reconciler) publish(ctx context.Context, cr *aicrv1alpha1.ClusterRuntim
 // (domain.PublishedCharts.RecordPlan), each read through the plan store's trust check; a plan
 // that is missing or fails it records nothing.
 func (r *Reconciler) recordPlans(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime) error {
-	plans := planstore.NewReader(r.Reader, r.Config.OperatorNamespace)
+	plans := planstore.NewReader(r.Reader, r.Config.OperatorNamespace, r.Config.Sealer)
 	for _, digest := range []string{cr.Status.ActivePlanDigest, cr.Status.CandidatePlanDigest} {
 		if digest == "" {
 			continue

@@ -29,7 +29,7 @@ func (r *Reconciler) repairRecorded(ctx context.Context, run *resolution) *outco
 
 // judgeRecorded is repairRecorded for the plan of digest recorded for the current render.
 func (r *Reconciler) judgeRecorded(ctx context.Context, cr *aicrv1alpha1.ClusterRuntime, digest string, recipe []byte) *outcome {
-	plans := planstore.NewReader(r.Reader, r.Config.OperatorNamespace)
+	plans := planstore.NewReader(r.Reader, r.Config.OperatorNamespace, r.Config.Sealer)
 	doc, parts, stall, err := plans.Parts(ctx, digest, string(cr.UID))
 	switch {
 	case err != nil:

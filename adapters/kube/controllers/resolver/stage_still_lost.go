@@ -12,7 +12,7 @@ import (
 // (domain.StillLost), so the resolver does not resolve it again and again.
 func (r *Reconciler) stillLost(ctx context.Context, run *resolution) *outcome {
 	digest := run.plan.Digest
-	_, parts, stall, err := planstore.NewReader(r.Reader, r.Config.OperatorNamespace).Parts(ctx, digest, string(run.cr.UID))
+	_, parts, stall, err := planstore.NewReader(r.Reader, r.Config.OperatorNamespace, r.Config.Sealer).Parts(ctx, digest, string(run.cr.UID))
 	if err != nil {
 		return transient(err)
 	}

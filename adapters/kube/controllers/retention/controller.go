@@ -63,7 +63,7 @@ func New(c client.Client, reader client.Reader, recorder record.EventRecorder, n
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	return &Reconciler{client: c, reader: reader, plans: planstore.NewReader(reader, namespace), recorder: recorder,
+	return &Reconciler{client: c, reader: reader, plans: planstore.NewReader(reader, namespace, seals), recorder: recorder,
 		metrics: shared.NewMetrics(), namespace: namespace, interval: interval, release: release, seals: seals}, nil
 }
 

@@ -118,7 +118,7 @@ func lostStartReconciler(t *testing.T, cached, live aicrv1alpha1.RuntimeRolloutS
 		Status: live,
 	}
 	base := fake.NewClientBuilder().WithScheme(scheme).WithObjects(cr, ro).WithStatusSubresource(cr, ro).Build()
-	writer := planstore.Writer{Client: base, Reader: base, Recorder: record.NewFakeRecorder(4), Namespace: namespace}
+	writer := planstore.Writer{Client: base, Reader: base, Recorder: record.NewFakeRecorder(4), Namespace: namespace, Sealer: sealtest.New()}
 	stall, err := writer.Write(context.Background(), cr, planstore.Write{Plan: plan})
 	require.NoError(t, err)
 	require.Nil(t, stall)
@@ -163,7 +163,7 @@ func lostStartReconciler(t *testing.T, cached, live aicrv1alpha1.RuntimeRolloutS
 		return []ports.ReleaseStatus{ready(plan.Releases[0].Ref()), ready(plan.Releases[1].Ref())}, nil
 	}).AnyTimes()
 	cache := staleReader{Client: c, status: cached}
-	plans := planstore.NewReader(base, namespace)
+	plans := planstore.NewReader(base, namespace, sealtest.New())
 	return NewReconciler(cache, base, domain.Ports{Engine: consistentEngine{engine, readyOnceApplied}, Clock: clock, Sealer: sealtest.New()}, plans, recorder, shared.Options{}),
 		client.ObjectKeyFromObject(ro)
 }

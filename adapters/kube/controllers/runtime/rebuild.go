@@ -26,7 +26,7 @@ func (r *Reconciler) readPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRunti
 	if err != nil || stall == nil || stall.Reason() != domain.StallPlanUnreadable {
 		return doc, stall, err
 	}
-	live := planstore.NewReader(r.creator.reader, r.plans.Namespace())
+	live := planstore.NewReader(r.creator.reader, r.plans.Namespace(), r.ports.Sealer)
 	doc, stall, missing, err := live.Lookup(ctx, digest, obs.uid)
 	switch {
 	case missing && digest == obs.active && obs.engineStall == nil:
@@ -55,7 +55,8 @@ func (r *Reconciler) rebuildPlan(ctx context.Context, cr *aicrv1alpha1.ClusterRu
 	if stall != nil {
 		return nil, stall, nil
 	}
-	writer := &planstore.Writer{Client: r.client, Reader: r.creator.reader, Recorder: r.recorder, Namespace: r.plans.Namespace()}
+	writer := &planstore.Writer{Client: r.client, Reader: r.creator.reader, Recorder: r.recorder, Namespace: r.plans.Namespace(),
+		Sealer: r.ports.Sealer}
 	if stall, err := writer.Write(ctx, cr, planstore.Write{Plan: plan}); stall != nil || err != nil {
 		if err != nil {
 			return nil, nil, fmt.Errorf("rebuild plan %s: %w", digest, err)

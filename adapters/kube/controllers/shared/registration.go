@@ -29,13 +29,13 @@ type Registration struct {
 }
 
 // NewRegistration returns the Registration over mgr: c writes (mgr.GetClient() when nil), plans
-// are read through the manager's cache in the operator namespace, and Events are recorded as
-// FieldManager.
+// are read through the manager's cache in the operator namespace under the operator's seal
+// (p.Sealer), and Events are recorded as FieldManager.
 func NewRegistration(mgr ctrl.Manager, c client.Client, p domain.Ports, opts Options) Registration {
 	if c == nil {
 		c = mgr.GetClient()
 	}
-	return Registration{Client: c, Ports: p, Plans: planstore.NewReader(mgr.GetClient(), opts.OperatorNamespace),
+	return Registration{Client: c, Ports: p, Plans: planstore.NewReader(mgr.GetClient(), opts.OperatorNamespace, p.Sealer),
 		Recorder: mgr.GetEventRecorderFor(FieldManager), Options: opts}
 }
 

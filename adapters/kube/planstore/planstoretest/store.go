@@ -21,12 +21,17 @@ import (
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/domain"
+	"github.com/NVIDIA/aicr/ports"
+	"github.com/NVIDIA/aicr/test/sealtest"
 )
 
 // Store writes plans into Namespace (the operator namespace) of the API server Client talks to.
 type Store struct {
 	Client    client.Client
 	Namespace string
+	// Sealer seals the plans as the operator does; nil uses sealtest.New(), the key the suites'
+	// operators seal with.
+	Sealer ports.Sealer
 }
 
 // Plan is a plan to write and what it references, as planstore.Write has them; Image is the
@@ -46,7 +51,7 @@ type Plan struct {
 func (s Store) Write(t testing.TB, p Plan) *configdoc.Plan {
 	t.Helper()
 	writer := &planstore.Writer{Client: s.Client, Reader: s.Client, Recorder: &record.FakeRecorder{},
-		Namespace: s.Namespace, Image: p.Image}
+		Namespace: s.Namespace, Image: p.Image, Sealer: s.seals()}
 	cr := &aicrv1alpha1.ClusterRuntime{ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName,
 		UID: types.UID(p.Plan.RuntimeUID)}}
 	stall, err := writer.Write(context.Background(), cr, planstore.Write{Plan: p.Plan, Recipe: p.Recipe,
@@ -66,7 +71,9 @@ func (s Store) Document(t testing.TB, digest string) *configdoc.Plan {
 }
 
 // Tamper replaces the stored ConfigMap name with a copy edit altered. The operator's ConfigMaps
-// are immutable, so the original is deleted and the altered copy created in its place.
+// are immutable, so the original is deleted and the altered copy created in its place. A plan
+// ConfigMap is sealed again as the operator seals one (planstore.SealPlan), so a reader refuses
+// the alteration by the unkeyed check it is about, or reads it as an older operator's plan.
 func (s Store) Tamper(t testing.TB, name string, edit func(cm *corev1.ConfigMap)) {
 	t.Helper()
 	ctx := context.Background()
@@ -79,6 +86,18 @@ func (s Store) Tamper(t testing.TB, name string, edit func(cm *corev1.ConfigMap)
 	}
 	edit(altered)
 	require.NoError(t, s.Client.Create(ctx, altered))
+	if altered.Labels[aicrv1alpha1.LabelRole] == aicrv1alpha1.RolePlan {
+		planstore.SealPlan(s.seals(), altered)
+		require.NoError(t, s.Client.Update(ctx, altered))
+	}
+}
+
+// seals is the Sealer the store seals plans with.
+func (s Store) seals() ports.Sealer {
+	if s.Sealer == nil {
+		return sealtest.New()
+	}
+	return s.Sealer
 }
 
 // EditPlan tampers with the stored plan document of digest: edit alters the document, which is

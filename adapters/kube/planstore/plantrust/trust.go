@@ -31,6 +31,10 @@ const (
 	// records
 	// (PLAN-4, PLAN-6).
 	Content Failed = "Content"
+	// Unsealed refuses a plan ConfigMap the operator's keyed seal does not vouch for. Only the
+	// operator checks it (planstore.VerifyPlan): every other check here is unkeyed, so whoever
+	// can write the ConfigMap can pass them, and kubectl aicr, which holds no key, runs only those.
+	Unsealed Failed = "Unsealed"
 )
 
 // Refusal is a failed trust check: which check failed, and the stall the operator records for
