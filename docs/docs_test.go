@@ -231,6 +231,7 @@ func TestDocs_OperatorKeysExist(t *testing.T) {
 		aicrv1alpha1.AnnotationRelease, aicrv1alpha1.AnnotationRuntimeUID, aicrv1alpha1.AnnotationPlanGraph,
 		aicrv1alpha1.AnnotationSequence, aicrv1alpha1.AnnotationStartingInventorySize,
 		aicrv1alpha1.AnnotationOutcomeMessage, aicrv1alpha1.AnnotationContentDigest, aicrv1alpha1.AnnotationSeal, aicrv1alpha1.AnnotationEvidence,
+		aicrv1alpha1.AnnotationEvidenceSeal,
 		aicrv1alpha1.AnnotationResolveRequestedAt, aicrv1alpha1.AnnotationRetryRequestedAt, aicrv1alpha1.FinalizerCleanup,
 	} {
 		known[k] = true
