@@ -172,11 +172,6 @@ func configMapSize(cm *corev1.ConfigMap) int {
 	return n
 }
 
-// replace deletes old (only that exact object) and creates cm.
-func (pw *Writer) replace(ctx context.Context, old, cm *corev1.ConfigMap) error {
-	return pw.replaceWith(ctx, old, cm.DeepCopy())
-}
-
 // replaceWith deletes old (only that exact object) and creates cm, which then holds what the
 // API server created.
 func (pw *Writer) replaceWith(ctx context.Context, old, cm *corev1.ConfigMap) error {
