@@ -64,8 +64,8 @@ func walkthrough(t *testing.T, argoCD string, timeout time.Duration, args ...str
 	assert.Regexp(t, `(?m)^\s+\| cluster\s+True\s+RolledOut\s.*rolled out and validated`, text, "the runtime is Ready and validated")
 	assert.Len(t, regexp.MustCompile(`(?m)^\s+rollout-\S+: deployment validation passed$`).FindAllString(text, -1), 2,
 		"both rollouts are validated")
-	assert.Regexp(t, `(?m)^\s+rollout-\S+: 127\.0\.0\.1:\d+/aicr/bundles/cluster@sha256:[0-9a-f]{64}$`, text,
-		"the evidence is stored in the runtime registry")
+	assert.Regexp(t, `(?m)^\s+rollout-\S+: 127\.0\.0\.1:\d+/aicr/bundles/cluster@sha256:[0-9a-f]{64} \(sealed by the operator\)$`, text,
+		"the evidence is stored in the runtime registry, referenced under the operator's seal")
 	assert.Regexp(t, `(?m)^\s+rollout rollout-\S+ AwaitingAcknowledgement: rollout rollout-\S+ awaiting acknowledgement of `+
 		`the DRA driver's kubelet plugin restarted after the upgraded GPU Operator's driver became ready`, text,
 		"the GPU Operator's upgrade pauses the rollout before the DRA driver's step")
