@@ -6,17 +6,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // auditPolicy records every write (create, update, patch, delete) at the Metadata level:
-// who wrote what, with which user agent and answer, without the bodies.
+// who wrote what, with which user agent and answer, without the bodies; %s is the rules of
+// the writes recorded with their bodies (AuditBodies), which come first.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:
-- level: Metadata
+%s- level: Metadata
   verbs: ["create", "update", "patch", "delete", "deletecollection"]
 - level: None
 `
@@ -39,12 +41,36 @@ type AuditEvent struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
 	StageTimestamp string `json:"stageTimestamp"`
+	// RequestObject and ResponseObject are the bodies of a write Options.AuditBodies names
+	// (a patch's request is the patch); empty for the others.
+	RequestObject  json.RawMessage `json:"requestObject,omitempty"`
+	ResponseObject json.RawMessage `json:"responseObject,omitempty"`
 }
 
-// configureAudit makes the API server write the audit log of every write to path (JSON lines).
-func configureAudit(environment *envtest.Environment, path string) error {
+// AuditResource names a resource whose writes the audit log records with their bodies.
+type AuditResource struct {
+	// Group is the API group, "" for the core group.
+	Group string
+	// Resource is the plural resource name, e.g. "applications".
+	Resource string
+}
+
+// bodyRules are the audit policy rules recording the writes of resources with their request
+// and response bodies (level RequestResponse).
+func bodyRules(resources []AuditResource) string {
+	var b strings.Builder
+	for _, r := range resources {
+		fmt.Fprintf(&b, "- level: RequestResponse\n  verbs: [\"create\", \"update\", \"patch\", \"delete\"]\n"+
+			"  resources: [{group: %q, resources: [%q]}]\n", r.Group, r.Resource)
+	}
+	return b.String()
+}
+
+// configureAudit makes the API server write the audit log of every write to path (JSON lines),
+// those of bodies with their request and response bodies.
+func configureAudit(environment *envtest.Environment, path string, bodies []AuditResource) error {
 	policy := filepath.Join(filepath.Dir(path), filepath.Base(path)+".policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+	if err := os.WriteFile(policy, fmt.Appendf(nil, auditPolicy, bodyRules(bodies)), 0o600); err != nil {
 		return fmt.Errorf("write audit policy: %w", err)
 	}
 	args := environment.ControlPlane.GetAPIServer().Configure()

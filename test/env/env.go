@@ -29,6 +29,10 @@ type Options struct {
 	// AuditLog, when set, is the file the API server writes an audit event of every write to
 	// (JSON lines, read with ReadAudit); its directory must exist.
 	AuditLog string
+	// AuditBodies are the resources whose writes the audit log records with their request and
+	// response bodies, e.g. to tell a write that changed an object (a new resourceVersion) from
+	// one that did not.
+	AuditBodies []AuditResource
 }
 
 // Env is a running control plane.
@@ -99,7 +103,7 @@ func Start(opts Options) (*Env, error) {
 		ControlPlaneStopTimeout: time.Minute,
 	}
 	if opts.AuditLog != "" {
-		if err = configureAudit(environment, opts.AuditLog); err != nil {
+		if err = configureAudit(environment, opts.AuditLog, opts.AuditBodies); err != nil {
 			return nil, err
 		}
 	}

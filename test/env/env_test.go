@@ -2,6 +2,7 @@ package env_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	auditLog = filepath.Join(dir, "audit.log")
-	code := env.Main(m, env.Options{AuditLog: auditLog}, func(started *env.Env) error {
+	code := env.Main(m, env.Options{AuditLog: auditLog, AuditBodies: []env.AuditResource{{Resource: "configmaps"}}}, func(started *env.Env) error {
 		cp = started
 		return nil
 	})
@@ -38,7 +39,8 @@ func TestMain(m *testing.M) {
 }
 
 // TestAuditLogRecordsWhoWroteWhat creates a ConfigMap as a kubeconfig user and finds the write,
-// with its user, in the audit log; reads are not recorded.
+// with its user and (AuditBodies names ConfigMaps) the object it created, in the audit log;
+// reads are not recorded.
 func TestAuditLogRecordsWhoWroteWhat(t *testing.T) {
 	raw, err := cp.KubeConfig("audited-writer", "system:masters")
 	require.NoError(t, err)
@@ -68,6 +70,9 @@ func TestAuditLogRecordsWhoWroteWhat(t *testing.T) {
 	assert.Equal(t, "configmaps", mine[0].ObjectRef.Resource)
 	assert.Equal(t, "audited", mine[0].ObjectRef.Name)
 	assert.Equal(t, 201, mine[0].ResponseStatus.Code)
+	var created corev1.ConfigMap
+	require.NoError(t, json.Unmarshal(mine[0].ResponseObject, &created), "the created object is recorded")
+	assert.Equal(t, cm.ResourceVersion, created.ResourceVersion)
 }
 
 // TestKubeConfigAuthenticatesAsTheUser writes an administrator's kubeconfig and lists
