@@ -115,6 +115,17 @@ test-faults: ## The fault-injection suite (lost answers, 5xx, 429, killed operat
 test-handover: ## Leader handover and API server freezes: two operator processes, SIGKILL/SIGSTOP, the audit log.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -tags handover -count=1 -timeout 20m -run 'Handover' -v ./test/demo/
 
+.PHONY: test-chaos test-chaos-long
+# The chaos suite kills the real operator binary with SIGKILL at points a seed chooses through
+# the demo's validated transitions (test/demo, TestChaosKills), with the real Argo CD once
+# e2e-tools built it. CHAOS_SEEDS overrides the seeds ("1-3,7").
+test-chaos: e2e-tools ## The chaos suite's CI run: 3 seeds of kill -9 of the operator (about 5 minutes on 2 cores).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" CHAOS_SEEDS=$(or $(CHAOS_SEEDS),1-3) \
+		go test -tags e2e -count=1 -timeout 30m -v -run '^TestChaosKills$$' ./test/demo/
+test-chaos-long: e2e-tools ## The chaos suite with 30 seeds (about an hour on 2 cores).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" CHAOS_SEEDS=$(or $(CHAOS_SEEDS),1-30) \
+		go test -tags e2e -count=1 -timeout 180m -v -run '^TestChaosKills$$' ./test/demo/
+
 .PHONY: promtool
 promtool: ## Build Prometheus' promtool into the cache (once).
 	@test/tools/promtool-bin.sh >/dev/null

@@ -57,6 +57,8 @@ type demo struct {
 	// followed is closed once the rollout watch returned: it prints to the console, so the
 	// demo waits for it before it returns (a test reads what the console received).
 	followed chan struct{}
+	// controlPlane is what the control plane starts with (the chaos suite's audit log).
+	controlPlane env.Options
 }
 
 func runDemo(args []string) error {
@@ -153,7 +155,7 @@ func (d *demo) startControlPlane(context.Context) error {
 		}
 		progress("the render grown to %d releases: each added one a stand-in chart of its own in namespace %s", d.releases, syntheticNamespace)
 	}
-	if d.cp, err = env.Start(env.Options{}); err != nil {
+	if d.cp, err = env.Start(d.controlPlane); err != nil {
 		return err
 	}
 	progress("control plane up: kube-apiserver %s (its /version)", d.cp.ServerVersion.GitVersion)
