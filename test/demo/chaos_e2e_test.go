@@ -112,6 +112,7 @@ func runChaosSeed(t *testing.T, plan killPlan) chaosResult {
 	r, err := checkChaosOutcome(ctx, d, auditLog)
 	r.seed, r.kills, r.counted, r.took, r.real = plan.seed, kills, counted, time.Since(started), d.real
 	require.NoError(t, err)
+	r.checkReached(plan)
 	if len(r.problems) > 0 {
 		r.print()
 		logTails(t, workdir)

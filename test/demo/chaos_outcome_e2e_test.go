@@ -179,6 +179,17 @@ func (r *chaosResult) checkJobs(ctx context.Context, d *demo) error {
 	return nil
 }
 
+// checkReached wants every kill point of plan reached: a walk that makes fewer writes than
+// the plan draws from (chaosCountedWrites, chaosAppWrites) would kill less than it says.
+func (r *chaosResult) checkReached(plan killPlan) {
+	if last := plan.afterWrite[len(plan.afterWrite)-1]; last > r.counted.all {
+		r.problems = append(r.problems, fmt.Sprintf("kill point: counted write %d never came (%d counted writes)", last, r.counted.all))
+	}
+	if last := plan.afterAppWrite[len(plan.afterAppWrite)-1]; last > r.counted.applications {
+		r.problems = append(r.problems, fmt.Sprintf("kill point: Application write %d never came (%d changing Application writes)", last, r.counted.applications))
+	}
+}
+
 // print writes the seed's figures to standard output (go test -v shows them).
 func (r chaosResult) print() {
 	engine := map[bool]string{true: "the real Argo CD", false: "the stand-in Argo CD"}[r.real]
