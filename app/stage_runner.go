@@ -54,9 +54,9 @@ type StageRun struct {
 	Events []StageEvent
 }
 
-// StageRunner runs the stages of a resolution over the JobRunner port: a kept result first,
-// else the stage's Job, started once, its output used only when it is the Job's own and of the
-// pinned AICR version, kept when the stage keeps it; a failed Job is retried when AICR's exit
+// StageRunner runs the stages of a resolution over the JobRunner port: a kept result first
+// (deleting the stage's Jobs a stopped operator left), else the stage's Job, started once,
+// its output used only when it is the Job's own and of the pinned AICR version, kept when the stage keeps it; a failed Job is retried when AICR's exit
 // is transient and kept for inspection when it is not (RES-1, RES-4, RES-5, RES-7). A Job
 // killed from outside AICR runs again under the next run's name (<name>-2, <name>-3) after a
 // backoff, and a succeeded Job whose output is lost at once, at most domain.JobKillAttempts
@@ -88,6 +88,9 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 		case err != nil:
 			return run.transient(err)
 		case files != nil:
+			if err = DeleteLeftStageJobs(ctx, s.Jobs, st.Name); err != nil {
+				return run.transient(err)
+			}
 			run.Files = files
 			return run
 		}
@@ -278,6 +281,31 @@ func DeleteStageJobs(ctx context.Context, jobs ports.JobRunner, name string) err
 	st := Stage{Name: name}
 	for n := 1; n <= domain.JobKillAttempts; n++ {
 		if err := jobs.Delete(ctx, ports.JobRef{Name: st.job(n)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteLeftStageJobs deletes the Jobs of the runs of the stage named name that are still
+// there once its result is kept or recorded (RES-7): an operator stopped between keeping or
+// recording the result and deleting the Jobs left them, and a run that succeeded deletes only
+// its own Job, not the killed runs before it. It looks before it deletes, so a stage whose Jobs
+// are gone costs no write; a Job being deleted already is left to go.
+func DeleteLeftStageJobs(ctx context.Context, jobs ports.JobRunner, name string) error {
+	st := Stage{Name: name}
+	for n := 1; n <= domain.JobKillAttempts; n++ {
+		ref := ports.JobRef{Name: st.job(n)}
+		js, err := jobs.Status(ctx, ref)
+		switch {
+		case errors.Is(err, ports.ErrJobNotFound):
+			continue
+		case err != nil:
+			return err
+		case !js.DeletingSince.IsZero():
+			continue
+		}
+		if err = jobs.Delete(ctx, ref); err != nil {
 			return err
 		}
 	}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,7 +51,31 @@ func TestStageRunner_Run(t *testing.T) {
 		events    []string
 	}{
 		{name: "a kept result is reused without a Job", files: true,
-			expect: func(j *mocks.MockJobRunnerMockRecorder) { j.Kept(gomock.Any(), kept).Return(result, nil) }},
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(result, nil)
+				noRunsLeft(j, 1)
+			}},
+		{name: "a kept result deletes the Jobs a stopped operator left, the succeeded run's and a killed one's", files: true,
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(result, nil)
+				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobFailed}, nil)
+				j.Delete(gomock.Any(), ref).Return(nil)
+				j.Status(gomock.Any(), secondRun).Return(succeeded, nil)
+				j.Delete(gomock.Any(), secondRun).Return(nil)
+				noRunsLeft(j, 3)
+			}},
+		{name: "a kept result leaves a Job being deleted to go", files: true,
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(result, nil)
+				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobSucceeded, DeletingSince: time.Unix(1, 0)}, nil)
+				noRunsLeft(j, 2)
+			}},
+		{name: "a kept result whose left Job cannot be deleted is transient", transient: errFlaky.Error(),
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(result, nil)
+				j.Status(gomock.Any(), ref).Return(succeeded, nil)
+				j.Delete(gomock.Any(), ref).Return(errFlaky)
+			}},
 		{name: "a kept result that does not verify is ignored and the Job starts", waiting: true,
 			events: []string{domain.EventKeptResultIgnored.String(), domain.EventResolveStageStarted.String()},
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
@@ -129,6 +155,21 @@ func TestStageRunner_Run(t *testing.T) {
 			}
 			assert.Equal(t, tt.events, reasons)
 		})
+	}
+}
+
+// secondRun is the Job of the recipe stage's second run, after a kill.
+var secondRun = ports.JobRef{Name: recipeStage.Name + "-2"}
+
+// noRunsLeft expects the lookups of the recipe stage's runs from run from on, none of which
+// has a Job.
+func noRunsLeft(j *mocks.MockJobRunnerMockRecorder, from int) {
+	for n := from; n <= domain.JobKillAttempts; n++ {
+		name := recipeStage.Name
+		if n > 1 {
+			name += "-" + strconv.Itoa(n)
+		}
+		j.Status(gomock.Any(), ports.JobRef{Name: name}).Return(ports.JobStatus{}, ports.ErrJobNotFound)
 	}
 }
 

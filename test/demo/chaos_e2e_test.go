@@ -77,7 +77,7 @@ func runChaosSeed(t *testing.T, plan killPlan) chaosResult {
 	require.NoError(t, err)
 	defer func() { _ = consoleLog.Close() }()
 	console = &lockedWriter{w: consoleLog}
-	auditLog := filepath.Join(workdir, "audit.log")
+	auditLog := filepath.Join(workdir, "audit.jsonl") // not a *.log: logTails skips it
 	d := &demo{workdir: workdir, binaries: filepath.Join(workdir, "bin"), argoCD: "auto",
 		controlPlane: env.Options{AuditLog: auditLog, AuditBodies: chaosAuditBodies}}
 	d.real, err = d.realArgoCD()

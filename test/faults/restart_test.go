@@ -1,11 +1,15 @@
 package faults_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // A boundary is the write after which a resolver stage is done and the next not begun.
@@ -20,9 +24,11 @@ type boundary struct {
 var stageBoundaries = []boundary{
 	{"snapshot Job created", "create", "jobs", discoveryNS, "aicr-snapshot-"},
 	{"snapshot kept", "create", "configmaps", operatorNS, "aicr-snapshot-"},
+	{"snapshot sealed", "patch", "configmaps", operatorNS, "aicr-snapshot-"},
 	{"snapshot Job deleted", "delete", "jobs", discoveryNS, "aicr-snapshot-"},
 	{"recipe Job created", "create", "jobs", jobNS, "aicr-recipe-"},
 	{"recipe kept", "create", "configmaps", operatorNS, "aicr-recipe-"},
+	{"recipe sealed", "patch", "configmaps", operatorNS, "aicr-recipe-"},
 	{"bundle Job created", "create", "jobs", jobNS, "aicr-bundle-"},
 	{"bundle Job deleted", "delete", "jobs", jobNS, "aicr-bundle-"},
 	{"values written", "create", "configmaps", operatorNS, "aicr-values-"},
@@ -56,6 +62,30 @@ func TestKillAtStageBoundary(t *testing.T) {
 			w.waitInstalled(base.digest)
 			assertInstalled(t, base.digest, uid)
 			assertCreatedOnce(t, w.faults.recorded(), base.creates)
+			assertNoStageJobs(t)
 		})
+	}
+}
+
+// assertNoStageJobs wants every resolver stage Job deleted once the plan is installed (RES-7),
+// also one whose result was kept just before the operator stopped.
+func assertNoStageJobs(t *testing.T) {
+	t.Helper()
+	var left []string
+	gone := assert.Eventually(t, func() bool {
+		left = left[:0]
+		for _, ns := range []string{jobNS, discoveryNS} {
+			var js batchv1.JobList
+			require.NoError(t, k8s.List(context.Background(), &js, client.InNamespace(ns)))
+			for _, j := range js.Items {
+				if j.DeletionTimestamp == nil {
+					left = append(left, j.Namespace+"/"+j.Name)
+				}
+			}
+		}
+		return len(left) == 0
+	}, 10*time.Second, tick, "stage Jobs deleted")
+	if !gone {
+		t.Logf("stage Jobs left behind: %v", left)
 	}
 }

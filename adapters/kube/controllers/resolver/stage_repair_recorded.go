@@ -8,6 +8,7 @@ import (
 
 	aicrv1alpha1 "github.com/NVIDIA/aicr/adapters/kube/api/v1alpha1"
 	"github.com/NVIDIA/aicr/adapters/kube/configdoc"
+	"github.com/NVIDIA/aicr/adapters/kube/controllers/shared"
 	"github.com/NVIDIA/aicr/adapters/kube/planstore"
 	"github.com/NVIDIA/aicr/app"
 	"github.com/NVIDIA/aicr/domain"
@@ -24,7 +25,28 @@ import (
 func (r *Reconciler) repairRecorded(ctx context.Context, run *resolution) *outcome {
 	out := r.judgeRecorded(ctx, run.cr, run.recorded, run.recipe)
 	run.recordedJudged = out == nil
+	if out != nil && out.candidate != "" {
+		if err := r.deleteRenderJobs(ctx, run); err != nil {
+			return transient(err)
+		}
+	}
 	return out
+}
+
+// deleteRenderJobs deletes the bundle and upgrade-check Jobs of the recorded plan's render
+// that are still there (RES-7): an operator stopped after it wrote the plan and before its
+// ResolveJobCleanup left them, and the recorded plan is reported without that stage.
+func (r *Reconciler) deleteRenderJobs(ctx context.Context, run *resolution) error {
+	names := []string{run.bundleJob}
+	if active := run.cr.Status.ActivePlanDigest; active != "" {
+		names = append(names, shared.UpgradeCheckJob(run.cr, r.release(), active, run.recipe))
+	}
+	for _, name := range names {
+		if err := app.DeleteLeftStageJobs(ctx, r.Jobs, name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // judgeRecorded is repairRecorded for the plan of digest recorded for the current render.
