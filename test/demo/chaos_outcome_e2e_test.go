@@ -193,16 +193,22 @@ func (r *chaosResult) checkReached(plan killPlan) {
 // print writes the seed's figures to standard output (go test -v shows them).
 func (r chaosResult) print() {
 	engine := map[bool]string{true: "the real Argo CD", false: "the stand-in Argo CD"}[r.real]
-	fmt.Fprintf(os.Stdout, "chaos seed %d (%s): %d kills survived in %s\n", r.seed, engine, len(r.kills), r.took.Round(time.Second))
+	report("chaos seed %d (%s): %d kills survived in %s\n", r.seed, engine, len(r.kills), r.took.Round(time.Second))
 	for i, k := range r.kills {
-		fmt.Fprintf(os.Stdout, "    kill %d %s\n", i+1, k)
+		report("    kill %d %s\n", i+1, k)
 	}
-	fmt.Fprintf(os.Stdout, "    the operator's counted writes: %d, of them changing Application writes: %d\n", r.counted.all, r.counted.applications)
-	fmt.Fprintf(os.Stdout, "    Application writes per step: %s; no-op patches %d, failed attempts %d\n", r.steps, r.noops, r.failed)
-	fmt.Fprintf(os.Stdout, "    %d RuntimeRollouts, %d Applications, lost: %d, problems: %d\n", r.rollouts, r.applications, r.lost, len(r.problems))
+	report("    the operator's counted writes: %d, of them changing Application writes: %d\n", r.counted.all, r.counted.applications)
+	report("    Application writes per step: %s; no-op patches %d, failed attempts %d\n", r.steps, r.noops, r.failed)
+	report("    %d RuntimeRollouts, %d Applications, lost: %d, problems: %d\n", r.rollouts, r.applications, r.lost, len(r.problems))
 	for _, p := range r.problems {
-		fmt.Fprintf(os.Stdout, "    PROBLEM %s\n", p)
+		report("    PROBLEM %s\n", p)
 	}
+}
+
+// report writes a line of the suite's figures to standard output, which go test -v shows
+// whether the test passes or not.
+func report(format string, args ...any) {
+	_, _ = fmt.Fprintf(os.Stdout, format, args...)
 }
 
 // printChaosTotals writes the figures of all seeds.
@@ -218,6 +224,6 @@ func printChaosTotals(results []chaosResult, took time.Duration) {
 			}
 		}
 	}
-	fmt.Fprintf(os.Stdout, "chaos: %d seeds, %d kills survived, %d of %d steps written exactly once, lost: %d, in %s\n",
+	report("chaos: %d seeds, %d kills survived, %d of %d steps written exactly once, lost: %d, in %s\n",
 		len(results), kills, once, steps, lost, took.Round(time.Second))
 }

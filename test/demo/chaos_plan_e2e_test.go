@@ -42,7 +42,7 @@ type killPlan struct {
 
 // newKillPlan draws seed's plan.
 func newKillPlan(seed int64) killPlan {
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x6b696c6c)) //nolint:gosec // reproducible, not secret
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x6b696c6c))
 	p := killPlan{seed: seed}
 	p.afterWrite = distinct(rng, chaosWriteKills, chaosCountedWrites)
 	p.afterAppWrite = distinct(rng, chaosAppKills, chaosAppWrites)

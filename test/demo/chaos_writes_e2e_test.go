@@ -167,10 +167,10 @@ func changingAppWrite(e env.AuditEvent) bool {
 	if e.User.Username != operatorUser || e.ObjectRef.Resource != "applications" {
 		return false
 	}
-	switch {
-	case e.Verb == "create":
+	switch e.Verb {
+	case "create":
 		return e.ResponseStatus.Code == 201
-	case e.Verb == "patch" || e.Verb == "update":
+	case "patch", "update":
 		var req, resp auditedMeta
 		if e.ResponseStatus.Code != 200 || json.Unmarshal(e.RequestObject, &req) != nil || json.Unmarshal(e.ResponseObject, &resp) != nil {
 			return false
