@@ -114,6 +114,14 @@ func (m *monkey) killer(ctx context.Context) {
 	}
 }
 
+// trigger asks the killer for a kill, unless the monkey is stopping.
+func (m *monkey) trigger(ctx context.Context, why string) {
+	select {
+	case m.triggers <- why:
+	case <-ctx.Done():
+	}
+}
+
 // kill sends SIGKILL to the operator's process group, waits until it is gone, deletes the
 // Lease the dead leader holds (instead of waiting out its 15 s: nobody renews it) and starts
 // the operator again with the same command line and kubeconfig.
@@ -184,7 +192,7 @@ func (m *monkey) tail(ctx context.Context) error {
 			m.counted = writeCounts{counted, appWrites}
 			m.mu.Unlock()
 			if len(why) > 0 {
-				m.triggers <- why[0]
+				m.trigger(ctx, why[0])
 			}
 		}
 		select {
@@ -248,13 +256,13 @@ func (m *monkey) watchStageJobs(ctx context.Context, namespaces []string) error 
 			i = len(index)
 			index[job.UID] = i
 			if i < len(m.plan.atCompletion) && !m.plan.atCompletion[i] {
-				m.triggers <- fmt.Sprintf("at stage Job %s/%s created", job.Namespace, job.Name)
+				m.trigger(ctx, fmt.Sprintf("at stage Job %s/%s created", job.Namespace, job.Name))
 			}
 		}
 		if finished(job) && !completed[job.UID] {
 			completed[job.UID] = true
 			if i < len(m.plan.atCompletion) && m.plan.atCompletion[i] {
-				m.triggers <- fmt.Sprintf("at stage Job %s/%s completed", job.Namespace, job.Name)
+				m.trigger(ctx, fmt.Sprintf("at stage Job %s/%s completed", job.Namespace, job.Name))
 			}
 		}
 	}
