@@ -55,7 +55,7 @@ type StageRun struct {
 }
 
 // StageRunner runs the stages of a resolution over the JobRunner port: a kept result first
-// (deleting the stage's Jobs a stopped operator left), else the stage's Job, started once,
+// (deleting the Job whose output it is when a stopped operator left it), else the stage's Job, started once,
 // its output used only when it is the Job's own and of the pinned AICR version, kept when the stage keeps it; a failed Job is retried when AICR's exit
 // is transient and kept for inspection when it is not (RES-1, RES-4, RES-5, RES-7). A Job
 // killed from outside AICR runs again under the next run's name (<name>-2, <name>-3) after a
@@ -88,7 +88,7 @@ func (s StageRunner) Run(ctx context.Context, runtimeUID string, st Stage) Stage
 		case err != nil:
 			return run.transient(err)
 		case files != nil:
-			if err = DeleteLeftStageJobs(ctx, s.Jobs, st.Name); err != nil {
+			if err = s.deleteKeptRun(ctx, st); err != nil {
 				return run.transient(err)
 			}
 			run.Files = files
@@ -287,11 +287,41 @@ func DeleteStageJobs(ctx context.Context, jobs ports.JobRunner, name string) err
 	return nil
 }
 
-// DeleteLeftStageJobs deletes the Jobs of the runs of the stage named name that are still
-// there once its result is kept or recorded (RES-7): an operator stopped between keeping or
-// recording the result and deleting the Jobs left them, and a run that succeeded deletes only
-// its own Job, not the killed runs before it. It looks before it deletes, so a stage whose Jobs
-// are gone costs no write; a Job being deleted already is left to go.
+// deleteKeptRun deletes the Job of st's run whose output is kept when it is still there
+// (RES-7): an operator stopped between keeping the result and deleting the Job left it. That
+// run is the one that succeeded with its output at hand; the runs before it, killed or whose
+// output was lost, are left to their TTL as when the stage ran. It looks before it deletes, so
+// a stage whose Jobs are gone costs no write.
+func (s StageRunner) deleteKeptRun(ctx context.Context, st Stage) error {
+	for n := 1; n <= domain.JobKillAttempts; n++ {
+		ref := ports.JobRef{Name: st.job(n)}
+		js, err := s.Jobs.Status(ctx, ref)
+		switch {
+		case errors.Is(err, ports.ErrJobNotFound):
+			continue
+		case err != nil:
+			return err
+		case js.State != ports.JobSucceeded || !js.DeletingSince.IsZero():
+			continue
+		}
+		_, err = s.Jobs.Output(ctx, ref)
+		switch {
+		case errors.Is(err, ports.ErrOutputLost), errors.Is(err, ports.ErrUntrustedOutput):
+			continue
+		case err != nil:
+			return err
+		}
+		if err = s.Jobs.Delete(ctx, ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteLeftStageJobs is DeleteStageJobs for a stage whose result was recorded earlier: it
+// deletes the runs whose Jobs are still there (an operator stopped after recording the result
+// and before deleting them left them), looking before it deletes, so a stage whose Jobs are
+// gone costs no write; a Job being deleted already is left to go.
 func DeleteLeftStageJobs(ctx context.Context, jobs ports.JobRunner, name string) error {
 	st := Stage{Name: name}
 	for n := 1; n <= domain.JobKillAttempts; n++ {

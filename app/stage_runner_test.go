@@ -55,14 +55,21 @@ func TestStageRunner_Run(t *testing.T) {
 				j.Kept(gomock.Any(), kept).Return(result, nil)
 				noRunsLeft(j, 1)
 			}},
-		{name: "a kept result deletes the Jobs a stopped operator left, the succeeded run's and a killed one's", files: true,
+		{name: "a kept result deletes the succeeded run's Job a stopped operator left, not a killed run's", files: true,
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
 				j.Kept(gomock.Any(), kept).Return(result, nil)
 				j.Status(gomock.Any(), ref).Return(ports.JobStatus{State: ports.JobFailed}, nil)
-				j.Delete(gomock.Any(), ref).Return(nil)
 				j.Status(gomock.Any(), secondRun).Return(succeeded, nil)
+				j.Output(gomock.Any(), secondRun).Return(result, nil)
 				j.Delete(gomock.Any(), secondRun).Return(nil)
 				noRunsLeft(j, 3)
+			}},
+		{name: "a kept result leaves a run that lost its output to its TTL", files: true,
+			expect: func(j *mocks.MockJobRunnerMockRecorder) {
+				j.Kept(gomock.Any(), kept).Return(result, nil)
+				j.Status(gomock.Any(), ref).Return(succeeded, nil)
+				j.Output(gomock.Any(), ref).Return(nil, ports.ErrOutputLost)
+				noRunsLeft(j, 2)
 			}},
 		{name: "a kept result leaves a Job being deleted to go", files: true,
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
@@ -74,6 +81,7 @@ func TestStageRunner_Run(t *testing.T) {
 			expect: func(j *mocks.MockJobRunnerMockRecorder) {
 				j.Kept(gomock.Any(), kept).Return(result, nil)
 				j.Status(gomock.Any(), ref).Return(succeeded, nil)
+				j.Output(gomock.Any(), ref).Return(result, nil)
 				j.Delete(gomock.Any(), ref).Return(errFlaky)
 			}},
 		{name: "a kept result that does not verify is ignored and the Job starts", waiting: true,
