@@ -122,7 +122,7 @@ test-handover: ## Leader handover and API server freezes: two operator processes
 test-chaos: e2e-tools ## The chaos suite's CI run: 3 seeds of kill -9 of the operator (about 5 minutes on 2 cores).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" CHAOS_SEEDS=$(or $(CHAOS_SEEDS),1-3) \
 		go test -tags e2e -count=1 -timeout 30m -v -run '^TestChaos' ./test/demo/
-test-chaos-long: e2e-tools ## The chaos suite with 30 seeds (about an hour on 2 cores).
+test-chaos-long: e2e-tools ## The chaos suite with 30 seeds (about 45 minutes on 2 cores).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" CHAOS_SEEDS=$(or $(CHAOS_SEEDS),1-30) \
 		go test -tags e2e -count=1 -timeout 180m -v -run '^TestChaos' ./test/demo/
 
