@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -64,7 +65,14 @@ func TestSchedulerReportsAnUnschedulableJobPod(t *testing.T) {
 	w.noEngineWrite(t)
 	w.heldJobOutput(t, "unschedulable")
 	pod := w.jobPod(t, "unschedulable")
-	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
-		Reason: corev1.PodReasonUnschedulable, Message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}}
-	require.NoError(t, as("system:kube-scheduler", "system:authenticated").Status().Update(context.Background(), pod))
+	scheduler := as("system:kube-scheduler", "system:authenticated")
+	// The simulated kubelet may write the Pod's status meanwhile: update the latest one.
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := scheduler.Get(context.Background(), client.ObjectKeyFromObject(pod), pod); err != nil {
+			return err
+		}
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+			Reason: corev1.PodReasonUnschedulable, Message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}}
+		return scheduler.Status().Update(context.Background(), pod)
+	}))
 }
