@@ -55,14 +55,14 @@ type StageRun struct {
 }
 
 // StageRunner runs the stages of a resolution over the JobRunner port: a kept result first
-// (deleting the Job whose output it is when a stopped operator left it), else the stage's Job, started once,
-// its output used only when it is the Job's own and of the pinned AICR version, kept when the stage keeps it; a failed Job is retried when AICR's exit
-// is transient and kept for inspection when it is not (RES-1, RES-4, RES-5, RES-7). A Job
-// killed from outside AICR runs again under the next run's name (<name>-2, <name>-3) after a
-// backoff, and a succeeded Job whose output is lost at once, at most domain.JobKillAttempts
-// runs in all; a pod that does not run within
-// domain.JobPodWaitBound stalls the stage JobPodNotRunning until it runs, and a Job whose
-// deletion takes longer than domain.JobDeletionBound stalls it JobUndeletable.
+// (deleting the Job whose output it is when a stopped operator left it), else the stage's Job,
+// started once, its output used only when it is the Job's own and of the pinned AICR version,
+// kept when the stage keeps it; a failed Job is retried when AICR's exit is transient and kept
+// for inspection when it is not (RES-1, RES-4, RES-5, RES-7). A Job killed from outside AICR
+// runs again under the next run's name (<name>-2, <name>-3) after a backoff, and a succeeded
+// Job whose output is lost at once, at most domain.JobKillAttempts runs in all; a pod that does
+// not run within domain.JobPodWaitBound stalls the stage JobPodNotRunning until it runs, and a
+// Job whose deletion takes longer than domain.JobDeletionBound stalls it JobUndeletable.
 type StageRunner struct {
 	Jobs ports.JobRunner
 	// Image is the pinned AICR image every Job runs.

@@ -23,8 +23,9 @@ const KeyField = "key"
 // Load returns a Sealer over the key in the Secret SecretName of namespace, read without a cache
 // (the operator may not list or watch Secrets). When the Secret is absent it creates it,
 // immutable, with KeySize random bytes; when another replica created it first, it reads that
-// one. The Sealer's KeyMadeAt is the Secret's creation time. A Secret that is mutable or does not hold KeySize bytes is refused: the operator does
-// not start on a key it did not make the way it makes one.
+// one. The Sealer's KeyMadeAt is the Secret's creation time. A Secret that is mutable or does
+// not hold KeySize bytes is refused: the operator does not start on a key it did not make the
+// way it makes one.
 func Load(ctx context.Context, r client.Reader, w client.Writer, namespace string) (*Sealer, error) {
 	key := client.ObjectKey{Namespace: namespace, Name: SecretName}
 	secret := &corev1.Secret{}

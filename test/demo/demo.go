@@ -272,24 +272,7 @@ func (d *demo) applyRuntime(ctx context.Context) error {
 			progress("stopped following rollouts: %v", err)
 		}
 	}()
-	cr := &aicrv1alpha1.ClusterRuntime{
-		ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName},
-		Spec: aicrv1alpha1.ClusterRuntimeSpec{
-			Intent: "training", Platform: "kubeflow",
-			Criteria: map[string]aicrv1alpha1.CriterionValue{"service": "eks", "accelerator": "h100", "os": "ubuntu"},
-			Placement: aicrv1alpha1.Placement{
-				System: aicrv1alpha1.NodeGroup{
-					NodeSelector: map[string]aicrv1alpha1.LabelValue{nodeGroupLabel: systemPool},
-					Tolerations:  []aicrv1alpha1.Toleration{{Key: "dedicated", Operator: "Equal", Value: "system", Effect: "NoSchedule"}},
-				},
-				Accelerated: aicrv1alpha1.NodeGroup{
-					NodeSelector: map[string]aicrv1alpha1.LabelValue{nodeGroupLabel: gpuPool},
-					Tolerations:  []aicrv1alpha1.Toleration{{Key: "nvidia.com/gpu", Operator: "Equal", Value: "present", Effect: "NoSchedule"}},
-				},
-			},
-			Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationRequired},
-		},
-	}
+	cr := demoRuntime(aicrv1alpha1.ValidationRequired)
 	if d.appOfApps {
 		var err error
 		if d.installWatch, err = d.watchInstall(ctx); err != nil {
@@ -344,3 +327,26 @@ func interactive() bool { return isTerminal(os.Stdin) }
 
 // isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// demoRuntime is the ClusterRuntime the walkthrough applies: an EKS H100 training cluster with
+// its system and GPU node groups, deployment validation as validation says.
+func demoRuntime(validation aicrv1alpha1.DeploymentValidation) *aicrv1alpha1.ClusterRuntime {
+	return &aicrv1alpha1.ClusterRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName},
+		Spec: aicrv1alpha1.ClusterRuntimeSpec{
+			Intent: "training", Platform: "kubeflow",
+			Criteria: map[string]aicrv1alpha1.CriterionValue{"service": "eks", "accelerator": "h100", "os": "ubuntu"},
+			Placement: aicrv1alpha1.Placement{
+				System: aicrv1alpha1.NodeGroup{
+					NodeSelector: map[string]aicrv1alpha1.LabelValue{nodeGroupLabel: systemPool},
+					Tolerations:  []aicrv1alpha1.Toleration{{Key: "dedicated", Operator: "Equal", Value: "system", Effect: "NoSchedule"}},
+				},
+				Accelerated: aicrv1alpha1.NodeGroup{
+					NodeSelector: map[string]aicrv1alpha1.LabelValue{nodeGroupLabel: gpuPool},
+					Tolerations:  []aicrv1alpha1.Toleration{{Key: "nvidia.com/gpu", Operator: "Equal", Value: "present", Effect: "NoSchedule"}},
+				},
+			},
+			Validation: aicrv1alpha1.ValidationPolicy{Deployment: validation},
+		},
+	}
+}

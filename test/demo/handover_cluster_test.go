@@ -168,23 +168,6 @@ func (h *handoverCluster) startArgoCD(scheme *k8sruntime.Scheme) {
 // createRuntime applies the demo's ClusterRuntime without deployment validation: the
 // handover tests follow the steps of its initial install.
 func (h *handoverCluster) createRuntime(ctx context.Context) {
-	cr := &aicrv1alpha1.ClusterRuntime{
-		ObjectMeta: metav1.ObjectMeta{Name: aicrv1alpha1.ClusterRuntimeName},
-		Spec: aicrv1alpha1.ClusterRuntimeSpec{
-			Intent: "training", Platform: "kubeflow",
-			Criteria: map[string]aicrv1alpha1.CriterionValue{"service": "eks", "accelerator": "h100", "os": "ubuntu"},
-			Placement: aicrv1alpha1.Placement{
-				System: aicrv1alpha1.NodeGroup{
-					NodeSelector: map[string]aicrv1alpha1.LabelValue{nodeGroupLabel: systemPool},
-					Tolerations:  []aicrv1alpha1.Toleration{{Key: "dedicated", Operator: "Equal", Value: "system", Effect: "NoSchedule"}},
-				},
-				Accelerated: aicrv1alpha1.NodeGroup{
-					NodeSelector: map[string]aicrv1alpha1.LabelValue{nodeGroupLabel: gpuPool},
-					Tolerations:  []aicrv1alpha1.Toleration{{Key: "nvidia.com/gpu", Operator: "Equal", Value: "present", Effect: "NoSchedule"}},
-				},
-			},
-			Validation: aicrv1alpha1.ValidationPolicy{Deployment: aicrv1alpha1.ValidationDisabled},
-		},
-	}
+	cr := demoRuntime(aicrv1alpha1.ValidationDisabled)
 	require.NoError(h.t, h.admin.Create(ctx, cr))
 }

@@ -68,7 +68,8 @@ func NewAdmissionGuard(reader client.Reader, policies []string, digests, crdDige
 func (g *AdmissionGuard) Enabled() bool { return g != nil && len(g.policies) > 0 }
 
 // Check returns the AdmissionPolicyMissing stall naming every policy that is not in force, every
-// CRD and the engine project that are not what the chart rendered, or nil when all are. An API error other than NotFound is returned as it is (transient).
+// CRD and the engine project that are not what the chart rendered, or nil when all are. An API
+// error other than NotFound is returned as it is (transient).
 func (g *AdmissionGuard) Check(ctx context.Context) (*domain.Stall, error) {
 	if !g.Enabled() {
 		return nil, nil
