@@ -3,8 +3,8 @@ package argocd
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -39,8 +39,7 @@ func (e *Engine) OtherSpecWriters(ctx context.Context, ref ports.ReleaseRef) ([]
 func specWriters(entries []metav1.ManagedFieldsEntry) []string {
 	var spec []metav1.ManagedFieldsEntry
 	for _, mf := range entries {
-		if mf.Manager != FieldManager && mf.Subresource == "" && mf.FieldsV1 != nil &&
-			strings.Contains(mf.FieldsV1.GetRawString(), `"f:spec"`) {
+		if mf.Manager != FieldManager && mf.Subresource == "" && ownsSpec(mf.FieldsV1) {
 			spec = append(spec, mf)
 		}
 	}
@@ -54,6 +53,21 @@ func specWriters(entries []metav1.ManagedFieldsEntry) []string {
 		}
 	}
 	return out
+}
+
+// ownsSpec reports whether fields, a managedFields entry's field set, holds fields of the
+// object's spec: a top-level "f:spec" key (the same key deeper, an annotation named spec, is
+// not the spec).
+func ownsSpec(fields *metav1.FieldsV1) bool {
+	if fields == nil {
+		return false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(fields.GetRawBytes(), &top) != nil {
+		return false
+	}
+	_, ok := top["f:spec"]
+	return ok
 }
 
 // timeOf is an entry's time in Unix nanoseconds, 0 when it has none.
